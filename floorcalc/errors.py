@@ -1,0 +1,75 @@
+"""Errors that carry the process exit code the CLI returns for them.
+
+Every error a user can cause (a missing file, a malformed trace, a bad spec, a device that
+is not there) is a :class:`FloorcalcError` subclass. The CLI prints ``str(error)`` on one
+line and exits with ``error.exit_code``; it never shows a traceback for these.
+"""
+
+from __future__ import annotations
+
+
+class FloorcalcError(Exception):
+    """Base class of user-facing errors. ``exit_code`` is what the CLI exits with."""
+
+    exit_code: int = 1
+    kind: str = "error"
+
+    def __str__(self) -> str:  # one line, always
+        text = super().__str__()
+        return " ".join(text.split())
+
+
+class UsageError(FloorcalcError):
+    """A bad combination of command-line options."""
+
+    exit_code = 2
+    kind = "usage"
+
+
+class ModelFileError(FloorcalcError):
+    """MODEL.py is missing, unreadable, fails to import, or lacks the expected names."""
+
+    exit_code = 3
+    kind = "model file"
+
+
+class ModelRunError(FloorcalcError):
+    """The model (or the user's ``step()``) raised while it was being run."""
+
+    exit_code = 4
+    kind = "model run"
+
+
+class DeviceUnavailableError(FloorcalcError):
+    """The requested device (for example ``--device cuda``) is not present."""
+
+    exit_code = 5
+    kind = "device"
+
+
+class TraceError(FloorcalcError):
+    """A trace file is missing, truncated, not JSON, or not a Kineto trace."""
+
+    exit_code = 6
+    kind = "trace"
+
+
+class SpecError(FloorcalcError):
+    """A device spec is malformed, out of range, or no spec matches the device."""
+
+    exit_code = 7
+    kind = "spec"
+
+
+class OutputError(FloorcalcError):
+    """An output cannot be written: its folder is missing, or it exists and --force was not given."""
+
+    exit_code = 8
+    kind = "output"
+
+
+class CountingError(FloorcalcError):
+    """Counting was asked for something it cannot do (for example a trace without shapes)."""
+
+    exit_code = 9
+    kind = "counting"
