@@ -1,0 +1,780 @@
+"""Device specs: read, validate and merge the YAML files that give a device's ceilings.
+
+A spec file (format: ``docs/spec-format.md``) gives the dense peak FLOP/s per unit and dtype,
+the DRAM bandwidth and the launch latency of one device, every figure with its source. Three
+places hold spec files, in precedence order:
+
+1. the file the user names (``--spec FILE.yaml``);
+2. the user config folder: ``$FLOORCALC_CONFIG_DIR/devices`` when that variable is set, else
+   ``$XDG_CONFIG_HOME/floorcalc/devices``, else ``~/.config/floorcalc/devices``;
+3. the packaged folder: the repository's top-level ``devices/`` in a source tree, or
+   ``floorcalc/_devices`` inside an installed wheel.
+
+A file may say ``base: KEY`` (or ``base: path.yaml``) and give only the fields it changes; the
+loader merges it over the base field by field (:func:`load_file`). Every error is a
+:class:`~floorcalc.errors.SpecError` whose one-line message names the file, the key and the
+bad value.
+
+Pure Python and PyYAML: nothing here imports torch or touches a GPU.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from pathlib import Path
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+
+import yaml
+
+from floorcalc.errors import SpecError, UsageError
+from floorcalc.records import BASES, DeviceSpec, Figure
+
+#: The one schema version this loader reads.
+SCHEMA_VERSION = 1
+
+#: Device kinds a spec may declare.
+KINDS = ("gpu", "cpu")
+
+#: Units and dtypes a ``peak_flop_per_s`` key may name, as ``"<unit>.<dtype>"``. ``float8``
+#: covers every 8-bit float format; ``int8`` peaks are in integer ops/s.
+PEAK_UNITS = ("tensor", "vector")
+PEAK_DTYPES = ("float64", "float32", "tfloat32", "bfloat16", "float16", "float8", "int8")
+
+#: Top-level keys of a spec file; anything else is an error (a typo would otherwise be ignored).
+TOP_LEVEL_KEYS = (
+    "schema_version",
+    "key",
+    "name",
+    "kind",
+    "base",
+    "vendor",
+    "architecture",
+    "compute_capability",
+    "nvml_names",
+    "sources",
+    "peak_flop_per_s",
+    "mem_bytes_per_s",
+    "launch_latency_us",
+    "l2_bytes_per_s",
+    "host_link_bytes_per_s",
+    "details",
+    "notes",
+)
+
+#: Keys a figure mapping may hold.
+FIGURE_KEYS = ("value", "source", "basis", "note")
+
+#: Keys a ``sources`` entry may hold.
+SOURCE_KEYS = ("url", "where", "basis")
+
+#: ``details`` keys: (lowest, highest, unit in words). Details are descriptive; the floor does
+#: not read them.
+DETAIL_RANGES: Mapping[str, Tuple[float, float, str]] = {
+    "compute_capability": (1.0, 20.0, "a CUDA compute capability such as 9.0"),
+    "sm_count": (1, 2000, "streaming multiprocessors (compute units on AMD)"),
+    "boost_clock_mhz": (100, 6000, "MHz"),
+    "memory_bytes": (1e8, 1e13, "bytes"),
+    "memory_bus_bits": (16, 16384, "bits"),
+    "l2_bytes": (1e4, 1e10, "bytes"),
+    "pcie_gen": (1, 7, "PCIe generation"),
+    "pcie_lanes": (1, 32, "PCIe lanes"),
+    "nvlink_total_bytes_per_s": (1e9, 1e14, "bytes/s, both directions, all links"),
+    "cores": (1, 10000, "physical cores"),
+    "clock_mhz": (100, 10000, "MHz"),
+    "fp32_flop_per_cycle_per_core": (1, 4096, "FLOP per cycle per core"),
+}
+
+# Range limits of the ceilings (see docs/spec-format.md, "Ranges").
+PEAK_RANGE = (1e9, 1e17)
+BANDWIDTH_RANGE = (1e9, 1e14)
+CPU_BANDWIDTH_LOW = 1e8
+LATENCY_RANGE_US = (0.1, 1000.0)
+L2_BANDWIDTH_RANGE = (1e9, 1e15)
+
+_KEY_RE = re.compile(r"^[a-z0-9][a-z0-9._+-]*$")
+_PEAK_KEY_RE = re.compile(r"^(%s)\.(%s)$" % ("|".join(PEAK_UNITS), "|".join(PEAK_DTYPES)))
+
+#: Message tail of the error raised when no spec matches a GPU.
+SPEC_HINT = "pass --spec FILE.yaml (see docs/spec-format.md)"
+
+
+# --------------------------------------------------------------------------------------------
+# Where spec files live
+
+
+def packaged_dir(module_file: "os.PathLike[str] | str" = __file__) -> Path:
+    """The folder of the specs shipped with floorcalc.
+
+    Inside an installed wheel this is ``floorcalc/_devices`` (pyproject force-includes the
+    repository's ``devices/`` there); in a source tree it is the top-level ``devices/``.
+    ``module_file`` (this module's path) is a parameter for tests.
+    """
+    here = Path(module_file).resolve()
+    installed = here.parents[1] / "_devices"
+    if installed.is_dir():
+        return installed
+    return here.parents[2] / "devices"
+
+
+def user_config_dir() -> Path:
+    """The user's spec folder (it need not exist).
+
+    ``$FLOORCALC_CONFIG_DIR/devices`` if the variable is set, else
+    ``$XDG_CONFIG_HOME/floorcalc/devices``, else ``~/.config/floorcalc/devices``.
+    """
+    root = os.environ.get("FLOORCALC_CONFIG_DIR")
+    if root:
+        return Path(root).expanduser() / "devices"
+    xdg = os.environ.get("XDG_CONFIG_HOME")
+    base = Path(xdg).expanduser() if xdg else Path.home() / ".config"
+    return base / "floorcalc" / "devices"
+
+
+def _spec_files(folder: Path) -> List[Path]:
+    if not folder.is_dir():
+        return []
+    return sorted(p for p in folder.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file())
+
+
+# --------------------------------------------------------------------------------------------
+# YAML reading
+
+
+class _Loader(yaml.SafeLoader):
+    """SafeLoader that also reads ``4.8e12`` as a float (YAML 1.1 wants ``4.8e+12``)."""
+
+
+_Loader.yaml_implicit_resolvers = {k: list(v) for k, v in yaml.SafeLoader.yaml_implicit_resolvers.items()}
+_Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(
+        r"""^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+]?[0-9]+)?
+        |[-+]?(?:[0-9][0-9_]*)(?:[eE][-+]?[0-9]+)
+        |\.[0-9_]+(?:[eE][-+]?[0-9]+)?
+        |[-+]?\.(?:inf|Inf|INF)
+        |\.(?:nan|NaN|NAN))$""",
+        re.X,
+    ),
+    list("-+0123456789."),
+)
+
+
+#: Parsed files by (resolved path, mtime, size): the registry reads every file to find a key.
+_CACHE: Dict[Tuple[str, int, int], Dict[str, Any]] = {}
+
+
+def _read_yaml(path: Path, shown: str) -> Dict[str, Any]:
+    try:
+        st = path.stat()
+    except OSError:
+        st = None
+    cache_key = (str(path.resolve()), st.st_mtime_ns, st.st_size) if st is not None else None
+    if cache_key is not None and cache_key in _CACHE:
+        return _CACHE[cache_key]
+    data = _parse_yaml(path, shown)
+    if cache_key is not None:
+        if len(_CACHE) > 512:
+            _CACHE.clear()
+        _CACHE[cache_key] = data
+    return data
+
+
+def _parse_yaml(path: Path, shown: str) -> Dict[str, Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise SpecError(f"{shown}: no such spec file; {SPEC_HINT}") from None
+    except OSError as e:
+        raise SpecError(f"{shown}: cannot read the spec file ({e.strerror or e})") from None
+    try:
+        data = yaml.load(text, Loader=_Loader)  # noqa: S506 - a SafeLoader subclass
+    except yaml.MarkedYAMLError as e:
+        mark = e.problem_mark or e.context_mark
+        where = f"{shown}:{mark.line + 1}" if mark is not None else shown
+        problem = e.problem or e.context or "cannot be parsed"
+        raise SpecError(f"{where}: malformed YAML: {problem}") from None
+    except yaml.YAMLError as e:
+        raise SpecError(f"{shown}: malformed YAML: {e}") from None
+    if data is None:
+        raise SpecError(f"{shown}: the spec file is empty")
+    if not isinstance(data, dict):
+        raise SpecError(f"{shown}: a spec file must be a mapping of keys to values, not {type(data).__name__}")
+    return data
+
+
+# --------------------------------------------------------------------------------------------
+# Validation of single values
+
+
+def _num(x: float) -> str:
+    """``4800``, ``0.1``, ``1e9``, ``4.8e12``: short, and as a user would type it."""
+    if x != 0 and (abs(x) >= 1e5 or abs(x) < 1e-3):
+        mantissa, exponent = f"{x:.6e}".split("e")
+        mantissa = mantissa.rstrip("0").rstrip(".")
+        return f"{mantissa}e{int(exponent)}"
+    return f"{x:g}"
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return repr(value)
+    return _num(value)
+
+
+def _number(shown: str, field: str, value: Any) -> float:
+    """``value`` as a positive finite float, or a SpecError naming the file and the field."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise SpecError(f"{shown}: {field} = {_fmt(value)} is not a number")
+    v = float(value)
+    if math.isnan(v) or math.isinf(v):
+        raise SpecError(f"{shown}: {field} = {_fmt(value)} is not a finite number")
+    if v <= 0:
+        raise SpecError(f"{shown}: {field} = {_fmt(value)} must be a positive number")
+    return v
+
+
+def _unit_hint(kind: str, v: float) -> str:
+    """A guess at the unit mix-up behind an out-of-range value ("" when there is none)."""
+    if kind == "peak":
+        if v < 1e4:
+            return "; a value in TFLOP/s?"
+        if v < 1e7:
+            return "; a value in GFLOP/s?"
+        if v > PEAK_RANGE[1]:
+            return "; check the exponent"
+    elif kind == "bandwidth":
+        if v < 100:
+            return "; a value in TB/s?"
+        if v < 1e6:
+            return "; a value in GB/s?"
+        if v > BANDWIDTH_RANGE[1]:
+            return "; a value in bits/s?"
+    elif kind == "latency":
+        if v > LATENCY_RANGE_US[1]:
+            return "; a value in ns?"
+        if v < LATENCY_RANGE_US[0]:
+            return "; a value in ms or s?"
+    return ""
+
+
+def check_range(shown: str, field: str, value: Any, lo: float, hi: float, unit: str, hint_kind: str = "") -> float:
+    """Check that ``value`` is a number in ``[lo, hi]``; return it as a float.
+
+    The error names the file (``shown``), the field and the value, and guesses a unit mix-up:
+    ``h200-mine.yaml: mem_bytes_per_s.value = 4800 is out of range (expected bytes/s between
+    1e9 and 1e14; a value in GB/s?)``.
+    """
+    v = _number(shown, field, value)
+    if not (lo <= v <= hi):
+        hint = _unit_hint(hint_kind, v)
+        raise SpecError(f"{shown}: {field} = {_fmt(value)} is out of range (expected {unit} between {_num(lo)} and {_num(hi)}{hint})")
+    return v
+
+
+def _figure_limits(slot: str, kind: str) -> Tuple[float, float, str, str]:
+    """(lowest, highest, unit, hint kind) for a figure in ``slot``."""
+    if slot == "peak_flop_per_s":
+        return PEAK_RANGE[0], PEAK_RANGE[1], "FLOP/s", "peak"
+    if slot in ("mem_bytes_per_s", "host_link_bytes_per_s"):
+        lo = CPU_BANDWIDTH_LOW if kind == "cpu" else BANDWIDTH_RANGE[0]
+        return lo, BANDWIDTH_RANGE[1], "bytes/s", "bandwidth"
+    if slot == "l2_bytes_per_s":
+        return L2_BANDWIDTH_RANGE[0], L2_BANDWIDTH_RANGE[1], "bytes/s", "bandwidth"
+    if slot == "launch_latency_us":
+        return LATENCY_RANGE_US[0], LATENCY_RANGE_US[1], "microseconds", "latency"
+    if slot.startswith("details."):
+        lo, hi, unit = DETAIL_RANGES[slot.split(".", 1)[1]]
+        return lo, hi, unit, ""
+    raise KeyError(slot)
+
+
+def check_figure(shown: str, field: str, figure: Figure, slot: str, kind: str) -> Figure:
+    """Validate a :class:`Figure` built in code (a measured bandwidth, a derived peak).
+
+    ``slot`` is where it goes (``"mem_bytes_per_s"``, ``"peak_flop_per_s"``,
+    ``"launch_latency_us"``, ``"details.sm_count"``...), ``kind`` the device kind. Raises
+    SpecError naming ``shown`` and ``field``; returns the figure.
+    """
+    lo, hi, unit, hint = _figure_limits(slot, kind)
+    check_range(shown, f"{field}.value", figure.value, lo, hi, unit, hint)
+    if figure.basis not in BASES:
+        raise SpecError(f"{shown}: {field}.basis = {figure.basis!r} is not one of {', '.join(BASES)}")
+    if not isinstance(figure.source, str) or not figure.source.strip():
+        raise SpecError(f"{shown}: {field}.source is empty; say where the figure comes from")
+    return figure
+
+
+# --------------------------------------------------------------------------------------------
+# One file -> figures
+
+
+class _FileContext:
+    """What the figures of one file need to know while they are read."""
+
+    def __init__(self, path: Path, shown: str, packaged: bool, sources: Mapping[str, Mapping[str, str]], kind: str):
+        self.path = path
+        self.shown = shown
+        self.packaged = packaged
+        self.sources = sources
+        self.kind = kind
+        self.default_basis = "datasheet" if packaged else "user"
+
+
+def _parse_sources(shown: str, raw: Any) -> Dict[str, Dict[str, str]]:
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        raise SpecError(f"{shown}: sources must be a mapping of names to {{url, where}}, not {_fmt(raw)}")
+    out: Dict[str, Dict[str, str]] = {}
+    for name, entry in raw.items():
+        field = f"sources.{name}"
+        if not isinstance(entry, dict):
+            raise SpecError(f"{shown}: {field} must be a mapping with url and where, not {_fmt(entry)}")
+        unknown = sorted(set(entry) - set(SOURCE_KEYS))
+        if unknown:
+            raise SpecError(f"{shown}: {field}.{unknown[0]} is not a known key (expected one of {', '.join(SOURCE_KEYS)})")
+        url = entry.get("url")
+        if not isinstance(url, str) or not url.strip():
+            raise SpecError(f"{shown}: {field}.url is missing; give the address of the document")
+        where = entry.get("where", "")
+        if not isinstance(where, str):
+            raise SpecError(f"{shown}: {field}.where = {_fmt(where)} must be text (a page or table)")
+        basis = entry.get("basis", None)
+        if basis is not None and basis not in BASES:
+            raise SpecError(f"{shown}: {field}.basis = {basis!r} is not one of {', '.join(BASES)}")
+        out[str(name)] = {"url": url.strip(), "where": where.strip(), "basis": basis or ""}
+    return out
+
+
+def _figure(ctx: _FileContext, field: str, slot: str, raw: Any) -> Figure:
+    """Read one figure (a mapping, or a bare number in a user file)."""
+    if isinstance(raw, dict):
+        unknown = sorted(set(raw) - set(FIGURE_KEYS))
+        if unknown:
+            raise SpecError(f"{ctx.shown}: {field}.{unknown[0]} is not a known key (expected one of {', '.join(FIGURE_KEYS)})")
+        if "value" not in raw:
+            raise SpecError(f"{ctx.shown}: {field}.value is missing")
+        value, source, basis, note = raw["value"], raw.get("source"), raw.get("basis"), raw.get("note")
+    elif ctx.packaged:
+        raise SpecError(f"{ctx.shown}: {field} = {_fmt(raw)} must be a mapping with value and source")
+    else:
+        value, source, basis, note = raw, None, None, None
+    lo, hi, unit, hint = _figure_limits(slot, ctx.kind)
+    v = check_range(ctx.shown, f"{field}.value", value, lo, hi, unit, hint)
+
+    if note is not None and not isinstance(note, str):
+        raise SpecError(f"{ctx.shown}: {field}.note = {_fmt(note)} must be text")
+    if source is not None and (not isinstance(source, str) or not source.strip()):
+        raise SpecError(f"{ctx.shown}: {field}.source = {_fmt(source)} must be a source name or a sentence")
+    if source is None and ctx.packaged:
+        raise SpecError(f"{ctx.shown}: {field}.source is missing; every shipped figure names its source")
+
+    entry = ctx.sources.get(source.strip()) if source else None
+    if basis is None:
+        basis = (entry or {}).get("basis") or ctx.default_basis
+    if basis not in BASES:
+        raise SpecError(f"{ctx.shown}: {field}.basis = {basis!r} is not one of {', '.join(BASES)}")
+
+    if entry is not None:
+        text = entry["url"] + (f", {entry['where']}" if entry["where"] else "")
+    elif source:
+        text = source.strip()
+    else:
+        text = ""
+    if note:
+        text = f"{text}: {note.strip()}" if text else note.strip()
+    if not ctx.packaged:
+        text = f"{text} (set in {ctx.shown})" if text else f"set in {ctx.shown}"
+    return Figure(value=v, basis=basis, source=text)
+
+
+def _figure_or_none(ctx: _FileContext, data: Mapping[str, Any], key: str) -> Any:
+    """The figure under ``key``; ``None`` if the key is absent; ``_REMOVE`` if it is null."""
+    if key not in data:
+        return None
+    if data[key] is None:
+        return _REMOVE
+    return _figure(ctx, key, key, data[key])
+
+
+class _Remove:
+    def __repr__(self) -> str:
+        return "<remove>"
+
+
+#: A figure given as ``null``: remove the base's figure.
+_REMOVE = _Remove()
+
+
+def _figure_map(ctx: _FileContext, data: Mapping[str, Any], section: str) -> Dict[str, Any]:
+    raw = data.get(section)
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        raise SpecError(f"{ctx.shown}: {section} must be a mapping of names to figures, not {_fmt(raw)}")
+    out: Dict[str, Any] = {}
+    for name, fig in raw.items():
+        name = str(name)
+        field = f"{section}.{name}"
+        if section == "peak_flop_per_s" and not _PEAK_KEY_RE.match(name):
+            raise SpecError(
+                f"{ctx.shown}: {field} is not a known peak (expected <unit>.<dtype> with unit in "
+                f"{'/'.join(PEAK_UNITS)} and dtype in {'/'.join(PEAK_DTYPES)})"
+            )
+        if section == "details" and name not in DETAIL_RANGES:
+            raise SpecError(f"{ctx.shown}: {field} is not a known detail (expected one of {', '.join(DETAIL_RANGES)})")
+        if fig is None:
+            out[name] = _REMOVE
+            continue
+        slot = "peak_flop_per_s" if section == "peak_flop_per_s" else f"details.{name}"
+        out[name] = _figure(ctx, field, slot, fig)
+    return out
+
+
+def _text(shown: str, data: Mapping[str, Any], key: str) -> Optional[str]:
+    if key not in data or data[key] is None:
+        return None
+    value = data[key]
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and key == "compute_capability":
+        value = f"{value}"
+    if not isinstance(value, str) or not value.strip():
+        raise SpecError(f"{shown}: {key} = {_fmt(value)} must be non-empty text")
+    return value.strip()
+
+
+# --------------------------------------------------------------------------------------------
+# Loading with merging
+
+
+def _shown(path: Path) -> str:
+    return str(path)
+
+
+def load_file(path: "os.PathLike[str] | str", *, packaged: Optional[bool] = None, _chain: Tuple[Path, ...] = ()) -> DeviceSpec:
+    """Read, validate and (when it says ``base:``) merge one spec file.
+
+    ``packaged`` marks a shipped file (figures default to basis ``"datasheet"``, must name a
+    source, and ``key`` must equal the file's stem); by default it is true for files in
+    :func:`packaged_dir`. In other files a figure defaults to basis ``"user"`` and its source
+    says which file set it. ``DeviceSpec.origin`` lists the files read, this one first.
+    """
+    p = Path(path)
+    shown = _shown(p)
+    resolved = p.resolve()
+    if packaged is None:
+        packaged = resolved.parent == packaged_dir().resolve()
+    if resolved in _chain:
+        loop = " -> ".join(str(c) for c in (*_chain, resolved))
+        raise SpecError(f"{shown}: base chain loops ({loop})")
+    data = _read_yaml(p, shown)
+
+    unknown = [k for k in data if k not in TOP_LEVEL_KEYS]
+    if unknown:
+        raise SpecError(f"{shown}: {unknown[0]} is not a known top-level key (see docs/spec-format.md)")
+
+    if "schema_version" not in data:
+        raise SpecError(f"{shown}: schema_version is missing (expected schema_version: {SCHEMA_VERSION})")
+    sv = data["schema_version"]
+    if isinstance(sv, bool) or sv != SCHEMA_VERSION:
+        raise SpecError(f"{shown}: schema_version = {_fmt(sv)} is not supported (this floorcalc reads schema_version {SCHEMA_VERSION})")
+
+    base_ref = _text(shown, data, "base")
+    base: Optional[DeviceSpec] = None
+    if base_ref is not None:
+        if packaged:
+            raise SpecError(f"{shown}: base is for user overrides; a shipped spec gives every figure")
+        base = _load_base(base_ref, p, (*_chain, resolved))
+
+    key = _text(shown, data, "key")
+    if key is None:
+        if packaged:
+            raise SpecError(f"{shown}: key is missing (expected key: {p.stem})")
+        key = p.stem
+    if not _KEY_RE.match(key):
+        raise SpecError(f"{shown}: key = {key!r} must be lower-case letters, digits and . _ + -")
+    if packaged and key != p.stem:
+        raise SpecError(f"{shown}: key = {key!r} must equal the file name's stem {p.stem!r}")
+
+    name = _text(shown, data, "name") or (base.name if base else None)
+    kind = _text(shown, data, "kind") or (base.kind if base else None)
+    for field, value in (("name", name), ("kind", kind)):
+        if value is None:
+            raise SpecError(f"{shown}: {field} is missing")
+    if kind not in KINDS:
+        raise SpecError(f"{shown}: kind = {kind!r} is not one of {', '.join(KINDS)}")
+
+    for field in ("vendor", "architecture", "compute_capability"):
+        _text(shown, data, field)
+    if "notes" in data and data["notes"] is not None and not isinstance(data["notes"], str):
+        raise SpecError(f"{shown}: notes = {_fmt(data['notes'])} must be text")
+
+    nvml_names: Tuple[str, ...]
+    if "nvml_names" in data and data["nvml_names"] is not None:
+        raw_names = data["nvml_names"]
+        if isinstance(raw_names, str):
+            raw_names = [raw_names]
+        if not isinstance(raw_names, list) or not all(isinstance(n, str) and n.strip() for n in raw_names):
+            raise SpecError(f"{shown}: nvml_names = {_fmt(data['nvml_names'])} must be a list of device names")
+        nvml_names = tuple(n.strip() for n in raw_names)
+    else:
+        nvml_names = base.nvml_names if base else ()
+
+    ctx = _FileContext(p, shown, packaged, _parse_sources(shown, data.get("sources")), kind)
+    peaks = _figure_map(ctx, data, "peak_flop_per_s")
+    details = _figure_map(ctx, data, "details")
+    singles = {k: _figure_or_none(ctx, data, k) for k in ("mem_bytes_per_s", "launch_latency_us", "l2_bytes_per_s", "host_link_bytes_per_s")}
+
+    cc = _text(shown, data, "compute_capability")
+    if cc is not None and "compute_capability" not in details:
+        try:
+            cc_value = float(cc)
+        except ValueError:
+            raise SpecError(f"{shown}: compute_capability = {cc!r} must look like 9.0") from None
+        arch = _text(shown, data, "architecture")
+        what = f"{arch} architecture, compute capability {cc}" if arch else f"compute capability {cc}"
+        details["compute_capability"] = Figure(cc_value, ctx.default_basis, f"{what} (top-level fields of {p.name})")
+
+    merged_peaks = _merge_map(base.peak_flop_per_s if base else {}, peaks)
+    merged_details = _merge_map(base.details if base else {}, details)
+
+    def pick(field: str) -> Optional[Figure]:
+        given = singles[field]
+        if given is _REMOVE:
+            return None
+        if given is not None:
+            return given
+        return getattr(base, field) if base else None
+
+    mem, lat = pick("mem_bytes_per_s"), pick("launch_latency_us")
+    if not merged_peaks:
+        raise SpecError(f"{shown}: peak_flop_per_s is missing; give at least one dense peak such as tensor.bfloat16")
+    for field, value in (("mem_bytes_per_s", mem), ("launch_latency_us", lat)):
+        if value is None:
+            raise SpecError(f"{shown}: {field} is missing")
+
+    # A base's figures were range-checked for the base's kind; check again if the kind changed.
+    if base is not None and kind != base.kind:
+        check_figure(shown, "mem_bytes_per_s", mem, "mem_bytes_per_s", kind)
+
+    return DeviceSpec(
+        key=key,
+        name=name,
+        kind=kind,
+        peak_flop_per_s=merged_peaks,
+        mem_bytes_per_s=mem,
+        launch_latency_us=lat,
+        nvml_names=nvml_names,
+        l2_bytes_per_s=pick("l2_bytes_per_s"),
+        host_link_bytes_per_s=pick("host_link_bytes_per_s"),
+        details=merged_details,
+        origin=(str(p),) + (base.origin if base else ()),
+    )
+
+
+def _merge_map(base: Mapping[str, Figure], over: Mapping[str, Any]) -> Dict[str, Figure]:
+    out = dict(base)
+    for k, v in over.items():
+        if v is _REMOVE:
+            out.pop(k, None)
+        else:
+            out[k] = v
+    return out
+
+
+def _looks_like_path(ref: str) -> bool:
+    return ref.endswith((".yaml", ".yml")) or os.sep in ref or "/" in ref
+
+
+def _load_base(ref: str, child: Path, chain: Tuple[Path, ...]) -> DeviceSpec:
+    if _looks_like_path(ref):
+        path = Path(ref).expanduser()
+        if not path.is_absolute():
+            path = child.parent / path
+        return load_file(path, _chain=chain)
+    for path in _registry_paths():
+        if path.resolve() in chain:
+            continue
+        if _file_key(path) == ref:
+            return load_file(path, _chain=chain)
+    raise SpecError(f"{_shown(child)}: base = {ref!r} names no known spec (known: {', '.join(_known_keys())})")
+
+
+# --------------------------------------------------------------------------------------------
+# The registry: user config folder, then packaged folder
+
+
+def _registry_paths() -> List[Path]:
+    return _spec_files(user_config_dir()) + _spec_files(packaged_dir())
+
+
+def _file_key(path: Path) -> str:
+    """A file's key without merging (its ``key:``, else its stem)."""
+    data = _read_yaml(path, _shown(path))
+    key = data.get("key")
+    return key.strip() if isinstance(key, str) and key.strip() else path.stem
+
+
+def _known_keys() -> List[str]:
+    seen: List[str] = []
+    for path in _registry_paths():
+        try:
+            k = _file_key(path)
+        except SpecError:
+            continue
+        if k not in seen:
+            seen.append(k)
+    return seen
+
+
+def load_spec(ref: str) -> DeviceSpec:
+    """Load a spec by key (``"h200"``) or by path to a YAML file.
+
+    A key is looked up in the user config folder first, then among the packaged specs.
+    """
+    if not isinstance(ref, str) or not ref.strip():
+        raise SpecError(f"no device spec named {ref!r}; {SPEC_HINT}")
+    ref = ref.strip()
+    if _looks_like_path(ref) or Path(ref).is_file():
+        return load_file(Path(ref).expanduser())
+    for path in _registry_paths():
+        if _file_key(path) == ref:
+            return load_file(path)
+    raise SpecError(f"no device spec with key {ref!r} (known: {', '.join(_known_keys())}); {SPEC_HINT}")
+
+
+def _user_specs() -> List[DeviceSpec]:
+    return [load_file(p, packaged=False) for p in _spec_files(user_config_dir())]
+
+
+def _packaged_specs() -> List[DeviceSpec]:
+    return [load_file(p, packaged=True) for p in _spec_files(packaged_dir())]
+
+
+def list_specs() -> List[DeviceSpec]:
+    """Every spec: the user config folder's first, then the packaged ones they do not shadow."""
+    user = _user_specs()
+    keys = {s.key for s in user}
+    return user + [s for s in _packaged_specs() if s.key not in keys]
+
+
+# --------------------------------------------------------------------------------------------
+# Matching a device name (NVML, or a trace's deviceProperties) to a spec
+
+#: Words that say nothing about which device it is.
+_NOISE = {"nvidia", "geforce", "tesla", "quadro", "amd", "instinct", "radeon", "gpu", "tensor", "core", "graphics", "card"}
+#: Variant words that must agree between the name and the spec: a PCIe or NVL part is not the
+#: SXM part, a Ti is not the plain card.
+_VARIANT_RE = re.compile(r"^(nvl|pcie|ti|super|d|mobile|laptop|max-q|maxq|\d+gb)$")
+#: Form-factor words that the plain datacenter name implies ("NVIDIA H200" is the SXM part).
+_DEFAULT_FORM_RE = re.compile(r"^sxm\d*$")
+
+
+def _tokens(name: str) -> List[str]:
+    out = []
+    for tok in re.split(r"[\s\-_/(),]+", name.lower()):
+        if tok and tok not in _NOISE:
+            out.append(tok)
+    return out
+
+
+def _model_token(tokens: Sequence[str]) -> Optional[str]:
+    for tok in tokens:
+        if any(c.isdigit() for c in tok) and not re.fullmatch(r"\d+gb", tok):
+            return tok
+    return None
+
+
+def _fuzzy_cost(query: Sequence[str], candidate: Sequence[str]) -> Optional[float]:
+    """How far ``candidate`` (a spec's name) is from ``query`` (a device's); None: no match."""
+    model = _model_token(query)
+    if model is None or model not in candidate or _model_token(candidate) != model:
+        return None
+    q, c = set(query), set(candidate)
+    if any(_VARIANT_RE.match(t) and t not in c for t in q):
+        return None
+    if any(_DEFAULT_FORM_RE.match(t) and t not in c for t in q):
+        return None
+    cost = 0.0
+    for t in c - q:
+        if _VARIANT_RE.match(t):
+            cost += 0.1 if t.endswith("gb") else 1.0
+        elif _DEFAULT_FORM_RE.match(t):
+            cost += 0.0
+        else:
+            cost += 0.01
+    return cost
+
+
+def _match_in(gpu_name: str, specs: Sequence[DeviceSpec]) -> Optional[DeviceSpec]:
+    name = gpu_name.strip()
+    for spec in specs:
+        if name in spec.nvml_names:
+            return spec
+    folded = name.casefold()
+    for spec in specs:
+        if any(folded == n.casefold() for n in spec.nvml_names):
+            return spec
+    query = _tokens(name)
+    best: List[Tuple[float, DeviceSpec]] = []
+    for spec in specs:
+        costs = [_fuzzy_cost(query, _tokens(c)) for c in (*spec.nvml_names, spec.name)]
+        costs = [c for c in costs if c is not None]
+        if costs:
+            best.append((min(costs), spec))
+    if not best:
+        return None
+    best.sort(key=lambda item: item[0])
+    if len(best) > 1 and best[1][0] - best[0][0] < 1e-9 and best[1][1].key != best[0][1].key:
+        return None  # two specs fit equally well: refuse to guess
+    return best[0][1]
+
+
+def match_spec(gpu_name: str, specs: Optional[Iterable[DeviceSpec]] = None) -> Optional[DeviceSpec]:
+    """The spec for a device name as NVML or a trace's ``deviceProperties`` reports it.
+
+    Exact ``nvml_names`` first (then case-insensitive), then a normalised match on the model
+    token ("h200", "a100", "4090") in which variant words must agree (PCIe, NVL, Ti, a memory
+    size such as 40GB) and the plain datacenter name means the SXM part: "NVIDIA H200" matches
+    ``h200``, never ``h200-nvl``. Returns None when nothing fits or two specs fit equally.
+    ``specs`` defaults to the user config folder's specs, tried before the packaged ones.
+    """
+    if not gpu_name or not gpu_name.strip():
+        return None
+    if specs is not None:
+        return _match_in(gpu_name, list(specs))
+    user = _user_specs()
+    found = _match_in(gpu_name, user) if user else None
+    return found if found is not None else _match_in(gpu_name, _packaged_specs())
+
+
+def resolve_spec(
+    target: str,
+    gpu_name: Optional[str] = None,
+    spec_path: Optional[str] = None,
+    cpu: Optional[DeviceSpec] = None,
+) -> DeviceSpec:
+    """The spec to use for a run on ``target`` (``"cuda"`` or ``"cpu"``).
+
+    cuda: ``spec_path`` (the user's ``--spec`` file) > a match for ``gpu_name`` in the user
+    config folder > a match among the packaged specs; no match is a SpecError.
+    cpu: ``spec_path`` if given, else ``cpu`` (a spec derived for this host), else
+    ``cpu-generic``.
+    """
+    if target == "cuda":
+        if spec_path:
+            return load_spec(spec_path)
+        if not gpu_name:
+            raise SpecError(f"no GPU name to match a device spec to; {SPEC_HINT}")
+        spec = match_spec(gpu_name)
+        if spec is None:
+            raise SpecError(f"no device spec matches {gpu_name!r}; {SPEC_HINT}")
+        return spec
+    if target == "cpu":
+        if spec_path:
+            return load_spec(spec_path)
+        if cpu is not None:
+            return cpu
+        return load_spec("cpu-generic")
+    raise UsageError(f"unknown target {target!r}; expected 'cuda' or 'cpu'")
