@@ -1,0 +1,17 @@
+"""Counting stage: the FLOPs and compulsory bytes of one op call, from its shapes alone.
+
+    count(call: OpCall) -> Count | None     # None: no formula (report the op as uncounted)
+    has_formula(name: str) -> bool          # name like "aten::addmm"
+    formula_names() -> tuple of every op name with a formula
+
+One registry (:mod:`floorcalc.counting.registry`) filled by the formula modules, one per family:
+:mod:`.matmul`, :mod:`.conv`, :mod:`.attention`, :mod:`.elementwise`, :mod:`.reduction`,
+:mod:`.norm`, :mod:`.pooling`, :mod:`.memory`. Each formula is a pure function of the call's
+shapes with its shape algebra beside it; nothing here imports torch. The conventions are in
+``docs/counting.md``.
+"""
+
+from floorcalc.counting import attention, conv, elementwise, matmul, memory, norm, pooling, reduction  # noqa: F401  (registers the formulas)
+from floorcalc.counting.registry import Uncountable, count, formula, formula_names, has_formula
+
+__all__ = ["count", "has_formula", "formula_names", "formula", "Uncountable"]
