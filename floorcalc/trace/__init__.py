@@ -1,0 +1,5 @@
+"""Trace stage: read Kineto traces into :class:`floorcalc.records.Trace` records."""
+
+from floorcalc.trace.kineto import children_index, load, parse, read_json
+
+__all__ = ["load", "parse", "read_json", "children_index"]
