@@ -1,0 +1,296 @@
+"""Classify stage: attribute measured work to ops, count it, floor it, and build the report.
+
+Notes on the method:
+
+1. **Work units.** On a GPU trace the measured work is the device events (kernels, memcpys,
+   memsets). Each event is owned by the *outermost* op, on the chain from the op that launched
+   it up to the top, that has a counting formula (``aten::linear`` owns the kernel its inner
+   ``aten::addmm`` launched; ``aten::scaled_dot_product_attention`` owns whatever its backend
+   launched). The formula of that op covers its whole subtree, so nothing is counted twice.
+   When no op on the chain has a formula, the outermost op owns the event as *uncounted*. An
+   event with no launching op is *unattributed*. On a CPU-only trace the work units are the
+   ops themselves: the outermost op with a formula, counted with its inclusive duration; an
+   op none of whose descendants has a formula, uncounted; other ops are split into children.
+2. **Per pass.** Every figure is a window total divided by the number of passes.
+3. **Floors.** Each op instance gets ``floor_of(count, spec, launches)`` (see
+   :mod:`floorcalc.floor`); a group's terms are the sums of its instances' terms, and its
+   bound is the largest of its summed terms.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+
+from floorcalc import __version__
+from floorcalc.counting import count as count_call
+from floorcalc.counting import has_formula
+from floorcalc.floor import floor_of
+from floorcalc.records import (Count, CpuOp, DeviceSpec, Floor, GpuEvent, KernelRow, OpRow, Report,
+                               Summary, Trace)
+from floorcalc.timeline import Window, busy_us, window
+
+SCHEMA_VERSION = 1
+UNATTRIBUTED = "(unattributed)"
+
+
+@dataclass
+class Unit:
+    """One owning op instance (or an unattributed event) and the device events it owns."""
+
+    op: Optional[CpuOp]
+    events: List[GpuEvent] = field(default_factory=list)
+    count: Optional[Count] = None
+    floor: Optional[Floor] = None
+    duration_us: float = 0.0
+    uncounted_reason: str = ""
+
+
+def _owner(trace: Trace, op_index: int, cache: Dict[int, Tuple[int, bool]]) -> Tuple[int, bool]:
+    """(index of the owning op, whether it has a formula) for work launched by ``op_index``."""
+    hit = cache.get(op_index)
+    if hit is not None:
+        return hit
+    chain = []
+    i: Optional[int] = op_index
+    while i is not None:
+        chain.append(i)
+        i = trace.ops[i].parent
+    owner, counted = chain[-1], False
+    for j in reversed(chain):  # outermost first
+        if has_formula(trace.ops[j].name):
+            owner, counted = j, True
+            break
+    cache[op_index] = (owner, counted)
+    return owner, counted
+
+
+def gpu_units(trace: Trace, win: Window) -> List[Unit]:
+    """Group the window's device events under their owning ops (note 1, GPU)."""
+    units: Dict[object, Unit] = {}
+    cache: Dict[int, Tuple[int, bool]] = {}
+    for gi in win.gpu_ids:
+        ev = trace.gpu[gi]
+        if ev.op is None:
+            key: object = ("unattributed", ev.index)
+            units[key] = Unit(op=None, events=[ev], duration_us=ev.duration_us)
+            continue
+        owner, _ = _owner(trace, ev.op, cache)
+        u = units.get(owner)
+        if u is None:
+            u = units[owner] = Unit(op=trace.ops[owner])
+        u.events.append(ev)
+        u.duration_us += ev.duration_us
+    return list(units.values())
+
+
+def cpu_units(trace: Trace, win: Window) -> List[Unit]:
+    """The CPU-only work units (note 1, CPU)."""
+    kids: Dict[int, List[int]] = defaultdict(list)
+    for op in trace.ops:
+        if op.parent is not None:
+            kids[op.parent].append(op.index)
+    # whether any op in the subtree (itself included) has a formula; children have larger
+    # indices than their parent, so one reverse pass settles it
+    sub = [False] * len(trace.ops)
+    for op in reversed(trace.ops):
+        sub[op.index] = has_formula(op.name) or any(sub[k] for k in kids.get(op.index, ()))
+    units: List[Unit] = []
+
+    def visit(i: int) -> None:
+        op = trace.ops[i]
+        if has_formula(op.name) or not sub[i]:
+            units.append(Unit(op=op, duration_us=op.duration_us))
+            return
+        for k in kids.get(i, ()):
+            visit(k)
+
+    for op in trace.ops:
+        if op.index in win.op_ids and (op.parent is None or op.parent not in win.op_ids):
+            visit(op.index)
+    return units
+
+
+def _level(unit: Unit) -> str:
+    """The memory level an op's bytes move through: the host link for host<->device copies."""
+    for ev in unit.events:
+        if ev.kind == "memcpy" and ("HtoD" in ev.name or "DtoH" in ev.name):
+            return "host_link"
+    return "dram"
+
+
+def count_units(units: Sequence[Unit], spec: DeviceSpec, *, gpu: bool, allow_tf32: Optional[bool]) -> None:
+    """Fill each unit's count and floor in place (note 3)."""
+    for u in units:
+        if u.op is None:
+            u.uncounted_reason = "no launching op in the trace"
+            continue
+        if not has_formula(u.op.name):
+            u.uncounted_reason = f"no formula for {u.op.name}"
+            continue
+        if u.op.call is None:
+            u.uncounted_reason = "trace has no shapes for this op (record_shapes off)"
+            continue
+        c = count_call(u.op.call)
+        if c is None:
+            u.uncounted_reason = f"formula for {u.op.name} does not fit these arguments"
+            continue
+        u.count = c
+        launches = len(u.events) if gpu else 1
+        try:
+            u.floor = floor_of(c, spec, launches, allow_tf32=allow_tf32, level=_level(u))
+        except KeyError as e:
+            u.count, u.uncounted_reason = None, str(e)
+
+
+def _shapes(op: Optional[CpuOp]) -> str:
+    if op is None or op.call is None:
+        return ""
+    parts = []
+    for t in op.call.tensors():
+        parts.append("x".join(str(d) for d in t.shape) or "scalar")
+    return ", ".join(parts)
+
+
+def op_rows(units: Sequence[Unit], passes: int, spec: DeviceSpec, *, gpu: bool) -> List[OpRow]:
+    """Aggregate units into per-pass rows keyed by (op name, module, counted)."""
+    groups: Dict[Tuple[str, str, bool], List[Unit]] = defaultdict(list)
+    for u in units:
+        name = u.op.name if u.op is not None else UNATTRIBUTED
+        module = u.op.module if u.op is not None else ""
+        groups[(name, module, u.floor is not None)].append(u)
+    L = spec.launch_latency_us.value
+    rows = []
+    for (name, module, counted), us in groups.items():
+        n_events = sum(len(u.events) for u in us) if gpu else len(us)
+        duration = sum(u.duration_us for u in us) / passes
+        first = us[0]
+        if counted:
+            compute = sum(u.floor.compute_us for u in us) / passes
+            memory = sum(u.floor.memory_us for u in us) / passes
+            overhead = sum(u.floor.overhead_us for u in us) / passes
+            floor_us = sum(u.floor.floor_us for u in us) / passes
+            terms = {"compute": compute, "memory": memory, "overhead": overhead}
+            bound = max(terms, key=terms.__getitem__)
+            rows.append(OpRow(
+                name=name, module=module, calls=len(us) / passes, kernels=n_events / passes,
+                duration_us=duration, flop=sum(u.count.flop for u in us) / passes,
+                bytes=sum(u.count.bytes for u in us) / passes, compute_us=compute, memory_us=memory,
+                overhead_us=overhead, floor_us=floor_us, bound=bound,
+                efficiency=floor_us / duration if duration > 0 else None,
+                peak_key=first.floor.peak_key, formula=first.count.formula, shapes=_shapes(first.op),
+                note=first.count.note,
+            ))
+        else:
+            rows.append(OpRow(
+                name=name, module=module, calls=len(us) / passes, kernels=n_events / passes,
+                duration_us=duration, flop=None, bytes=None, compute_us=None, memory_us=None,
+                overhead_us=n_events * L / passes, floor_us=None, bound="uncounted", efficiency=None,
+                shapes=_shapes(first.op), note=first.uncounted_reason,
+            ))
+    rows.sort(key=lambda r: -r.duration_us)
+    return rows
+
+
+def kernel_rows(units: Sequence[Unit], passes: int) -> List[KernelRow]:
+    """Per-pass rows for each device event name under each op and stream."""
+    acc: Dict[Tuple[str, str, str, str, int], List[float]] = {}
+    meta: Dict[Tuple[str, str, str, str, int], Tuple[str, str]] = {}
+    for u in units:
+        opname = u.op.name if u.op is not None else UNATTRIBUTED
+        module = u.op.module if u.op is not None else ""
+        split = "whole" if len(u.events) == 1 else "by_duration"
+        for ev in u.events:
+            key = (ev.name, ev.kind, opname, module, ev.stream)
+            a = acc.setdefault(key, [0.0, 0.0, 0.0, 0.0])  # calls, duration, floor, counted-flag
+            a[0] += 1
+            a[1] += ev.duration_us
+            if u.floor is not None:
+                # the op's compute/memory floor shared in proportion to duration, plus one L
+                share = ev.duration_us / u.duration_us if u.duration_us > 0 else 1.0 / len(u.events)
+                per_launch = u.floor.overhead_us / max(len(u.events), 1)
+                a[2] += max(u.floor.compute_us, u.floor.memory_us) * share + per_launch
+                a[3] = 1.0
+            meta[key] = (split, u.floor.bound if u.floor is not None else "uncounted")
+    rows = []
+    for key, (calls, dur, fl, counted) in acc.items():
+        name, kind, opname, module, stream = key
+        split, bound = meta[key]
+        rows.append(KernelRow(
+            name=name, kind=kind, op=opname, module=module, stream=stream, calls=calls / passes,
+            duration_us=dur / passes, floor_us=fl / passes if counted else None, bound=bound,
+            efficiency=(fl / dur) if counted and dur > 0 else None, floor_split=split,
+        ))
+    rows.sort(key=lambda r: -r.duration_us)
+    return rows
+
+
+def _allow_tf32(trace: Trace) -> Optional[bool]:
+    cap = trace.metadata.get("floorcalc")
+    if cap:
+        try:
+            v = json.loads(cap).get("allow_tf32")
+            return bool(v) if v is not None else None
+        except (ValueError, AttributeError):
+            return None
+    return None
+
+
+def _dominant_peak(rows: Sequence[OpRow], spec: DeviceSpec) -> Tuple[Optional[str], Optional[float]]:
+    """The peak key carrying the most counted FLOPs, and its value (for MFU)."""
+    by_key: Dict[str, float] = defaultdict(float)
+    for r in rows:
+        if r.flop and r.peak_key and r.peak_key != "none":
+            by_key[r.peak_key] += r.flop
+    if not by_key:
+        return None, None
+    key = max(by_key, key=by_key.__getitem__)
+    fig = spec.peak_flop_per_s.get(key)
+    return key, (fig.value if fig else None)
+
+
+def build_report(trace: Trace, spec: DeviceSpec, *, passes: Optional[int] = None,
+                 bare_wall_us: Optional[float] = None, capture: Optional[Mapping[str, object]] = None,
+                 notes: Sequence[str] = ()) -> Report:
+    """Turn a parsed trace and a device spec into a :class:`Report` (all figures per pass)."""
+    win = window(trace, passes)
+    gpu = bool(win.gpu_ids)
+    units = gpu_units(trace, win) if gpu else cpu_units(trace, win)
+    allow_tf32 = _allow_tf32(trace)
+    count_units(units, spec, gpu=gpu, allow_tf32=allow_tf32)
+    n = win.passes
+    ops = op_rows(units, n, spec, gpu=gpu)
+    kernels = kernel_rows(units, n) if gpu else []
+    win_events = [trace.gpu[i] for i in win.gpu_ids]
+    busy = busy_us(win_events) / n if gpu else 0.0
+    wall = win.wall_us / n
+    op_time = sum(r.duration_us for r in ops)
+    flop = sum(r.flop or 0.0 for r in ops)
+    nbytes = sum(r.bytes or 0.0 for r in ops)
+    key, peak = _dominant_peak(ops, spec)
+    mfu = flop / (wall * 1e-6) / peak if peak and wall > 0 else None
+    mbu = nbytes / (wall * 1e-6) / spec.mem_bytes_per_s.value if wall > 0 and nbytes else None
+    summary = Summary(
+        passes=n, wall_us=wall, gpu_busy_us=busy, idle_us=(wall - busy) if gpu else 0.0,
+        floor_us=sum(r.floor_us or 0.0 for r in ops),
+        uncounted_us=sum(r.duration_us for r in ops if r.bound == "uncounted"),
+        op_time_us=op_time, flop=flop, bytes=nbytes, mfu=mfu, mbu=mbu, bare_wall_us=bare_wall_us,
+        profiler_distortion=(wall / bare_wall_us - 1.0) if bare_wall_us else None,
+        unattributed_us=sum(r.duration_us for r in ops if r.name == UNATTRIBUTED),
+    )
+    notes = list(notes)
+    notes.append(f"window: {win.source}; figures are per pass (totals / {n})")
+    if allow_tf32 is None and any(r.peak_key == "tensor.tfloat32" for r in ops):
+        notes.append("float32 matmuls floored at the TF32 tensor peak: the trace does not say whether TF32 was allowed")
+    if key:
+        notes.append(f"MFU uses {key} = {peak:.4g} FLOP/s ({spec.peak_flop_per_s[key].basis}); "
+                     f"MBU uses DRAM {spec.mem_bytes_per_s.value:.4g} B/s ({spec.mem_bytes_per_s.basis})")
+    if not trace.has_shapes:
+        notes.append("trace has no shapes (record_shapes was off): nothing can be counted, timeline only")
+    cap = dict(capture or {})
+    cap.setdefault("trace", trace.path)
+    return Report(schema_version=SCHEMA_VERSION, tool_version=__version__, target="cuda" if gpu else "cpu",
+                  device=spec, ops=tuple(ops), kernels=tuple(kernels), summary=summary, capture=cap,
+                  notes=tuple(notes))

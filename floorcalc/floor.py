@@ -1,0 +1,106 @@
+"""Floor stage: the hardware floor of counted work on a device.
+
+For work that counts ``F`` FLOPs and ``B`` bytes and is issued as ``k`` kernel launches (GPU) or
+``k`` op calls (CPU)::
+
+    compute_us  = F / P * 1e6        P: dense peak FLOP/s of the unit and dtype the op uses
+    memory_us   = B / W * 1e6        W: bandwidth of the memory level the bytes move through
+    overhead_us = k * L              L: launch latency (GPU) or per-op dispatch cost (CPU), in us
+    floor_us    = max(compute_us, memory_us) + overhead_us
+    bound       = whichever of the three terms is largest
+
+No figure is clipped: a kernel that runs faster than its floor shows an efficiency above 1.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from floorcalc.records import Count, DeviceSpec, Figure, Floor
+
+#: Which tensor-unit peak a matrix op of a given dtype runs at.
+_TENSOR_KEYS = {
+    "float16": "tensor.float16",
+    "bfloat16": "tensor.bfloat16",
+    "float8_e4m3fn": "tensor.float8",
+    "float8_e5m2": "tensor.float8",
+    "float8_e4m3fnuz": "tensor.float8",
+    "float8_e5m2fnuz": "tensor.float8",
+    "int8": "tensor.int8",
+    "uint8": "tensor.int8",
+    "float64": "tensor.float64",
+}
+
+
+def peak_key(count: Count, allow_tf32: Optional[bool]) -> str:
+    """The ``DeviceSpec.peak_flop_per_s`` key whose rate bounds ``count``'s arithmetic.
+
+    A float32 matrix op runs on the tensor cores as TF32 only when PyTorch allows it
+    (``torch.backends.cuda.matmul.allow_tf32``); where that is unknown (``None``, a trace
+    recorded elsewhere) the TF32 peak is used, the higher one, so the floor stays a lower bound.
+    """
+    if count.unit == "none" or count.flop == 0:
+        return "none"
+    if count.unit == "tensor":
+        if count.dtype == "float32":
+            return "vector.float32" if allow_tf32 is False else "tensor.tfloat32"
+        return _TENSOR_KEYS.get(count.dtype, "tensor.tfloat32")
+    if count.dtype in ("float64", "float16", "bfloat16"):
+        return f"vector.{count.dtype}"
+    return "vector.float32"
+
+
+def _peak(spec: DeviceSpec, key: str) -> tuple[str, Figure]:
+    """Look ``key`` up in the spec, falling back to the nearest figure the spec has.
+
+    Fallbacks: ``vector.float16``/``vector.bfloat16`` -> ``vector.float32`` (datasheets rarely
+    list them); ``tensor.float64`` -> ``vector.float64``; any other tensor key ->
+    ``tensor.bfloat16`` -> ``vector.float32``. The key actually used is returned.
+    """
+    chain = [key]
+    if key.startswith("vector."):
+        chain.append("vector.float32")
+    elif key == "tensor.float64":
+        chain.append("vector.float64")
+    elif key.startswith("tensor."):
+        chain += ["tensor.bfloat16", "vector.float32"]
+    for k in chain:
+        fig = spec.peak_flop_per_s.get(k)
+        if fig is not None and fig.value > 0:
+            return k, fig
+    raise KeyError(f"device spec {spec.key!r} has no peak for {key!r} (nor {', '.join(chain[1:]) or 'a fallback'})")
+
+
+def bandwidth(spec: DeviceSpec, level: str) -> tuple[str, Figure]:
+    """The bandwidth figure for a memory level: ``"dram"``, ``"l2"`` or ``"host_link"``.
+
+    A level the spec lacks falls back to DRAM, and the key returned says so.
+    """
+    if level == "l2" and spec.l2_bytes_per_s is not None:
+        return "l2", spec.l2_bytes_per_s
+    if level == "host_link" and spec.host_link_bytes_per_s is not None:
+        return "host_link", spec.host_link_bytes_per_s
+    return "dram", spec.mem_bytes_per_s
+
+
+def floor_of(count: Count, spec: DeviceSpec, launches: int, *, allow_tf32: Optional[bool] = None,
+             level: str = "dram") -> Floor:
+    """The floor of work counted as ``count``, issued as ``launches`` kernels (or CPU op calls).
+
+    ``level`` is the memory level the bytes move through (see :func:`bandwidth`).
+    Raises KeyError when the spec has no usable peak for the op's unit and dtype.
+    """
+    key = peak_key(count, allow_tf32)
+    if key == "none":
+        compute_us = 0.0
+    else:
+        key, peak = _peak(spec, key)
+        compute_us = count.flop / peak.value * 1e6
+    bw_key, bw = bandwidth(spec, level)
+    memory_us = count.bytes / bw.value * 1e6
+    overhead_us = launches * spec.launch_latency_us.value
+    terms = {"compute": compute_us, "memory": memory_us, "overhead": overhead_us}
+    bound = max(terms, key=terms.__getitem__)
+    return Floor(compute_us=compute_us, memory_us=memory_us, overhead_us=overhead_us,
+                 floor_us=max(compute_us, memory_us) + overhead_us, bound=bound,
+                 peak_key=key, bandwidth_key=bw_key)

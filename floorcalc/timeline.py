@@ -1,0 +1,101 @@
+"""Timeline stage: the measured window, device busy time and idle time.
+
+Everything here works on :class:`~floorcalc.records.Trace` records and plain intervals.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, List, Optional, Sequence, Tuple
+
+from floorcalc.records import GpuEvent, Trace
+
+
+def union_us(intervals: Iterable[Tuple[float, float]]) -> float:
+    """Total length of the union of ``(start_us, end_us)`` intervals (overlap counted once)."""
+    total = 0.0
+    cur_s: Optional[float] = None
+    cur_e = 0.0
+    for s, e in sorted(intervals):
+        if cur_s is None or s > cur_e:
+            if cur_s is not None:
+                total += cur_e - cur_s
+            cur_s, cur_e = s, e
+        elif e > cur_e:
+            cur_e = e
+    if cur_s is not None:
+        total += cur_e - cur_s
+    return total
+
+
+@dataclass(frozen=True)
+class Window:
+    """The analysed part of a trace.
+
+    ``start_us``: the first pass's start. ``end_us``: the later of the last pass's end on the
+    host and the end of the last device event launched inside the window. ``passes``: how many
+    passes the window holds (the ``ProfilerStep`` count, or what the user said).
+    ``op_ids``: indices of the host ops inside the window; ``gpu_ids``: device events whose
+    launching op is inside it, plus unattributed ones that start inside it.
+    """
+
+    start_us: float
+    end_us: float
+    passes: int
+    op_ids: frozenset
+    gpu_ids: Tuple[int, ...]
+    source: str
+
+    @property
+    def wall_us(self) -> float:
+        return self.end_us - self.start_us
+
+
+def window(trace: Trace, passes: Optional[int] = None) -> Window:
+    """Select the measured window of ``trace``.
+
+    With ``ProfilerStep#N`` ranges, the window is those steps and ``passes`` defaults to their
+    number. Without them it is the whole trace and ``passes`` defaults to 1. A ``passes``
+    given by the user divides the window totals instead.
+    """
+    if trace.steps:
+        op_ids = frozenset(op.index for op in trace.ops if op.step is not None)
+        start = trace.steps[0].ts_us
+        host_end = max(s.end_us for s in trace.steps)
+        n = passes or len(trace.steps)
+        source = f"{len(trace.steps)} ProfilerStep ranges"
+    else:
+        op_ids = frozenset(op.index for op in trace.ops)
+        starts = [op.ts_us for op in trace.ops] + [g.ts_us for g in trace.gpu]
+        ends = [op.end_us for op in trace.ops]
+        start = min(starts) if starts else 0.0
+        host_end = max(ends) if ends else start
+        n = passes or 1
+        source = "whole trace (no ProfilerStep ranges)"
+    if passes:
+        source += f", divided into {passes} passes as asked"
+    attributed = [g for g in trace.gpu if g.op is not None and g.op in op_ids]
+    end = max([host_end] + [g.end_us for g in attributed])
+    gpu_ids = tuple(sorted(
+        [g.index for g in attributed]
+        + [g.index for g in trace.gpu if g.op is None and start <= g.ts_us <= end]
+    ))
+    return Window(start_us=start, end_us=end, passes=n, op_ids=op_ids, gpu_ids=gpu_ids, source=source)
+
+
+def busy_us(events: Sequence[GpuEvent]) -> float:
+    """Device busy time: the union of kernel, memcpy and memset intervals over all streams."""
+    return union_us((g.ts_us, g.end_us) for g in events)
+
+
+def idle_gaps(events: Sequence[GpuEvent], start_us: float, end_us: float) -> List[Tuple[float, float]]:
+    """Intervals inside ``[start_us, end_us]`` where no device event runs."""
+    gaps: List[Tuple[float, float]] = []
+    cur = start_us
+    for s, e in sorted((g.ts_us, g.end_us) for g in events):
+        if s > cur:
+            gaps.append((cur, min(s, end_us)))
+        cur = max(cur, e)
+    if cur < end_us:
+        gaps.append((cur, end_us))
+    return gaps

@@ -1,0 +1,108 @@
+"""Attribution, aggregation and the pass summary, on hand-built traces with a toy device."""
+
+import pytest
+
+from builders import KinetoBuilder, tensor_args, toy_spec
+from floorcalc.classify import build_report
+from floorcalc.trace import parse
+
+# toy device: every peak 1e12 FLOP/s, DRAM 1e9 B/s, L = 2 us
+
+
+def linear_relu_trace(passes: int = 2) -> KinetoBuilder:
+    """Per pass: linear([4,8] x [16,8]^T + b) -> addmm kernel 30 us; relu([4,16]) -> kernel 3 us; an orphan."""
+    b = KinetoBuilder()
+    for p in range(passes):
+        t0 = p * 1000.0
+        b.step(p, t0, 100.0)
+        b.module("fc", t0 + 1, 60.0)
+        b.op("aten::linear", t0 + 2, 50.0, tensor_args([4, 8], [16, 8], [16]))
+        b.op("aten::t", t0 + 3, 2.0, tensor_args([16, 8]))
+        mm = b.op("aten::addmm", t0 + 6, 40.0, tensor_args([16], [4, 8], [8, 16], scalars=["1", "1"]))
+        b.launch(t0 + 10, t0 + 200, 30.0, "gemm", ext=mm)
+        relu = b.op("aten::relu", t0 + 70, 10.0, tensor_args([4, 16]))
+        b.launch(t0 + 72, t0 + 240, 3.0, "relu_kernel", ext=relu)
+    return b
+
+
+def test_kernel_is_owned_by_outermost_counted_op_and_figures_are_per_pass():
+    rep = build_report(parse(linear_relu_trace().to_dict()), toy_spec())
+    rows = {r.name: r for r in rep.ops}
+    # aten::linear (outermost op with a formula) owns the GEMM its addmm launched; addmm has no row
+    assert set(rows) == {"aten::linear", "aten::relu"}
+    lin = rows["aten::linear"]
+    assert lin.module == "fc" and lin.calls == 1 and lin.kernels == 1 and lin.duration_us == pytest.approx(30.0)
+    # K06-like: 2*4*16*8 + 4*16 bias adds = 1088 FLOP; bytes (32 + 128 + 16 + 64) * 4 = 960
+    assert lin.flop == 1088 and lin.bytes == 960
+    assert lin.memory_us == pytest.approx(0.96) and lin.overhead_us == pytest.approx(2.0)
+    assert lin.floor_us == pytest.approx(2.96) and lin.bound == "overhead"
+    assert lin.efficiency == pytest.approx(2.96 / 30.0)
+    assert rep.summary.passes == 2 and rep.target == "cuda"
+
+
+def test_summary_busy_idle_wall_and_unattributed():
+    b = linear_relu_trace()
+    b.orphan_kernel(1234.0, 5.0)   # inside the window, between pass 1's GEMM and relu
+    b.orphan_kernel(5000.0, 5.0)   # after all of the window's work: outside it
+    rep = build_report(parse(b.to_dict()), toy_spec())
+    s = rep.summary
+    # window: step 0 start (0) to the end of the last attributed event (relu 1240 + 3) over 2 passes
+    assert s.wall_us == pytest.approx(1243.0 / 2)
+    assert s.gpu_busy_us == pytest.approx((30 + 3 + 30 + 3 + 5) / 2)
+    assert s.idle_us == pytest.approx(s.wall_us - s.gpu_busy_us)
+    assert s.unattributed_us == pytest.approx(2.5)
+    assert any(r.name == "(unattributed)" and r.bound == "uncounted" for r in rep.ops)
+    assert s.uncounted_us == pytest.approx(2.5)
+
+
+def test_op_without_formula_is_uncounted_never_zero_flop():
+    b = KinetoBuilder()
+    b.step(0, 0.0, 50.0)
+    ext = b.op("mylib::mystery", 1.0, 10.0, tensor_args([4, 4]))
+    b.launch(2.0, 20.0, 7.0, "mystery_kernel", ext=ext)
+    rep = build_report(parse(b.to_dict()), toy_spec())
+    (row,) = rep.ops
+    assert row.bound == "uncounted" and row.flop is None and row.floor_us is None and row.efficiency is None
+    assert "no formula" in row.note
+    assert rep.summary.uncounted_us == pytest.approx(7.0) and rep.summary.uncounted_share == pytest.approx(1.0)
+
+
+def test_floor_violation_is_flagged_not_clipped():
+    b = KinetoBuilder()
+    b.step(0, 0.0, 50.0)
+    # relu on 1M float32: 8 MB at 1e9 B/s = 8000 us floor, measured 100 us
+    ext = b.op("aten::relu", 1.0, 10.0, tensor_args([1000, 1000]))
+    b.launch(2.0, 20.0, 100.0, "relu_kernel", ext=ext)
+    rep = build_report(parse(b.to_dict()), toy_spec())
+    (row,) = rep.ops
+    assert row.efficiency > 1 and row.floor_violation
+    assert rep.kernels[0].floor_violation
+
+
+def test_cpu_trace_units_are_outermost_counted_ops():
+    b = KinetoBuilder(gpu_name=None)
+    b.step(0, 0.0, 100.0)
+    b.op("aten::linear", 2.0, 50.0, tensor_args([4, 8], [16, 8], [16]))
+    b.op("aten::addmm", 6.0, 40.0, tensor_args([16], [4, 8], [8, 16], scalars=["1", "1"]))
+    b.op("mylib::mystery", 60.0, 5.0)
+    rep = build_report(parse(b.to_dict()), toy_spec(kind="cpu"))
+    rows = {r.name: r for r in rep.ops}
+    assert rep.target == "cpu" and set(rows) == {"aten::linear", "mylib::mystery"}
+    assert rows["aten::linear"].duration_us == pytest.approx(50.0) and rows["aten::linear"].flop == 1088
+    assert rows["mylib::mystery"].bound == "uncounted"
+    assert rep.summary.gpu_busy_us == 0.0 and rep.summary.wall_us == pytest.approx(100.0)
+
+
+def test_kernel_rows_share_the_op_floor_by_duration():
+    b = KinetoBuilder()
+    b.step(0, 0.0, 50.0)
+    ext = b.op("aten::relu", 1.0, 10.0, tensor_args([1000, 1000]))   # floor 8000 us + 2 launches
+    b.launch(2.0, 20.0, 3000.0, "k1", ext=ext)
+    b.launch(3.0, 3100.0, 1000.0, "k2", ext=ext)
+    rep = build_report(parse(b.to_dict()), toy_spec())
+    k = {r.name: r for r in rep.kernels}
+    assert k["k1"].floor_split == "by_duration"
+    assert k["k1"].floor_us == pytest.approx(8000 * 0.75 + 2.0)
+    assert k["k2"].floor_us == pytest.approx(8000 * 0.25 + 2.0)
+    (row,) = rep.ops
+    assert row.floor_us == pytest.approx(8004.0) and row.kernels == 2
