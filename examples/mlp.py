@@ -1,0 +1,24 @@
+"""A small MLP that runs in well under a second per pass on a laptop CPU.
+
+Flatten, Linear(784, 512), ReLU, Linear(512, 512), ReLU, Linear(512, 10) on a batch of 64
+MNIST-sized images: the network of shared/cases/counting.md case K10, batched.
+
+    floorcalc report examples/mlp.py
+"""
+
+import torch
+import torch.nn as nn
+
+
+def get_model() -> nn.Module:
+    torch.manual_seed(0)
+    return nn.Sequential(
+        nn.Flatten(),
+        nn.Linear(784, 512), nn.ReLU(),
+        nn.Linear(512, 512), nn.ReLU(),
+        nn.Linear(512, 10),
+    )
+
+
+def get_inputs():
+    return (torch.randn(64, 1, 28, 28, generator=torch.Generator().manual_seed(1)),)

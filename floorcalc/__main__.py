@@ -1,0 +1,5 @@
+import sys
+
+from floorcalc.cli import main
+
+sys.exit(main())

@@ -1,0 +1,295 @@
+"""Run a model file warmed up under torch.profiler and write its Kineto trace.
+
+Steps of :func:`capture`:
+
+1. Load the model and inputs on the device (or the file's ``setup()``), in inference mode.
+2. Warm up: ``warmup`` passes, then synchronise.
+3. Time ``iters`` passes with no profiler, three times (synchronising before and after each
+   set, never inside it), and keep the median per-pass time: the bare wall time.
+4. Measure the launch latency L on this device (:mod:`floorcalc.capture.calibrate`).
+5. Profile ``iters`` passes with CPU and CUDA activities and ``record_shapes``; each pass runs
+   inside a ``ProfilerStep#i`` range, each ``nn.Module`` call inside a ``module: <path>`` range;
+   one synchronise after the last pass, inside the profiler, so every kernel is collected.
+6. Write the trace to disk, gzipped, before anything analyses it; never over an existing file
+   unless ``force``.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import gzip
+import json
+import os
+import shutil
+import statistics
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Dict, List, Optional
+
+from floorcalc.capture.modelfile import ModelFile, call_user
+from floorcalc.errors import DeviceUnavailableError, ModelFileError, ModelRunError, OutputError
+from floorcalc.records import Figure
+
+
+@dataclass
+class CaptureResult:
+    """What a capture produced: the trace on disk and the measurements taken beside it."""
+
+    trace_path: Path
+    device: str
+    gpu_name: Optional[str]
+    warmup: int
+    iters: int
+    bare_wall_us: float
+    bare_wall_us_runs: List[float]
+    launch_latency: Figure
+    cpu_bandwidth: Optional[Figure] = None
+    metadata: Dict[str, Any] = field(default_factory=dict)
+
+
+def resolve_device(requested: str) -> str:
+    """``"auto"`` -> ``"cuda"`` when a GPU is visible, else ``"cpu"``.
+
+    Raises :class:`DeviceUnavailableError` for ``"cuda"`` without a usable GPU.
+    """
+    import torch
+
+    if requested == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if requested.startswith("cuda"):
+        if not torch.cuda.is_available():
+            raise DeviceUnavailableError("--device cuda asked for, but torch sees no CUDA GPU "
+                                         f"(torch {torch.__version__}, built with CUDA {torch.version.cuda})")
+        return "cuda"
+    if requested == "cpu":
+        return "cpu"
+    raise DeviceUnavailableError(f"unknown device {requested!r}: use auto, cpu or cuda")
+
+
+def default_trace_path(model_path: Path, directory: Path = Path(".")) -> Path:
+    """A new file name ``<model>.<timestamp>.trace.json.gz`` that does not exist yet."""
+    stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+    base = directory / f"{model_path.stem}.{stamp}.trace.json.gz"
+    p, k = base, 1
+    while p.exists():
+        p = directory / f"{model_path.stem}.{stamp}-{k}.trace.json.gz"
+        k += 1
+    return p
+
+
+def check_output_path(path: Path, force: bool, what: str = "output") -> None:
+    """Raise :class:`OutputError` if ``path`` cannot be written as a new file."""
+    if not path.parent.exists():
+        raise OutputError(f"{what} folder does not exist: {path.parent}")
+    if path.exists() and not force:
+        raise OutputError(f"{what} {path} exists; pass --force to overwrite it")
+    if path.is_dir():
+        raise OutputError(f"{what} {path} is a directory")
+
+
+def _to_device(obj: Any, device: str) -> Any:
+    import torch
+
+    if isinstance(obj, torch.Tensor):
+        return obj.to(device)
+    if isinstance(obj, tuple):
+        return tuple(_to_device(o, device) for o in obj)
+    if isinstance(obj, list):
+        return [_to_device(o, device) for o in obj]
+    if isinstance(obj, dict):
+        return {k: _to_device(v, device) for k, v in obj.items()}
+    return obj
+
+
+def build_step(mf: ModelFile, device: str) -> tuple[Callable[[], Any], Any]:
+    """The per-pass callable and the model (or None) whose modules label the ops."""
+    import torch
+
+    model = None
+    if mf.fn("get_model"):
+        model = call_user(mf.fn("get_model"), device, "get_model()")
+        if not isinstance(model, torch.nn.Module):
+            raise ModelFileError(f"get_model() in {mf.path} returned {type(model).__name__}, not an nn.Module")
+        try:
+            model = model.to(device).eval()
+        except Exception as e:
+            raise ModelRunError(f"moving the model to {device} raised {type(e).__name__}: {e}") from None
+    if mf.has_step:
+        if mf.fn("setup"):
+            call_user(mf.fn("setup"), device, "setup()")
+        user_step = mf.fn("step")
+        return (lambda: call_user(user_step, device, "step()")), model
+
+    inputs = call_user(mf.fn("get_inputs"), device, "get_inputs()")
+    if isinstance(inputs, torch.Tensor):
+        inputs = (inputs,)
+    if isinstance(inputs, list):
+        inputs = tuple(inputs)
+    if not isinstance(inputs, (tuple, dict)):
+        raise ModelFileError(f"get_inputs() in {mf.path} returned {type(inputs).__name__}; "
+                             "it must return a tuple of positional args or a dict of keyword args")
+    inputs = _to_device(inputs, device)
+
+    def forward() -> Any:
+        try:
+            return model(**inputs) if isinstance(inputs, dict) else model(*inputs)
+        except Exception as e:
+            raise ModelRunError(f"the model's forward raised {type(e).__name__}: {e}") from None
+
+    return forward, model
+
+
+class ModuleRanges:
+    """Forward hooks that wrap each submodule's call in a ``module: <path>`` profiler range."""
+
+    def __init__(self, model: Any) -> None:
+        from torch.autograd.profiler import record_function
+
+        self._rf = record_function
+        self._stack: List[Any] = []
+        self._handles: List[Any] = []
+        if model is None:
+            return
+        for name, mod in model.named_modules():
+            if not name:
+                continue
+            self._handles.append(mod.register_forward_pre_hook(self._enter(name)))
+            self._handles.append(mod.register_forward_hook(self._exit))
+
+    def _enter(self, name: str) -> Callable[..., None]:
+        label = f"module: {name}"
+
+        def pre(_mod: Any, _args: Any) -> None:
+            rf = self._rf(label)
+            rf.__enter__()
+            self._stack.append(rf)
+
+        return pre
+
+    def _exit(self, _mod: Any, _args: Any, _out: Any) -> None:
+        if self._stack:
+            self._stack.pop().__exit__(None, None, None)
+
+    def unwind(self) -> None:
+        """Close ranges left open by a forward that raised."""
+        while self._stack:
+            self._stack.pop().__exit__(None, None, None)
+
+    def remove(self) -> None:
+        self.unwind()
+        for h in self._handles:
+            h.remove()
+        self._handles.clear()
+
+
+def _sync(device: str) -> None:
+    import torch
+
+    if device == "cuda":
+        torch.cuda.synchronize()
+
+
+def time_bare(step: Callable[[], Any], device: str, iters: int, repeats: int = 3) -> List[float]:
+    """Per-pass wall time in microseconds of ``repeats`` sets of ``iters`` passes, no profiler."""
+    out = []
+    for _ in range(repeats):
+        _sync(device)
+        t0 = time.perf_counter()
+        for _ in range(iters):
+            step()
+        _sync(device)
+        out.append((time.perf_counter() - t0) * 1e6 / iters)
+    return out
+
+
+def write_trace(prof: Any, dest: Path, force: bool) -> Path:
+    """Export the profiler's trace and gzip it to ``dest`` (created new unless ``force``)."""
+    fd, tmp = tempfile.mkstemp(suffix=".json", dir=str(dest.parent))
+    os.close(fd)
+    try:
+        prof.export_chrome_trace(tmp)
+        mode = "wb" if force else "xb"
+        try:
+            with open(tmp, "rb") as src, open(dest, mode) as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as gz:
+                shutil.copyfileobj(src, gz)
+        except FileExistsError:
+            raise OutputError(f"trace {dest} appeared while capturing; not overwritten (pass --force)") from None
+    finally:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+    return dest
+
+
+def capture(mf: ModelFile, device: str, *, warmup: int = 3, iters: int = 5, trace_out: Optional[Path] = None,
+            force: bool = False, modules: bool = True, log: Callable[[str], None] = lambda s: None) -> CaptureResult:
+    """Capture ``iters`` warmed-up passes of the model file on ``device`` (see module notes).
+
+    Raises :class:`ModelRunError` if the model raises, :class:`OutputError` if the trace
+    cannot be written, :class:`DeviceUnavailableError` for a missing device.
+    """
+    import torch
+    from torch.profiler import ProfilerActivity, profile, record_function
+
+    from floorcalc.capture import calibrate
+
+    if warmup < 0 or iters < 1:
+        raise ModelRunError(f"need warmup >= 0 and iters >= 1 (got {warmup}, {iters})")
+    dest = trace_out or default_trace_path(mf.path)
+    check_output_path(dest, force, "trace")
+    gpu_name = torch.cuda.get_device_name() if device == "cuda" else None
+
+    with torch.inference_mode():
+        log(f"loading {mf.path} on {device}")
+        step, model = build_step(mf, device)
+        log(f"warming up: {warmup} passes")
+        for _ in range(warmup):
+            step()
+        _sync(device)
+        log(f"timing {iters} passes without the profiler (3 sets)")
+        bare = time_bare(step, device, iters)
+        log("measuring launch latency")
+        launch = calibrate.launch_latency(device)
+        cpu_bw = calibrate.cpu_bandwidth() if device == "cpu" else None
+
+        activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if device == "cuda" else [])
+        ranges = ModuleRanges(model if modules else None)
+        meta = {
+            "floorcalc_version": _version(), "device": device, "gpu_name": gpu_name, "warmup": warmup,
+            "iters": iters, "torch_version": torch.__version__, "cuda_version": torch.version.cuda,
+            "allow_tf32": bool(torch.backends.cuda.matmul.allow_tf32) if device == "cuda" else False,
+            "float32_matmul_precision": torch.get_float32_matmul_precision(),
+            "model_file": str(mf.path), "bare_wall_us": statistics.median(bare),
+            "launch_latency_us": launch.value, "launch_latency_source": launch.source,
+        }
+        if cpu_bw is not None:
+            meta["cpu_bandwidth_bytes_per_s"] = cpu_bw.value
+            meta["cpu_bandwidth_source"] = cpu_bw.source
+        log(f"profiling {iters} passes")
+        try:
+            with profile(activities=activities, record_shapes=True) as prof:
+                for i in range(iters):
+                    with record_function(f"ProfilerStep#{i}"):
+                        try:
+                            step()
+                        except BaseException:
+                            ranges.unwind()
+                            raise
+                _sync(device)
+                prof.add_metadata_json("floorcalc", json.dumps(meta))
+        finally:
+            ranges.remove()
+    log(f"writing trace {dest}")
+    write_trace(prof, dest, force)
+    return CaptureResult(trace_path=dest, device=device, gpu_name=gpu_name, warmup=warmup, iters=iters,
+                         bare_wall_us=statistics.median(bare), bare_wall_us_runs=bare, launch_latency=launch,
+                         cpu_bandwidth=cpu_bw, metadata=meta)
+
+
+def _version() -> str:
+    from floorcalc import __version__
+
+    return __version__

@@ -1,0 +1,62 @@
+"""Command-line entry point: ``floorcalc <command> ...``; one module per subcommand.
+
+:func:`main` returns the exit code, so tests call ``main([...])`` directly. User errors
+(:class:`floorcalc.errors.FloorcalcError`) print one line, ``floorcalc: error: ...``, and
+exit with the error's code; no traceback unless ``FLOORCALC_DEBUG=1``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import List, Optional
+
+from floorcalc import __version__
+from floorcalc.errors import FloorcalcError
+
+INTERNAL_ERROR = 70  # EX_SOFTWARE
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from floorcalc.cli import analyze, report
+
+    parser = argparse.ArgumentParser(
+        prog="floorcalc",
+        description="How far each kernel of a PyTorch forward pass is from the hardware floor.",
+    )
+    parser.add_argument("--version", action="version", version=f"floorcalc {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for mod in (report, analyze):
+        p = sub.add_parser(mod.NAME, help=mod.HELP, description=mod.__doc__)
+        mod.add_arguments(p)
+        p.set_defaults(run=mod.run)
+    return parser
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "run", None):
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        return int(args.run(args) or 0)
+    except FloorcalcError as e:
+        if os.environ.get("FLOORCALC_DEBUG"):
+            raise
+        print(f"floorcalc: error: {e}", file=sys.stderr)
+        return e.exit_code
+    except KeyboardInterrupt:
+        print("floorcalc: interrupted", file=sys.stderr)
+        return 130
+    except Exception as e:  # a bug in floorcalc: still one line, with a way to see more
+        if os.environ.get("FLOORCALC_DEBUG"):
+            raise
+        print(f"floorcalc: internal error: {type(e).__name__}: {e} (set FLOORCALC_DEBUG=1 for the traceback)",
+              file=sys.stderr)
+        return INTERNAL_ERROR
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

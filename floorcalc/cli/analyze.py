@@ -1,0 +1,65 @@
+"""Analyse a Kineto trace recorded elsewhere (torch.profiler, .json or .json.gz).
+
+Passes are the trace's ProfilerStep#N ranges when it has them, else the whole window, or
+--passes N. The device spec comes from --spec, else from the trace's deviceProperties.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from floorcalc.cli.common import add_output_arguments, check_output, device_spec, emit, output_format
+from floorcalc.errors import SpecError, UsageError
+from floorcalc.records import Figure
+
+NAME = "analyze"
+HELP = "analyse a Kineto trace file against the hardware floor"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("trace", type=Path, help="Kineto trace (.json or .json.gz)")
+    p.add_argument("--passes", type=int, default=None, help="number of passes in the window (default: ProfilerStep count, else 1)")
+    p.add_argument("--device", default=None, help="cuda or cpu (default: cuda if the trace has GPU events)")
+    add_output_arguments(p)
+
+
+def _captured(trace) -> dict:
+    raw = trace.metadata.get("floorcalc")
+    if not raw:
+        return {}
+    try:
+        meta = json.loads(raw)
+        return meta if isinstance(meta, dict) else {}
+    except ValueError:
+        return {}
+
+
+def run(args: argparse.Namespace) -> int:
+    from floorcalc import trace as trace_mod
+    from floorcalc.classify import build_report
+
+    output_format(args)
+    check_output(args)
+    if args.passes is not None and args.passes < 1:
+        raise UsageError(f"--passes must be at least 1 (got {args.passes})")
+    trace = trace_mod.load(args.trace)
+    meta = _captured(trace)
+    target = args.device or ("cuda" if trace.gpu else "cpu")
+    gpu_name = trace.devices[0].name if trace.devices else meta.get("gpu_name")
+    if target == "cuda" and not gpu_name and not args.spec:
+        raise SpecError(f"trace {args.trace} names no GPU (no deviceProperties); pass --spec FILE.yaml")
+    launch = None
+    if meta.get("launch_latency_us"):
+        launch = Figure(float(meta["launch_latency_us"]), "measured", str(meta.get("launch_latency_source", "")))
+    cpu_bw = None
+    if meta.get("cpu_bandwidth_bytes_per_s"):
+        cpu_bw = Figure(float(meta["cpu_bandwidth_bytes_per_s"]), "measured", str(meta.get("cpu_bandwidth_source", "")))
+    spec = device_spec(target, gpu_name, args.spec, launch=launch, cpu_bandwidth=cpu_bw)
+    report = build_report(trace, spec, passes=args.passes, bare_wall_us=meta.get("bare_wall_us"),
+                          capture={"command": f"floorcalc analyze {args.trace}", **{k: meta[k] for k in
+                                   ("model_file", "warmup", "iters", "torch_version", "cuda_version", "allow_tf32")
+                                   if k in meta}})
+    emit(report, args)
+    return 0

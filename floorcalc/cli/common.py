@@ -1,0 +1,99 @@
+"""Options and output handling shared by the report-producing subcommands."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Optional
+
+from floorcalc.errors import OutputError, UsageError
+from floorcalc.records import Report
+
+FORMATS = ("table", "json")
+_EXT_FORMAT = {".json": "json", ".txt": "table"}
+
+
+def add_output_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--format", choices=FORMATS, default=None,
+                   help="output format (default: table, or inferred from -o's extension)")
+    p.add_argument("-o", "--output", type=Path, default=None, help="write the report to this file")
+    p.add_argument("--force", action="store_true", help="overwrite existing output files")
+    p.add_argument("--top", type=int, default=25, help="op rows shown in the table (default 25)")
+    p.add_argument("--spec", type=str, default=None,
+                   help="device spec YAML file (or packaged key such as h200) overriding detection")
+
+
+def output_format(args: argparse.Namespace) -> str:
+    if args.format:
+        return args.format
+    if args.output is not None:
+        fmt = _EXT_FORMAT.get(args.output.suffix.lower())
+        if fmt is None:
+            raise UsageError(f"cannot infer a format from {args.output.name!r}; pass --format {{{','.join(FORMATS)}}}")
+        return fmt
+    return "table"
+
+
+def check_output(args: argparse.Namespace) -> None:
+    """Fail before any work if -o cannot be written."""
+    out: Optional[Path] = args.output
+    if out is None:
+        return
+    if not out.parent.exists():
+        raise OutputError(f"output folder does not exist: {out.parent}")
+    if out.is_dir():
+        raise OutputError(f"output {out} is a directory")
+    if out.exists() and not args.force:
+        raise OutputError(f"output {out} exists; pass --force to overwrite it")
+
+
+def emit(report: Report, args: argparse.Namespace) -> None:
+    """Render ``report`` in the chosen format to -o or stdout (files written whole, atomically)."""
+    fmt = output_format(args)
+    if fmt == "json":
+        from floorcalc.render.jsonfmt import dumps
+
+        text = dumps(report)
+        if args.output is None:
+            sys.stdout.write(text)
+        else:
+            _write_atomic(args.output, text)
+        return
+    from rich.console import Console
+
+    from floorcalc.render.table import TableRenderer
+
+    renderer = TableRenderer(top=args.top)
+    if args.output is None:
+        renderer.render(report)
+    else:
+        import io
+
+        buf = io.StringIO()
+        renderer.render(report, Console(file=buf, width=160, force_terminal=False, color_system=None))
+        _write_atomic(args.output, buf.getvalue())
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".partial")
+    tmp.write_text(text)
+    tmp.replace(path)
+
+
+def device_spec(target: str, gpu_name: Optional[str], spec_arg: Optional[str], *, launch=None, cpu_bandwidth=None):
+    """The DeviceSpec for this run, with measured figures folded in.
+
+    Precedence: ``--spec`` > user config dir > packaged devices/ (see docs/spec-format.md).
+    A launch latency measured at capture time replaces the spec's, unless the user's spec set
+    one itself (basis "user").
+    """
+    import dataclasses
+
+    from floorcalc.device import cpu_spec, resolve_spec
+
+    cpu = cpu_spec(bandwidth=cpu_bandwidth, launch_latency=launch) if target == "cpu" else None
+    spec = resolve_spec(target, gpu_name=gpu_name, spec_path=spec_arg, cpu=cpu)
+    if launch is not None and spec.launch_latency_us.basis != "user":
+        spec = dataclasses.replace(spec, launch_latency_us=launch)
+    return spec

@@ -1,0 +1,63 @@
+"""Run MODEL.py warmed up under the profiler, write its trace, and report each op against its floor.
+
+MODEL.py defines get_model() and get_inputs(), or step() (see docs/model-files.md). The trace
+is written (gzipped) before it is analysed, and never over an existing file without --force.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from floorcalc.cli.common import add_output_arguments, check_output, device_spec, emit, output_format
+
+NAME = "report"
+HELP = "profile a model file and report each op against its hardware floor"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("model", type=Path, help="Python file defining get_model()/get_inputs() or step()")
+    p.add_argument("--device", default="auto", help="auto (default: cuda if present), cuda or cpu")
+    p.add_argument("--warmup", type=int, default=3, help="unprofiled warm-up passes (default 3)")
+    p.add_argument("--iters", type=int, default=5, help="profiled passes (default 5)")
+    p.add_argument("--trace-out", type=Path, default=None,
+                   help="where to write the Kineto trace (default: a new MODEL.<time>.trace.json.gz here)")
+    p.add_argument("--no-modules", action="store_true", help="do not record nn.Module ranges")
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress messages on stderr")
+    add_output_arguments(p)
+
+
+def run(args: argparse.Namespace) -> int:
+    from floorcalc import trace as trace_mod
+    from floorcalc.capture.modelfile import load_model_file
+    from floorcalc.capture.run import capture, check_output_path, resolve_device
+    from floorcalc.classify import build_report
+
+    output_format(args)
+    check_output(args)
+    if args.trace_out is not None:
+        check_output_path(args.trace_out, args.force, "trace")
+    mf = load_model_file(args.model)
+    device = resolve_device(args.device)
+
+    def log(msg: str) -> None:
+        if not args.quiet:
+            print(f"floorcalc: {msg}", file=sys.stderr, flush=True)
+
+    result = capture(mf, device, warmup=args.warmup, iters=args.iters, trace_out=args.trace_out,
+                     force=args.force, modules=not args.no_modules, log=log)
+    log(f"trace written: {result.trace_path}")
+    spec = device_spec(device, result.gpu_name, args.spec, launch=result.launch_latency,
+                       cpu_bandwidth=result.cpu_bandwidth)
+    trace = trace_mod.load(result.trace_path)
+    capture_info = {
+        "command": "floorcalc " + " ".join(sys.argv[1:]) if sys.argv and sys.argv[0].endswith("floorcalc") else None,
+        "model_file": str(mf.path), "device": device, "gpu_name": result.gpu_name, "warmup": result.warmup,
+        "iters": result.iters, "trace": str(result.trace_path), "bare_wall_us_runs": result.bare_wall_us_runs,
+        "torch_version": result.metadata.get("torch_version"), "cuda_version": result.metadata.get("cuda_version"),
+        "allow_tf32": result.metadata.get("allow_tf32"),
+    }
+    report = build_report(trace, spec, bare_wall_us=result.bare_wall_us, capture=capture_info)
+    emit(report, args)
+    return 0

@@ -1,0 +1,94 @@
+"""JSON rendering of a Report (schema documented in docs/json-schema.md).
+
+The document is versioned by ``schema_version``; every time is in microseconds, every rate per
+second, every byte count in bytes, and every hardware figure carries its basis and source.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any, Dict, Optional
+
+from floorcalc.records import DeviceSpec, Figure, KernelRow, OpRow, Report
+
+
+def _num(x: Optional[float]) -> Optional[float]:
+    if x is None or (isinstance(x, float) and not math.isfinite(x)):
+        return None
+    return float(x)
+
+
+def _figure(f: Optional[Figure]) -> Optional[Dict[str, Any]]:
+    if f is None:
+        return None
+    return {"value": f.value, "basis": f.basis, "source": f.source}
+
+
+def device_dict(spec: DeviceSpec) -> Dict[str, Any]:
+    """The ``device`` object: figures by value, plus each figure with its basis and source."""
+    bases = sorted({f.basis for f in spec.peak_flop_per_s.values()} | {spec.mem_bytes_per_s.basis,
+                                                                       spec.launch_latency_us.basis})
+    return {
+        "key": spec.key,
+        "name": spec.name,
+        "kind": spec.kind,
+        "source": "; ".join(spec.origin) + (f" (bases: {', '.join(bases)})" if bases else ""),
+        "peak_flop_per_s": {k: f.value for k, f in sorted(spec.peak_flop_per_s.items())},
+        "mem_bytes_per_s": spec.mem_bytes_per_s.value,
+        "launch_latency_us": spec.launch_latency_us.value,
+        "figures": {
+            **{f"peak_flop_per_s.{k}": _figure(f) for k, f in sorted(spec.peak_flop_per_s.items())},
+            "mem_bytes_per_s": _figure(spec.mem_bytes_per_s),
+            "launch_latency_us": _figure(spec.launch_latency_us),
+            **({"l2_bytes_per_s": _figure(spec.l2_bytes_per_s)} if spec.l2_bytes_per_s else {}),
+            **({"host_link_bytes_per_s": _figure(spec.host_link_bytes_per_s)} if spec.host_link_bytes_per_s else {}),
+        },
+    }
+
+
+def op_dict(r: OpRow) -> Dict[str, Any]:
+    return {
+        "name": r.name, "module": r.module, "calls": r.calls, "kernels": r.kernels,
+        "duration_us": r.duration_us, "flop": _num(r.flop), "bytes": _num(r.bytes),
+        "compute_us": _num(r.compute_us), "memory_us": _num(r.memory_us), "overhead_us": r.overhead_us,
+        "floor_us": _num(r.floor_us), "bound": r.bound, "efficiency": _num(r.efficiency),
+        "floor_violation": r.floor_violation, "achieved_flop_per_s": _num(r.achieved_flop_per_s),
+        "achieved_bytes_per_s": _num(r.achieved_bytes_per_s), "peak_key": r.peak_key,
+        "formula": r.formula, "shapes": r.shapes, "note": r.note,
+    }
+
+
+def kernel_dict(k: KernelRow) -> Dict[str, Any]:
+    return {
+        "name": k.name, "kind": k.kind, "op": k.op, "module": k.module, "stream": k.stream,
+        "calls": k.calls, "duration_us": k.duration_us, "floor_us": _num(k.floor_us), "bound": k.bound,
+        "efficiency": _num(k.efficiency), "floor_violation": k.floor_violation, "floor_split": k.floor_split,
+    }
+
+
+def to_dict(report: Report) -> Dict[str, Any]:
+    """The whole report as a JSON-ready dict."""
+    s = report.summary
+    return {
+        "schema_version": report.schema_version,
+        "tool": {"name": "floorcalc", "version": report.tool_version},
+        "target": report.target,
+        "device": device_dict(report.device),
+        "capture": dict(report.capture),
+        "summary": {
+            "passes": s.passes, "wall_us": s.wall_us, "gpu_busy_us": s.gpu_busy_us, "idle_us": s.idle_us,
+            "floor_us": s.floor_us, "uncounted_us": s.uncounted_us, "uncounted_share": s.uncounted_share,
+            "unattributed_us": s.unattributed_us, "op_time_us": s.op_time_us, "flop": s.flop, "bytes": s.bytes,
+            "mfu": _num(s.mfu), "mbu": _num(s.mbu), "bare_wall_us": _num(s.bare_wall_us),
+            "profiler_distortion": _num(s.profiler_distortion),
+        },
+        "ops": [op_dict(r) for r in report.ops],
+        "kernels": [kernel_dict(k) for k in report.kernels],
+        "notes": list(report.notes),
+    }
+
+
+def dumps(report: Report) -> str:
+    """The report as indented JSON text."""
+    return json.dumps(to_dict(report), indent=1, default=str) + "\n"

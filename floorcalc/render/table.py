@@ -1,0 +1,111 @@
+"""Terminal rendering with rich: the ops ranked by time, then the pass summary."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from rich import box
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from floorcalc.records import Report
+
+BOUND_STYLE = {"compute": "green", "memory": "cyan", "overhead": "yellow", "uncounted": "magenta"}
+
+
+def _us(x: Optional[float]) -> str:
+    if x is None:
+        return "-"
+    if x >= 1e4:
+        return f"{x:,.0f}"
+    return f"{x:.1f}" if x >= 10 else f"{x:.2f}"
+
+
+def _rate(x: Optional[float], unit: float) -> str:
+    if x is None:
+        return "-"
+    v = x / unit
+    return f"{v:.1f}" if v >= 100 else f"{v:.3g}"
+
+
+def _pct(x: Optional[float]) -> str:
+    return "-" if x is None else f"{100 * x:.1f}%"
+
+
+class TableRenderer:
+    """Render a report as rich tables.
+
+    ``top``: how many op rows to show (the rest are summed in one line); ``width``: console
+    width in characters (None: the terminal's).
+    """
+
+    def __init__(self, top: int = 25, width: Optional[int] = None) -> None:
+        self.top = top
+        self.width = width
+
+    def render(self, report: Report, console: Optional[Console] = None) -> None:
+        console = console or Console(width=self.width)
+        s = report.summary
+        d = report.device
+        console.print(f"[bold]floorcalc {report.tool_version}[/bold]  device: {d.name} ({d.key}; "
+                      f"target {report.target})  passes: {s.passes}")
+        # Narrow terminals drop the achieved-rate columns first; op names and bounds never wrap.
+        wide = console.width >= 120
+        t = Table(box=box.SIMPLE_HEAD, title="ops, per pass, ranked by measured time", title_justify="left")
+        t.add_column("#", justify="right")
+        t.add_column("op", no_wrap=True, min_width=min(34, max((len(r.name) for r in report.ops[: self.top]), default=4)))
+        t.add_column("module", overflow="fold")
+        t.add_column("calls", justify="right")
+        t.add_column("measured\nus", justify="right", no_wrap=True)
+        t.add_column("floor\nus", justify="right", no_wrap=True)
+        t.add_column("eff", justify="right", no_wrap=True)
+        if wide:
+            t.add_column("achieved\nTFLOP/s", justify="right")
+            t.add_column("achieved\nGB/s", justify="right")
+        t.add_column("bound", no_wrap=True)
+        for i, r in enumerate(report.ops[: self.top], 1):
+            style = BOUND_STYLE.get(r.bound, "")
+            eff = Text(_pct(r.efficiency))
+            if r.floor_violation:
+                eff = Text(_pct(r.efficiency) + " !", style="bold red")
+            rates = [_rate(r.achieved_flop_per_s, 1e12), _rate(r.achieved_bytes_per_s, 1e9)] if wide else []
+            t.add_row(str(i), r.name, r.module or "(top)", f"{r.calls:g}", _us(r.duration_us), _us(r.floor_us),
+                      eff, *rates, Text(r.bound, style=style))
+        rest = report.ops[self.top:]
+        if rest:
+            t.add_row("", f"... {len(rest)} more ops", "", "", _us(sum(r.duration_us for r in rest)),
+                      _us(sum(r.floor_us or 0 for r in rest)), "", *([""] * (2 if wide else 0)), "")
+        console.print(t)
+        if any(r.floor_violation for r in report.ops):
+            n = sum(r.floor_violation for r in report.ops)
+            console.print(f"[bold red]![/bold red] {n} op(s) ran faster than their floor (efficiency > 100%): "
+                          "the floor assumes every byte comes from DRAM; see the notes in docs/method.md")
+        st = Table(box=box.SIMPLE_HEAD, title="pass summary", title_justify="left", show_header=False)
+        st.add_column("figure")
+        st.add_column("value", justify="right")
+        st.add_column("how it was got")
+        st.add_row("wall time", f"{_us(s.wall_us)} us", "window / passes (host start of pass 1 to end of last work)")
+        if report.target == "cuda":
+            st.add_row("GPU busy", f"{_us(s.gpu_busy_us)} us", "union of kernel/memcpy/memset intervals")
+            st.add_row("GPU idle", f"{_us(s.idle_us)} us", "wall - busy")
+        st.add_row("sum of floors", f"{_us(s.floor_us)} us", "counted ops: max(F/P, B/W) + L per launch")
+        st.add_row("op time", f"{_us(s.op_time_us)} us", "kernel time" if report.target == "cuda" else "CPU op time")
+        st.add_row("uncounted", f"{_us(s.uncounted_us)} us ({_pct(s.uncounted_share)})", "ops with no formula")
+        if s.unattributed_us:
+            st.add_row("unattributed", f"{_us(s.unattributed_us)} us", "device work with no launching op")
+        st.add_row("counted FLOP", f"{s.flop:.4g}", "2 per multiply-add")
+        st.add_row("counted bytes", f"{s.bytes:.4g}", "inputs read once + outputs written once")
+        if s.mfu is not None:
+            st.add_row("MFU", _pct(s.mfu), "counted FLOP / wall / peak")
+        if s.mbu is not None:
+            st.add_row("MBU", _pct(s.mbu), "counted bytes / wall / DRAM bandwidth")
+        if s.bare_wall_us is not None:
+            st.add_row("wall, no profiler", f"{_us(s.bare_wall_us)} us", "same step timed bare")
+            st.add_row("profiler distortion", _pct(s.profiler_distortion), "profiled wall / bare wall - 1")
+        console.print(st)
+        console.print(f"[dim]peak and bandwidth: {', '.join(sorted({f.basis for f in d.peak_flop_per_s.values()}))}"
+                      f" figures from {'; '.join(d.origin) or d.key}; L = {d.launch_latency_us.value:.3g} us "
+                      f"({d.launch_latency_us.basis}: {d.launch_latency_us.source})[/dim]")
+        for note in report.notes:
+            console.print(f"[dim]note: {note}[/dim]")

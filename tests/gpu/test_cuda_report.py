@@ -1,0 +1,50 @@
+"""GPU path for real: run on a machine with CUDA via `pytest -m gpu`."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch")
+pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")]
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run_report(tmp_path, model, *extra):
+    from floorcalc.cli import main
+
+    out = tmp_path / "r.json"
+    code = main(["report", str(ROOT / "examples" / model), "--device", "cuda", "-q", "--iters", "3",
+                 "--trace-out", str(tmp_path / "t.trace.json.gz"), "-o", str(out), *extra])
+    assert code == 0
+    return json.loads(out.read_text())
+
+
+def test_mlp_on_cuda_every_kernel_is_owned(tmp_path):
+    rep = run_report(tmp_path, "mlp.py")
+    assert rep["target"] == "cuda" and rep["device"]["key"] != "cpu-generic"
+    # no device work without a launching op in a plain eager forward
+    assert rep["summary"]["unattributed_us"] == 0
+    names = {o["name"] for o in rep["ops"]}
+    assert "aten::linear" in names
+    # L was measured on this GPU: a few microseconds
+    fig = rep["device"]["figures"]["launch_latency_us"]
+    assert fig["basis"] == "measured" and 0.3 < fig["value"] < 20
+    # the floor is below the measured time for the GEMMs
+    for o in rep["ops"]:
+        if o["name"] == "aten::linear":
+            assert o["efficiency"] is not None and 0 < o["efficiency"] <= 1.0
+    s = rep["summary"]
+    assert 0 < s["gpu_busy_us"] <= s["wall_us"] and s["bare_wall_us"] > 0
+
+
+def test_gpt2_on_cuda_is_counted(tmp_path):
+    rep = run_report(tmp_path, "gpt2.py")
+    s = rep["summary"]
+    assert s["uncounted_share"] < 0.01, [o for o in rep["ops"] if o["bound"] == "uncounted"]
+    # 12 blocks x 4 linears + lm_head: 2*tokens*768*(2304+768+3072+3072)*12 + 2*tokens*768*50257 (+ biases)
+    tokens = 256
+    gemm = 2 * tokens * 768 * 9216 * 12 + 2 * tokens * 768 * 50257
+    lin = sum(o["flop"] for o in rep["ops"] if o["name"] == "aten::linear")
+    assert lin == pytest.approx(gemm, rel=0.01)

@@ -1,0 +1,139 @@
+"""The CLI end to end on CPU: report on a real model, analyze its trace, and every bad input."""
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from builders import KinetoBuilder, tensor_args
+from floorcalc.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+MLP = ROOT / "examples" / "mlp.py"
+
+
+@pytest.fixture(scope="module")
+def mlp_run(tmp_path_factory):
+    """One real CPU report of examples/mlp.py: (exit code, trace path, JSON dict)."""
+    d = tmp_path_factory.mktemp("mlp")
+    trace, out = d / "mlp.trace.json.gz", d / "mlp.json"
+    code = main(["report", str(MLP), "--device", "cpu", "--warmup", "1", "--iters", "2", "-q",
+                 "--trace-out", str(trace), "-o", str(out)])
+    return code, trace, json.loads(out.read_text()) if out.exists() else None
+
+
+def test_report_on_cpu_writes_trace_and_json(mlp_run):
+    code, trace, rep = mlp_run
+    assert code == 0 and trace.exists() and trace.read_bytes()[:2] == b"\x1f\x8b"
+    assert rep["schema_version"] == 1 and rep["target"] == "cpu" and rep["summary"]["passes"] == 2
+    ops = {(o["name"], o["module"]): o for o in rep["ops"]}
+    # the three Linear layers are counted at aten::linear with their module paths
+    lin = ops[("aten::linear", "1")]
+    assert lin["flop"] == 2 * 64 * 784 * 512 + 64 * 512
+    assert lin["bound"] in ("compute", "memory", "overhead") and lin["floor_us"] > 0
+    assert ops[("aten::linear", "5")]["flop"] == 2 * 64 * 512 * 10 + 64 * 10
+    # every hardware figure says where it came from
+    figs = rep["device"]["figures"]
+    assert figs["launch_latency_us"]["basis"] == "measured" and "probe" in figs["launch_latency_us"]["source"]
+    assert figs["mem_bytes_per_s"]["basis"] == "measured"
+    s = rep["summary"]
+    assert s["wall_us"] > 0 and s["bare_wall_us"] > 0 and s["profiler_distortion"] is not None
+    # K10 batched by 64: GEMMs 2*64*668,672 + bias adds 64*1,034 + ReLUs 64*1,024
+    assert s["floor_us"] > 0 and s["flop"] == 2 * 64 * 668_672 + 64 * 1_034 + 64 * 1_024
+
+
+def test_analyze_reproduces_the_report_from_its_trace(mlp_run, tmp_path):
+    _, trace, rep = mlp_run
+    out = tmp_path / "again.json"
+    assert main(["analyze", str(trace), "-o", str(out)]) == 0
+    again = json.loads(out.read_text())
+    assert [(o["name"], o["module"], o["flop"]) for o in again["ops"]] == \
+           [(o["name"], o["module"], o["flop"]) for o in rep["ops"]]
+    assert again["summary"]["wall_us"] == pytest.approx(rep["summary"]["wall_us"])
+    assert again["device"]["launch_latency_us"] == pytest.approx(rep["device"]["launch_latency_us"])
+
+
+def test_table_output(mlp_run, capsys):
+    _, trace, _ = mlp_run
+    assert main(["analyze", str(trace), "--top", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "aten::linear" in out and "pass summary" in out and "sum of floors" in out and "more ops" in out
+
+
+def test_existing_trace_is_never_overwritten(mlp_run, tmp_path, capsys):
+    _, trace, _ = mlp_run
+    before = trace.read_bytes()
+    code = main(["report", str(MLP), "--device", "cpu", "-q", "--trace-out", str(trace)])
+    assert code == 8 and trace.read_bytes() == before
+    assert "exists; pass --force" in capsys.readouterr().err
+
+
+def write(tmp_path, name, text):
+    p = tmp_path / name
+    p.write_text(text)
+    return p
+
+
+@pytest.mark.parametrize("make, code, message", [
+    (lambda d: d / "nope.py", 3, "model file not found"),
+    (lambda d: write(d, "m.py", "x = 1\n"), 3, "defines neither step() nor get_model() and get_inputs()"),
+    (lambda d: write(d, "m.py", "def get_model(:\n"), 3, "syntax error"),
+    (lambda d: write(d, "m.py", "import no_such_module_xyz\n"), 3, "failed to import"),
+    (lambda d: write(d, "m.py", "import torch\ndef get_model():\n    raise ValueError('boom')\n"
+                               "def get_inputs():\n    return ()\n"), 4, "get_model() raised ValueError: boom"),
+    (lambda d: write(d, "m.py", "import torch\ndef get_model():\n    return torch.nn.Linear(3, 3)\n"
+                               "def get_inputs():\n    return (torch.randn(2, 5),)\n"), 4, "forward raised"),
+    (lambda d: write(d, "m.py", "import torch\ndef get_model():\n    return torch.nn.Linear(3, 3)\n"
+                               "def get_inputs():\n    return 5\n"), 3, "must return a tuple"),
+])
+def test_bad_model_files(tmp_path, capsys, make, code, message):
+    path = make(tmp_path)
+    rc = main(["report", str(path), "--device", "cpu", "-q", "--warmup", "0", "--iters", "1",
+               "--trace-out", str(tmp_path / "t.json.gz")])
+    err = capsys.readouterr().err
+    assert rc == code, err
+    assert message in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_no_gpu_for_device_cuda(tmp_path, capsys):
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a GPU")
+    rc = main(["report", str(MLP), "--device", "cuda", "-q", "--trace-out", str(tmp_path / "t.json.gz")])
+    assert rc == 5 and "sees no CUDA GPU" in capsys.readouterr().err
+
+
+def test_bad_traces(tmp_path, capsys):
+    assert main(["analyze", str(tmp_path / "missing.json")]) == 6
+    (tmp_path / "trunc.json").write_text('{"traceEvents": [{"ph": "X"')
+    assert main(["analyze", str(tmp_path / "trunc.json")]) == 6
+    (tmp_path / "other.json").write_text('{"hello": "world"}')
+    assert main(["analyze", str(tmp_path / "other.json")]) == 6
+    err = capsys.readouterr().err
+    assert err.count("floorcalc: error:") == 3 and "Traceback" not in err
+
+
+def test_unknown_gpu_without_spec(tmp_path, capsys):
+    b = KinetoBuilder(gpu_name="NVIDIA Imaginary 9000")
+    b.step(0, 0.0, 10.0)
+    ext = b.op("aten::relu", 1.0, 5.0, tensor_args([4]))
+    b.launch(2.0, 3.0, 2.0, ext=ext)
+    p = b.write(tmp_path / "t.json")
+    assert main(["analyze", str(p)]) == 7
+    err = capsys.readouterr().err
+    assert "NVIDIA Imaginary 9000" in err and "--spec" in err
+    # with a packaged spec named explicitly it works
+    assert main(["analyze", str(p), "--spec", "h200", "--format", "json"]) == 0
+
+
+def test_output_errors(tmp_path, capsys, mlp_run):
+    _, trace, _ = mlp_run
+    assert main(["analyze", str(trace), "-o", str(tmp_path / "no" / "dir" / "x.json")]) == 8
+    existing = write(tmp_path, "x.json", "keep me")
+    assert main(["analyze", str(trace), "-o", str(existing)]) == 8
+    assert existing.read_text() == "keep me"
+    assert main(["analyze", str(trace), "-o", str(tmp_path / "x.unknownext")]) == 2
+    assert main(["analyze", str(trace), "-o", str(existing), "--force"]) == 0
+    assert json.loads(existing.read_text())["schema_version"] == 1
