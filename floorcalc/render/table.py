@@ -50,12 +50,15 @@ class TableRenderer:
         d = report.device
         console.print(f"[bold]floorcalc {report.tool_version}[/bold]  device: {d.name} ({d.key}; "
                       f"target {report.target})  passes: {s.passes}")
-        # Narrow terminals drop the achieved-rate columns first; op names and bounds never wrap.
+        # Narrow terminals drop the achieved-rate columns first, then move the module under the
+        # op name; op names and bounds never wrap.
         wide = console.width >= 120
+        narrow = console.width < 100
         t = Table(box=box.SIMPLE_HEAD, title="ops, per pass, ranked by measured time", title_justify="left")
         t.add_column("#", justify="right")
         t.add_column("op", no_wrap=True, min_width=min(34, max((len(r.name) for r in report.ops[: self.top]), default=4)))
-        t.add_column("module", overflow="fold")
+        if not narrow:
+            t.add_column("module", overflow="fold", min_width=min(24, max((len(r.module) for r in report.ops[: self.top]), default=6)))
         t.add_column("calls", justify="right")
         t.add_column("measured\nus", justify="right", no_wrap=True)
         t.add_column("floor\nus", justify="right", no_wrap=True)
@@ -70,11 +73,16 @@ class TableRenderer:
             if r.floor_violation:
                 eff = Text(_pct(r.efficiency) + " !", style="bold red")
             rates = [_rate(r.achieved_flop_per_s, 1e12), _rate(r.achieved_bytes_per_s, 1e9)] if wide else []
-            t.add_row(str(i), r.name, r.module or "(top)", f"{r.calls:g}", _us(r.duration_us), _us(r.floor_us),
+            module = r.module or "(top)"
+            if narrow:
+                cells = [Text(r.name + "\n") + Text("  " + module, style="dim")]
+            else:
+                cells = [Text(r.name), Text(module)]
+            t.add_row(str(i), *cells, f"{r.calls:g}", _us(r.duration_us), _us(r.floor_us),
                       eff, *rates, Text(r.bound, style=style))
         rest = report.ops[self.top:]
         if rest:
-            t.add_row("", f"... {len(rest)} more ops", "", "", _us(sum(r.duration_us for r in rest)),
+            t.add_row("", f"... {len(rest)} more ops", *([] if narrow else [""]), "", _us(sum(r.duration_us for r in rest)),
                       _us(sum(r.floor_us or 0 for r in rest)), "", *([""] * (2 if wide else 0)), "")
         console.print(t)
         if any(r.floor_violation for r in report.ops):
