@@ -138,7 +138,9 @@ def count_units(units: Sequence[Unit], spec: DeviceSpec, *, gpu: bool, allow_tf3
             u.uncounted_reason = f"formula for {u.op.name} does not fit these arguments"
             continue
         u.count = c
-        launches = len(u.events) if gpu else 1
+        # On CPU an op is one dispatch; one that moves no data and does no arithmetic (a view,
+        # an allocation) has a floor of 0: all of its time is host overhead.
+        launches = len(u.events) if gpu else (0 if c.flop == 0 and c.bytes == 0 else 1)
         try:
             u.floor = floor_of(c, spec, launches, allow_tf32=allow_tf32, level=_level(u))
         except KeyError as e:

@@ -100,7 +100,8 @@ def floor_of(count: Count, spec: DeviceSpec, launches: int, *, allow_tf32: Optio
     memory_us = count.bytes / bw.value * 1e6
     overhead_us = launches * spec.launch_latency_us.value
     terms = {"compute": compute_us, "memory": memory_us, "overhead": overhead_us}
-    bound = max(terms, key=terms.__getitem__)
+    # no work and no launch (a CPU view): nothing but overhead
+    bound = max(terms, key=terms.__getitem__) if any(terms.values()) else "overhead"
     return Floor(compute_us=compute_us, memory_us=memory_us, overhead_us=overhead_us,
                  floor_us=max(compute_us, memory_us) + overhead_us, bound=bound,
                  peak_key=key, bandwidth_key=bw_key)

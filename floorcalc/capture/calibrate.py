@@ -7,9 +7,8 @@ the profiler measures it, so that it is comparable with the durations it is set 
   launches, recorded with torch.profiler (CUDA activity); L is the 5th percentile of the kernel
   durations CUPTI reports. A low percentile, not the median, because the floor is a lower
   bound: a trivial kernel should sit at or above it.
-* CPU: 400 calls of the cheapest op there is, ``x.view(-1)`` on a 1-element tensor; L is the
-  5th percentile of ``aten::view``'s profiled duration (dispatch plus the profiler's own per-op
-  cost). The cheapest op, because every op pays at least that, and views are ops too.
+* CPU: the same with ``aten::add`` on 1-element CPU tensors; L is the 5th percentile of the
+  op's profiled duration (dispatch plus the profiler's own per-op cost).
 
 CPU memory bandwidth is STREAM-copy style: ``dst.copy_(src)`` on two 256 MiB float32 tensors,
 best of 5, counting the bytes read plus the bytes written.
@@ -53,10 +52,7 @@ def _profiled_durations(device: str) -> List[float]:
     acts = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if device == "cuda" else [])
     with profile(activities=acts) as prof:
         for _ in range(LAUNCH_SAMPLES):
-            if device == "cuda":
-                x.add_(1)
-            else:
-                x.view(-1)
+            x.add_(1)
         if device == "cuda":
             torch.cuda.synchronize()
     fd, tmp = tempfile.mkstemp(suffix=".json")
@@ -69,7 +65,7 @@ def _profiled_durations(device: str) -> List[float]:
         os.unlink(tmp)
     want = "kernel" if device == "cuda" else "cpu_op"
     return [float(e["dur"]) for e in events
-            if e.get("ph") == "X" and e.get("cat") == want and (device == "cuda" or e.get("name") == "aten::view")]
+            if e.get("ph") == "X" and e.get("cat") == want and (device == "cuda" or e.get("name") == "aten::add_")]
 
 
 def launch_latency(device: str) -> Figure:
@@ -79,7 +75,7 @@ def launch_latency(device: str) -> Figure:
         raise RuntimeError(f"launch-latency probe saw only {len(durs)} events")
     p = percentile(durs, LAUNCH_PERCENTILE)
     med = percentile(durs, 50.0)
-    what = "x.add_(1) kernel" if device == "cuda" else "x.view(-1) op (aten::view)"
+    what = "kernel" if device == "cuda" else "aten::add_ op"
     today = _dt.date.today().isoformat()
     return Figure(value=p, basis="measured",
                   source=(f"capture-time probe {today}: p{LAUNCH_PERCENTILE:g} of {len(durs)} profiled 1-element "

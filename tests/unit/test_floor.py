@@ -49,3 +49,8 @@ def test_host_link_level_uses_link_bandwidth_when_known():
     assert f.bandwidth_key == "host_link" and f.memory_us == pytest.approx(20.0)
     g = floor_of(Count(0, 1000, 1000, "float32", "none", "copy"), toy_spec(), 1, level="host_link")
     assert g.bandwidth_key == "dram"
+
+
+def test_no_work_and_no_launch_is_overhead_with_zero_floor():
+    f = floor_of(Count(0, 0, 0, "float32", "none", "view"), toy_spec(), 0)
+    assert f.floor_us == 0.0 and f.bound == "overhead"
