@@ -113,12 +113,16 @@ def cpu_units(trace: Trace, win: Window) -> List[Unit]:
     return units
 
 
-def _level(unit: Unit) -> str:
-    """The memory level an op's bytes move through: the host link for host<->device copies."""
-    for ev in unit.events:
-        if ev.kind == "memcpy" and ("HtoD" in ev.name or "DtoH" in ev.name):
-            return "host_link"
-    return "dram"
+def _level(unit: Unit) -> tuple[str, Optional[int]]:
+    """The memory level an op's bytes move through, and the bytes that cross it.
+
+    Host<->device copies (memcpy events named HtoD or DtoH) go over the host link, and what
+    crosses it is the transfer size the trace records; everything else moves through DRAM.
+    """
+    link = [ev for ev in unit.events if ev.kind == "memcpy" and ("HtoD" in ev.name or "DtoH" in ev.name)]
+    if link:
+        return "host_link", sum(ev.bytes or 0 for ev in link)
+    return "dram", None
 
 
 def count_units(units: Sequence[Unit], spec: DeviceSpec, *, gpu: bool, allow_tf32: Optional[bool]) -> None:
@@ -142,7 +146,8 @@ def count_units(units: Sequence[Unit], spec: DeviceSpec, *, gpu: bool, allow_tf3
         # an allocation) has a floor of 0: all of its time is host overhead.
         launches = len(u.events) if gpu else (0 if c.flop == 0 and c.bytes == 0 else 1)
         try:
-            u.floor = floor_of(c, spec, launches, allow_tf32=allow_tf32, level=_level(u))
+            level, level_bytes = _level(u)
+            u.floor = floor_of(c, spec, launches, allow_tf32=allow_tf32, level=level, level_bytes=level_bytes)
         except KeyError as e:
             u.count, u.uncounted_reason = None, str(e)
 

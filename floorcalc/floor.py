@@ -84,10 +84,12 @@ def bandwidth(spec: DeviceSpec, level: str) -> tuple[str, Figure]:
 
 
 def floor_of(count: Count, spec: DeviceSpec, launches: int, *, allow_tf32: Optional[bool] = None,
-             level: str = "dram") -> Floor:
+             level: str = "dram", level_bytes: Optional[int] = None) -> Floor:
     """The floor of work counted as ``count``, issued as ``launches`` kernels (or CPU op calls).
 
-    ``level`` is the memory level the bytes move through (see :func:`bandwidth`).
+    ``level`` is the memory level the bytes move through (see :func:`bandwidth`);
+    ``level_bytes`` the bytes that cross it, when that is not ``count.bytes``: a host<->device
+    copy moves its size over the link once, though it reads one memory and writes another.
     Raises KeyError when the spec has no usable peak for the op's unit and dtype.
     """
     key = peak_key(count, allow_tf32)
@@ -97,7 +99,8 @@ def floor_of(count: Count, spec: DeviceSpec, launches: int, *, allow_tf32: Optio
         key, peak = _peak(spec, key)
         compute_us = count.flop / peak.value * 1e6
     bw_key, bw = bandwidth(spec, level)
-    memory_us = count.bytes / bw.value * 1e6
+    moved = count.bytes if level_bytes is None or bw_key == "dram" else level_bytes
+    memory_us = moved / bw.value * 1e6
     overhead_us = launches * spec.launch_latency_us.value
     terms = {"compute": compute_us, "memory": memory_us, "overhead": overhead_us}
     # no work and no launch (a CPU view): nothing but overhead

@@ -270,6 +270,7 @@ def capture(mf: ModelFile, device: str, *, warmup: int = 3, iters: int = 5, trac
             meta["cpu_bandwidth_source"] = cpu_bw.source
         log(f"profiling {iters} passes")
         try:
+            calibrate.quiet_profiler_warnings()
             with profile(activities=activities, record_shapes=True) as prof:
                 for i in range(iters):
                     with record_function(f"ProfilerStep#{i}"):

@@ -36,7 +36,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Optional[List[str]] = None) -> int:
     parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(argv)
+    args.argv = argv  # recorded in reports, so a figure says how it was made
     if not getattr(args, "run", None):
         parser.print_help(sys.stderr)
         return 2

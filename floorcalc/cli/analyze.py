@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 from pathlib import Path
 
 from floorcalc.cli.common import add_output_arguments, check_output, device_spec, emit, output_format
@@ -58,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
         cpu_bw = Figure(float(meta["cpu_bandwidth_bytes_per_s"]), "measured", str(meta.get("cpu_bandwidth_source", "")))
     spec = device_spec(target, gpu_name, args.spec, launch=launch, cpu_bandwidth=cpu_bw)
     report = build_report(trace, spec, passes=args.passes, bare_wall_us=meta.get("bare_wall_us"),
-                          capture={"command": f"floorcalc analyze {args.trace}", **{k: meta[k] for k in
+                          capture={"command": "floorcalc " + shlex.join(args.argv), **{k: meta[k] for k in
                                    ("model_file", "warmup", "iters", "torch_version", "cuda_version", "allow_tf32")
                                    if k in meta}})
     emit(report, args)

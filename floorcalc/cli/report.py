@@ -7,6 +7,7 @@ is written (gzipped) before it is analysed, and never over an existing file with
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 from pathlib import Path
 
@@ -52,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
                        cpu_bandwidth=result.cpu_bandwidth)
     trace = trace_mod.load(result.trace_path)
     capture_info = {
-        "command": "floorcalc " + " ".join(sys.argv[1:]) if sys.argv and sys.argv[0].endswith("floorcalc") else None,
+        "command": "floorcalc " + shlex.join(args.argv),
         "model_file": str(mf.path), "device": device, "gpu_name": result.gpu_name, "warmup": result.warmup,
         "iters": result.iters, "trace": str(result.trace_path), "bare_wall_us_runs": result.bare_wall_us_runs,
         "torch_version": result.metadata.get("torch_version"), "cuda_version": result.metadata.get("cuda_version"),

@@ -47,8 +47,11 @@ def test_host_link_level_uses_link_bandwidth_when_known():
     spec = dataclasses.replace(toy_spec(), host_link_bytes_per_s=Figure(1e8, "datasheet", "t"))
     f = floor_of(Count(0, 1000, 1000, "float32", "none", "copy"), spec, 1, level="host_link")
     assert f.bandwidth_key == "host_link" and f.memory_us == pytest.approx(20.0)
-    g = floor_of(Count(0, 1000, 1000, "float32", "none", "copy"), toy_spec(), 1, level="host_link")
-    assert g.bandwidth_key == "dram"
+    # a copy moves its size over the link once, though it reads one memory and writes another
+    h = floor_of(Count(0, 1000, 1000, "float32", "none", "copy"), spec, 1, level="host_link", level_bytes=1000)
+    assert h.memory_us == pytest.approx(10.0)
+    g = floor_of(Count(0, 1000, 1000, "float32", "none", "copy"), toy_spec(), 1, level="host_link", level_bytes=1000)
+    assert g.bandwidth_key == "dram" and g.memory_us == pytest.approx(2.0)
 
 
 def test_no_work_and_no_launch_is_overhead_with_zero_floor():

@@ -1,0 +1,71 @@
+"""Golden outputs of `floorcalc analyze` on the committed real traces.
+
+    python3 tests/golden.py --update     # rewrite tests/data/golden/*.json after a deliberate change
+
+A golden file is the analyze JSON with the fields that depend on where it ran (paths) removed.
+Review the diff of a regenerated golden file like code: every changed number needs a reason.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+DATA = Path(__file__).resolve().parent / "data"
+GOLDEN = DATA / "golden"
+FIXTURES = ["h200_gpt2", "h200_k13_pageable_copy", "h200_k14_item", "h200_two_streams", "h200_tiny_ops",
+            "h200_cold_mlp"]
+
+
+def analyze(name: str) -> dict:
+    """Run the CLI's analyze on tests/data/<name>.trace.json.gz and return its normalised JSON."""
+    from floorcalc.cli import main
+
+    with tempfile.TemporaryDirectory() as d:
+        out = Path(d) / "out.json"
+        code = main(["analyze", str(DATA / f"{name}.trace.json.gz"), "-o", str(out)])
+        if code != 0:
+            raise RuntimeError(f"analyze {name} exited {code}")
+        rep = json.loads(out.read_text())
+    rep["capture"].pop("command", None)
+    rep["capture"].pop("trace", None)
+    rep["device"].pop("source", None)
+    rep["tool"].pop("version", None)
+    return rep
+
+
+def diff(a: Any, b: Any, path: str = "", rel: float = 1e-9) -> list[str]:
+    """Differences between two JSON values, numbers compared to a relative tolerance."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        out = []
+        for k in sorted(set(a) | set(b)):
+            if k not in a or k not in b:
+                out.append(f"{path}.{k}: only in {'golden' if k in b else 'output'}")
+            else:
+                out += diff(a[k], b[k], f"{path}.{k}", rel)
+        return out
+    if isinstance(a, list) and isinstance(b, list):
+        if len(a) != len(b):
+            return [f"{path}: length {len(a)} != golden {len(b)}"]
+        return [d for i, (x, y) in enumerate(zip(a, b)) for d in diff(x, y, f"{path}[{i}]", rel)]
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool):
+        return [] if math.isclose(a, b, rel_tol=rel, abs_tol=1e-9) else [f"{path}: {a!r} != golden {b!r}"]
+    return [] if a == b else [f"{path}: {a!r} != golden {b!r}"]
+
+
+def update() -> None:
+    GOLDEN.mkdir(exist_ok=True)
+    for name in FIXTURES:
+        (GOLDEN / f"{name}.json").write_text(json.dumps(analyze(name), indent=1, sort_keys=True) + "\n")
+        print(f"wrote {GOLDEN / name}.json")
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] != ["--update"]:
+        sys.exit(__doc__)
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    update()
