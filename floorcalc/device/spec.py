@@ -84,6 +84,13 @@ DETAIL_RANGES: Mapping[str, Tuple[float, float, str]] = {
     "cores": (1, 10000, "physical cores"),
     "clock_mhz": (100, 10000, "MHz"),
     "fp32_flop_per_cycle_per_core": (1, 4096, "FLOP per cycle per core"),
+    # written by `floorcalc calibrate` (floorcalc/device/calibration.py)
+    "d2h_pinned_bytes_per_s": (1e6, 1e13, "bytes/s, one direction"),
+    "h2d_pageable_bytes_per_s": (1e6, 1e13, "bytes/s, one direction"),
+    "d2h_pageable_bytes_per_s": (1e6, 1e13, "bytes/s, one direction"),
+    "launch_graph_us": (0.01, 1000, "microseconds per kernel"),
+    "launch_stream_us": (0.01, 1000, "microseconds per kernel"),
+    "launch_host_us": (0.01, 1000, "microseconds per launch"),
 }
 
 # Range limits of the ceilings (see docs/spec-format.md, "Ranges").
