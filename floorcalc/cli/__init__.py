@@ -19,7 +19,7 @@ INTERNAL_ERROR = 70  # EX_SOFTWARE
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from floorcalc.cli import analyze, report
+    from floorcalc.cli import analyze, calibrate, device, report
 
     parser = argparse.ArgumentParser(
         prog="floorcalc",
@@ -27,7 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"floorcalc {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for mod in (report, analyze):
+    for mod in (report, analyze, device, calibrate):
         p = sub.add_parser(mod.NAME, help=mod.HELP, description=mod.__doc__)
         mod.add_arguments(p)
         p.set_defaults(run=mod.run)

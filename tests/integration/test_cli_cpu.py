@@ -137,3 +137,23 @@ def test_output_errors(tmp_path, capsys, mlp_run):
     assert main(["analyze", str(trace), "-o", str(tmp_path / "x.unknownext")]) == 2
     assert main(["analyze", str(trace), "-o", str(existing), "--force"]) == 0
     assert json.loads(existing.read_text())["schema_version"] == 1
+
+
+def test_device_command_offline(capsys):
+    assert main(["device", "--name", "NVIDIA H200"]) == 0
+    out = capsys.readouterr().out
+    assert "NVIDIA H200" in out and "ridge points" in out and "206.1" in out  # 989.5e12 / 4.8e12
+
+
+def test_device_command_cpu(capsys):
+    assert main(["device", "--device", "cpu"]) == 0
+    assert "derived" in capsys.readouterr().out
+
+
+def test_calibrate_without_gpu(capsys):
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a GPU")
+    assert main(["calibrate"]) == 5
+    assert "needs a CUDA GPU" in capsys.readouterr().err
