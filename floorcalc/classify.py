@@ -15,6 +15,10 @@ Notes on the method:
 3. **Floors.** Each op instance gets ``floor_of(count, spec, launches)`` (see
    :mod:`floorcalc.floor`); a group's terms are the sums of its instances' terms, and its
    bound is the largest of its summed terms.
+4. **Memory level.** On a GPU, inputs written shortly before by another op may still be in
+   L2, and outputs that fit in L2 stay there when the kernel ends: those bytes are floored at
+   the L2 bandwidth instead of DRAM's (:func:`mark_l2_resident`), so a floor never asks more
+   of DRAM than the pass needs. Host<->device copies use the host link.
 """
 
 from __future__ import annotations
@@ -46,6 +50,7 @@ class Unit:
     floor: Optional[Floor] = None
     duration_us: float = 0.0
     uncounted_reason: str = ""
+    dram_bytes: Optional[int] = None   # set when part of count.bytes may come from L2
 
 
 def _owner(trace: Trace, op_index: int, cache: Dict[int, Tuple[int, bool]]) -> Tuple[int, bool]:
@@ -126,30 +131,64 @@ def _level(unit: Unit) -> tuple[str, Optional[int]]:
 
 
 def count_units(units: Sequence[Unit], spec: DeviceSpec, *, gpu: bool, allow_tf32: Optional[bool]) -> None:
-    """Fill each unit's count and floor in place (note 3)."""
+    """Fill each unit's count and floor in place (note 3; L2 residency: note 4)."""
     for u in units:
         if u.op is None:
             u.uncounted_reason = "no launching op in the trace"
-            continue
-        if not has_formula(u.op.name):
+        elif not has_formula(u.op.name):
             u.uncounted_reason = f"no formula for {u.op.name}"
-            continue
-        if u.op.call is None:
+        elif u.op.call is None:
             u.uncounted_reason = "trace has no shapes for this op (record_shapes off)"
-            continue
-        c = count_call(u.op.call)
+        else:
+            u.count = count_call(u.op.call)
+            if u.count is None:
+                u.uncounted_reason = f"formula for {u.op.name} does not fit these arguments"
+    if gpu:
+        mark_l2_resident(units, spec)
+    for u in units:
+        c = u.count
         if c is None:
-            u.uncounted_reason = f"formula for {u.op.name} does not fit these arguments"
             continue
-        u.count = c
         # On CPU an op is one dispatch; one that moves no data and does no arithmetic (a view,
         # an allocation) has a floor of 0: all of its time is host overhead.
         launches = len(u.events) if gpu else (0 if c.flop == 0 and c.bytes == 0 else 1)
         try:
             level, level_bytes = _level(u)
-            u.floor = floor_of(c, spec, launches, allow_tf32=allow_tf32, level=level, level_bytes=level_bytes)
+            u.floor = floor_of(c, spec, launches, allow_tf32=allow_tf32, level=level, level_bytes=level_bytes,
+                               dram_bytes=u.dram_bytes)
         except KeyError as e:
             u.count, u.uncounted_reason = None, str(e)
+
+
+def mark_l2_resident(units: Sequence[Unit], spec: DeviceSpec) -> None:
+    """Decide, per GPU op, which input bytes may still be in L2 (note 4); sets ``dram_bytes``.
+
+    An input tensor may be L2-resident when an op that ran shortly before wrote an output of
+    exactly its size, and the bytes moved since then (that op's and every later op's reads and
+    writes) fit in the L2. Weights are never written inside the pass, so they come from DRAM.
+    Outputs no larger than the L2 are taken as absorbed by it (write-back; measured on an
+    H200 with Nsight Compute, docs/examples). Needs the spec's L2 size and bandwidth.
+    """
+    l2 = spec.details.get("l2_bytes")
+    if l2 is None or spec.l2_bytes_per_s is None:
+        return
+    l2_size = l2.value
+    recent: List[Tuple[int, float]] = []   # (bytes written, bytes moved since) of earlier ops
+    for u in sorted((u for u in units if u.events), key=lambda u: u.events[0].ts_us):
+        c = u.count
+        if c is not None and u.op is not None and u.op.call is not None:
+            resident = 0
+            for t in u.op.call.tensors():
+                if t.nbytes and any(w == t.nbytes and since + c.bytes <= l2_size for w, since in recent):
+                    resident += t.nbytes
+            resident = min(resident, c.bytes_read)
+            out_in_l2 = c.bytes_written if c.bytes_written <= l2_size else 0
+            if resident or out_in_l2:
+                u.dram_bytes = c.bytes - resident - out_in_l2
+        moved = c.bytes if c is not None else 0
+        recent = [(w, since + moved) for w, since in recent if since + moved <= l2_size]
+        if c is not None and c.bytes_written:
+            recent.append((c.bytes_written, 0.0))
 
 
 def _shapes(op: Optional[CpuOp]) -> str:
@@ -188,7 +227,7 @@ def op_rows(units: Sequence[Unit], passes: int, spec: DeviceSpec, *, gpu: bool) 
                 overhead_us=overhead, floor_us=floor_us, bound=bound,
                 efficiency=floor_us / duration if duration > 0 else None,
                 peak_key=first.floor.peak_key, formula=first.count.formula, shapes=_shapes(first.op),
-                note=first.count.note,
+                note=first.count.note, level="/".join(sorted({u.floor.bandwidth_key for u in us})),
             ))
         else:
             rows.append(OpRow(

@@ -84,12 +84,17 @@ def bandwidth(spec: DeviceSpec, level: str) -> tuple[str, Figure]:
 
 
 def floor_of(count: Count, spec: DeviceSpec, launches: int, *, allow_tf32: Optional[bool] = None,
-             level: str = "dram", level_bytes: Optional[int] = None) -> Floor:
+             level: str = "dram", level_bytes: Optional[int] = None, dram_bytes: Optional[int] = None) -> Floor:
     """The floor of work counted as ``count``, issued as ``launches`` kernels (or CPU op calls).
 
     ``level`` is the memory level the bytes move through (see :func:`bandwidth`);
     ``level_bytes`` the bytes that cross it, when that is not ``count.bytes``: a host<->device
     copy moves its size over the link once, though it reads one memory and writes another.
+    ``dram_bytes`` (DRAM level only): the part of ``count.bytes`` that must come from DRAM when
+    the rest may be L2-resident (see floorcalc.classify.mark_l2_resident). With an L2 bandwidth
+    in the spec, the memory term is then ``max(dram_bytes / W_dram, bytes / W_l2)``: every byte
+    passes through L2, and only ``dram_bytes`` through DRAM. The level is ``"l2"`` when the L2
+    term decides, ``"dram+l2"`` when DRAM still does.
     Raises KeyError when the spec has no usable peak for the op's unit and dtype.
     """
     key = peak_key(count, allow_tf32)
@@ -101,6 +106,11 @@ def floor_of(count: Count, spec: DeviceSpec, launches: int, *, allow_tf32: Optio
     bw_key, bw = bandwidth(spec, level)
     moved = count.bytes if level_bytes is None or bw_key == "dram" else level_bytes
     memory_us = moved / bw.value * 1e6
+    if bw_key == "dram" and dram_bytes is not None and dram_bytes < count.bytes and spec.l2_bytes_per_s is not None:
+        dram_us = dram_bytes / bw.value * 1e6
+        l2_us = count.bytes / spec.l2_bytes_per_s.value * 1e6
+        memory_us = max(dram_us, l2_us)
+        bw_key = "l2" if l2_us >= dram_us else "dram+l2"
     overhead_us = launches * spec.launch_latency_us.value
     terms = {"compute": compute_us, "memory": memory_us, "overhead": overhead_us}
     # no work and no launch (a CPU view): nothing but overhead

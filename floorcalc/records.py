@@ -330,6 +330,9 @@ class OpRow:
     Counted ops have ``flop``/``bytes`` and a floor; uncounted ones have None there and
     ``bound == "uncounted"``. ``efficiency = floor_us / duration_us``; ``floor_violation`` is
     set when the op ran faster than its floor (efficiency > 1), which is shown, never clipped.
+    ``level`` names the memory level(s) its bytes were floored at: ``dram``, ``l2``,
+    ``dram+l2`` (part assumed in L2, DRAM still the limit) or ``host_link``, joined by ``/``
+    when its calls differ.
     """
 
     name: str
@@ -349,6 +352,7 @@ class OpRow:
     formula: str = ""
     shapes: str = ""
     note: str = ""
+    level: str = ""
 
     @property
     def floor_violation(self) -> bool:

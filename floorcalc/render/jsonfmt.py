@@ -54,7 +54,7 @@ def op_dict(r: OpRow) -> Dict[str, Any]:
         "compute_us": _num(r.compute_us), "memory_us": _num(r.memory_us), "overhead_us": r.overhead_us,
         "floor_us": _num(r.floor_us), "bound": r.bound, "efficiency": _num(r.efficiency),
         "floor_violation": r.floor_violation, "achieved_flop_per_s": _num(r.achieved_flop_per_s),
-        "achieved_bytes_per_s": _num(r.achieved_bytes_per_s), "peak_key": r.peak_key,
+        "achieved_bytes_per_s": _num(r.achieved_bytes_per_s), "peak_key": r.peak_key, "level": r.level,
         "formula": r.formula, "shapes": r.shapes, "note": r.note,
     }
 

@@ -79,7 +79,8 @@ class TableRenderer:
             else:
                 cells = [Text(r.name), Text(module)]
             t.add_row(str(i), *cells, f"{r.calls:g}", _us(r.duration_us), _us(r.floor_us),
-                      eff, *rates, Text(r.bound, style=style))
+                      eff, *rates, Text(r.bound + (f" ({r.level})" if r.bound == "memory" and r.level != "dram" else ""),
+                                        style=style))
         rest = report.ops[self.top:]
         if rest:
             t.add_row("", f"... {len(rest)} more ops", *([] if narrow else [""]), "", _us(sum(r.duration_us for r in rest)),

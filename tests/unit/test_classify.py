@@ -106,3 +106,47 @@ def test_kernel_rows_share_the_op_floor_by_duration():
     assert k["k2"].floor_us == pytest.approx(8000 * 0.25 + 2.0)
     (row,) = rep.ops
     assert row.floor_us == pytest.approx(8004.0) and row.kernels == 2
+
+
+def test_input_written_by_the_previous_op_is_floored_at_l2():
+    import dataclasses
+
+    from floorcalc.records import Figure
+
+    # toy spec + 50 MB L2 at 1e10 B/s (10x DRAM)
+    spec = dataclasses.replace(toy_spec(), l2_bytes_per_s=Figure(1e10, "assumed", "t"),
+                               details={"l2_bytes": Figure(50e6, "assumed", "t")})
+    b = KinetoBuilder()
+    b.step(0, 0.0, 100.0)
+    e1 = b.op("aten::relu", 1.0, 5.0, tensor_args([1000, 1000]))     # 4 MB in, 4 MB out
+    b.launch(2.0, 20.0, 10.0, "relu1", ext=e1)
+    e2 = b.op("aten::relu", 10.0, 5.0, tensor_args([1000, 1000]))    # reads what relu1 wrote
+    b.launch(11.0, 40.0, 10.0, "relu2", ext=e2)
+    e3 = b.op("aten::addmm", 20.0, 5.0, tensor_args([16], [4, 8], [8, 16], scalars=["1", "1"]))
+    b.launch(21.0, 60.0, 10.0, "gemm", ext=e3)
+    rep = build_report(parse(b.to_dict()), spec)
+    by_kernel = {k.name: k for k in rep.kernels}
+    # relu1's input comes from outside the pass (DRAM); its 4 MB output fits in L2
+    # -> DRAM part 4e6 B at 1e9 = 4000 us; all 8e6 B at 1e10 = 800 us -> dram+l2, 4000 us
+    # relu2's input was written just before by relu1 -> nothing from DRAM: 8e6 at 1e10 = 800 us
+    assert by_kernel["relu1"].floor_us == pytest.approx(4000 + 2.0)
+    assert by_kernel["relu2"].floor_us == pytest.approx(800 + 2.0)
+    # both relus share one (name, module) row; its level names both levels used
+    (relu,) = [r for r in rep.ops if r.name == "aten::relu"]
+    assert relu.level == "dram+l2/l2" and relu.floor_us == pytest.approx(4002 + 802)
+    # the GEMM's inputs were not written in the pass (weights, the bias): DRAM, but its output
+    # (256 B) stays in L2
+    (mm,) = [r for r in rep.ops if r.name == "aten::addmm"]
+    assert mm.level in ("l2", "dram+l2")
+
+
+def test_without_l2_figures_everything_is_dram():
+    b = KinetoBuilder()
+    b.step(0, 0.0, 100.0)
+    e1 = b.op("aten::relu", 1.0, 5.0, tensor_args([1000, 1000]))
+    b.launch(2.0, 20.0, 10.0, "relu1", ext=e1)
+    e2 = b.op("aten::relu", 10.0, 5.0, tensor_args([1000, 1000]))
+    b.launch(11.0, 40.0, 10.0, "relu2", ext=e2)
+    rep = build_report(parse(b.to_dict()), toy_spec())
+    assert {r.level for r in rep.ops} == {"dram"}
+    assert [k.floor_us for k in rep.kernels] == [pytest.approx(8002.0)] * 2
