@@ -154,6 +154,11 @@ def count_units(units: Sequence[Unit], spec: DeviceSpec, *, gpu: bool, allow_tf3
         launches = len(u.events) if gpu else (0 if c.flop == 0 and c.bytes == 0 else 1)
         try:
             level, level_bytes = _level(u)
+            if level == "host_link" and level_bytes:
+                # what a host<->device copy moves is its transfer size, once, over the link
+                c = u.count = Count(c.flop, level_bytes, 0, c.dtype, c.unit, c.formula,
+                                    (c.note + "; " if c.note else "") + "bytes: the transfer over the host link")
+                level_bytes = None
             u.floor = floor_of(c, spec, launches, allow_tf32=allow_tf32, level=level, level_bytes=level_bytes,
                                dram_bytes=u.dram_bytes)
         except KeyError as e:
@@ -225,7 +230,7 @@ def op_rows(units: Sequence[Unit], passes: int, spec: DeviceSpec, *, gpu: bool) 
                 duration_us=duration, flop=sum(u.count.flop for u in us) / passes,
                 bytes=sum(u.count.bytes for u in us) / passes, compute_us=compute, memory_us=memory,
                 overhead_us=overhead, floor_us=floor_us, bound=bound,
-                efficiency=floor_us / duration if duration > 0 else None,
+                efficiency=floor_us / duration if duration > 0 and floor_us > 0 else None,
                 peak_key=first.floor.peak_key, formula=first.count.formula, shapes=_shapes(first.op),
                 note=first.count.note, level="/".join(sorted({u.floor.bandwidth_key for u in us})),
             ))
@@ -316,8 +321,12 @@ def build_report(trace: Trace, spec: DeviceSpec, *, passes: Optional[int] = None
     flop = sum(r.flop or 0.0 for r in ops)
     nbytes = sum(r.bytes or 0.0 for r in ops)
     key, peak = _dominant_peak(ops, spec)
-    mfu = flop / (wall * 1e-6) / peak if peak and wall > 0 else None
-    mbu = nbytes / (wall * 1e-6) / spec.mem_bytes_per_s.value if wall > 0 and nbytes else None
+    # MFU/MBU divide by the least distorted wall time: the bare one when the step was timed
+    # without the profiler, else the profiled one. Host<->device copies are not DRAM traffic.
+    t_wall = bare_wall_us if bare_wall_us else wall
+    dram_bytes = sum(r.bytes or 0.0 for r in ops if r.level != "host_link")
+    mfu = flop / (t_wall * 1e-6) / peak if peak and t_wall > 0 else None
+    mbu = dram_bytes / (t_wall * 1e-6) / spec.mem_bytes_per_s.value if t_wall > 0 and dram_bytes else None
     summary = Summary(
         passes=n, wall_us=wall, gpu_busy_us=busy, idle_us=(wall - busy) if gpu else 0.0,
         floor_us=sum(r.floor_us or 0.0 for r in ops),
@@ -332,7 +341,13 @@ def build_report(trace: Trace, spec: DeviceSpec, *, passes: Optional[int] = None
         notes.append("float32 matmuls floored at the TF32 tensor peak: the trace does not say whether TF32 was allowed")
     if key:
         notes.append(f"MFU uses {key} = {peak:.4g} FLOP/s ({spec.peak_flop_per_s[key].basis}); "
-                     f"MBU uses DRAM {spec.mem_bytes_per_s.value:.4g} B/s ({spec.mem_bytes_per_s.basis})")
+                     f"MBU uses DRAM {spec.mem_bytes_per_s.value:.4g} B/s ({spec.mem_bytes_per_s.basis}); "
+                     f"both over the {'bare (unprofiled)' if bare_wall_us else 'profiled'} wall time")
+    runs = [float(x) for x in (capture or {}).get("bare_wall_us_runs") or []]
+    if bare_wall_us and (wall < 0.9 * bare_wall_us or (runs and max(runs) > 1.5 * min(runs))):
+        notes.append(f"host timing looks noisy: bare passes took {', '.join(f'{r:.0f}' for r in runs) or bare_wall_us} us "
+                     f"against {wall:.0f} us profiled; another process may share this CPU, so treat the "
+                     "wall times and the profiler distortion with care")
     if not trace.has_shapes:
         notes.append("trace has no shapes (record_shapes was off): nothing can be counted, timeline only")
     cap = dict(capture or {})

@@ -67,7 +67,7 @@ def window(trace: Trace, passes: Optional[int] = None) -> Window:
     else:
         op_ids = frozenset(op.index for op in trace.ops)
         starts = [op.ts_us for op in trace.ops] + [g.ts_us for g in trace.gpu]
-        ends = [op.end_us for op in trace.ops]
+        ends = [op.end_us for op in trace.ops] or [g.end_us for g in trace.gpu]
         start = min(starts) if starts else 0.0
         host_end = max(ends) if ends else start
         n = passes or 1

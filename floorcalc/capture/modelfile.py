@@ -70,7 +70,7 @@ def load_model_file(path: str | Path) -> ModelFile:
         spec.loader.exec_module(module)
     except SyntaxError as e:
         raise ModelFileError(f"model file {p} has a syntax error at line {e.lineno}: {e.msg}") from None
-    except Exception as e:  # the user's code: any exception is a model-file problem
+    except (Exception, SystemExit) as e:  # the user's code: any exception is a model-file problem
         raise ModelFileError(f"model file {p} failed to import: {type(e).__name__}: {e}") from None
     finally:
         try:
@@ -98,5 +98,5 @@ def call_user(fn: Callable[..., Any], device: str, what: str) -> Any:
         if "device" in params:
             return fn(device=device)
         return fn()
-    except Exception as e:
+    except (Exception, SystemExit) as e:  # the user's code: sys.exit() in it is an error too
         raise ModelRunError(f"{what} raised {type(e).__name__}: {e}") from None

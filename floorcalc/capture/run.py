@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional
 
 from floorcalc.capture.modelfile import ModelFile, call_user
-from floorcalc.errors import DeviceUnavailableError, ModelFileError, ModelRunError, OutputError
+from floorcalc.errors import DeviceUnavailableError, ModelFileError, ModelRunError, OutputError, UsageError
 from floorcalc.records import Figure
 
 
@@ -65,7 +65,7 @@ def resolve_device(requested: str) -> str:
         return "cuda"
     if requested == "cpu":
         return "cpu"
-    raise DeviceUnavailableError(f"unknown device {requested!r}: use auto, cpu or cuda")
+    raise UsageError(f"unknown device {requested!r}: use auto, cpu or cuda")
 
 
 def default_trace_path(model_path: Path, directory: Path = Path(".")) -> Path:
@@ -135,7 +135,7 @@ def build_step(mf: ModelFile, device: str) -> tuple[Callable[[], Any], Any]:
     def forward() -> Any:
         try:
             return model(**inputs) if isinstance(inputs, dict) else model(*inputs)
-        except Exception as e:
+        except (Exception, SystemExit) as e:
             raise ModelRunError(f"the model's forward raised {type(e).__name__}: {e}") from None
 
     return forward, model

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import List, Optional
+from typing import List, NoReturn, Optional
 
 from floorcalc import __version__
 from floorcalc.errors import FloorcalcError
@@ -18,16 +18,23 @@ from floorcalc.errors import FloorcalcError
 INTERNAL_ERROR = 70  # EX_SOFTWARE
 
 
-def build_parser() -> argparse.ArgumentParser:
-    from floorcalc.cli import analyze, calibrate, device, report
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line (``floorcalc: error: ...``) and exit code 2."""
 
-    parser = argparse.ArgumentParser(
+    def error(self, message: str) -> "NoReturn":  # type: ignore[override]
+        self.exit(2, f"floorcalc: error: {message} (see {self.prog} --help)\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from floorcalc.cli import analyze, calibrate, count, device, report
+
+    parser = _Parser(
         prog="floorcalc",
         description="How far each kernel of a PyTorch forward pass is from the hardware floor.",
     )
     parser.add_argument("--version", action="version", version=f"floorcalc {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for mod in (report, analyze, device, calibrate):
+    for mod in (report, analyze, device, calibrate, count):
         p = sub.add_parser(mod.NAME, help=mod.HELP, description=mod.__doc__)
         mod.add_arguments(p)
         p.set_defaults(run=mod.run)
@@ -40,7 +47,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     args = parser.parse_args(argv)
     args.argv = argv  # recorded in reports, so a figure says how it was made
     if not getattr(args, "run", None):
-        parser.print_help(sys.stderr)
+        print("floorcalc: error: name a command: report, analyze, device, calibrate (see floorcalc --help)",
+              file=sys.stderr)
         return 2
     try:
         return int(args.run(args) or 0)

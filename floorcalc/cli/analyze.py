@@ -41,11 +41,16 @@ def run(args: argparse.Namespace) -> int:
     from floorcalc import trace as trace_mod
     from floorcalc.classify import build_report
 
-    output_format(args)
     check_output(args)
+    output_format(args)
     if args.passes is not None and args.passes < 1:
         raise UsageError(f"--passes must be at least 1 (got {args.passes})")
     trace = trace_mod.load(args.trace)
+    if args.passes is not None and trace.steps and args.passes != len(trace.steps):
+        raise UsageError(f"trace has {len(trace.steps)} ProfilerStep ranges, which are its passes; "
+                         "--passes is for traces without them")
+    if args.device == "cpu" and trace.gpu:
+        raise UsageError("trace has GPU kernels; --device cpu would floor them with a CPU spec")
     meta = _captured(trace)
     target = args.device or ("cuda" if trace.gpu else "cpu")
     gpu_name = trace.devices[0].name if trace.devices else meta.get("gpu_name")

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Optional
 
-from floorcalc.errors import OutputError, UsageError
+from floorcalc.errors import OutputError, SpecError, UsageError
 from floorcalc.records import Report
 
 FORMATS = ("table", "json")
@@ -25,6 +25,8 @@ def add_output_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def output_format(args: argparse.Namespace) -> str:
+    if args.top is not None and args.top < 1:
+        raise UsageError(f"--top must be at least 1 (got {args.top})")
     if args.format:
         return args.format
     if args.output is not None:
@@ -94,6 +96,20 @@ def device_spec(target: str, gpu_name: Optional[str], spec_arg: Optional[str], *
 
     cpu = cpu_spec(bandwidth=cpu_bandwidth, launch_latency=launch) if target == "cpu" else None
     spec = resolve_spec(target, gpu_name=gpu_name, spec_path=spec_arg, cpu=cpu)
+    if target == "cpu" and spec.kind != "cpu":
+        raise SpecError(f"spec {spec.key!r} describes a {spec.kind}, but this run is on the CPU")
+    if target == "cuda" and spec.kind != "gpu":
+        raise SpecError(f"spec {spec.key!r} describes a {spec.kind}, but this run is on a GPU")
+    if target == "cuda" and spec_arg and gpu_name:
+        from floorcalc.device import match_spec
+
+        detected = match_spec(gpu_name)
+        if detected is not None and detected.key != spec.key and spec.key not in detected.key:
+            import sys
+
+            msg = (f"the spec given ({spec.key}, {spec.name}) is not the one matching the GPU "
+                   f"({gpu_name} -> {detected.key}); using the one given")
+            print(f"floorcalc: warning: {msg}", file=sys.stderr)
     if launch is not None and spec.launch_latency_us.basis != "user":
         spec = dataclasses.replace(spec, launch_latency_us=launch)
     return spec

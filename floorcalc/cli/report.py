@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from floorcalc.cli.common import add_output_arguments, check_output, device_spec, emit, output_format
+from floorcalc.errors import UsageError
 
 NAME = "report"
 HELP = "profile a model file and report each op against its hardware floor"
@@ -21,7 +22,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("model", type=Path, help="Python file defining get_model()/get_inputs() or step()")
     p.add_argument("--device", default="auto", help="auto (default: cuda if present), cuda or cpu")
     p.add_argument("--warmup", type=int, default=3, help="unprofiled warm-up passes (default 3)")
-    p.add_argument("--iters", type=int, default=5, help="profiled passes (default 5)")
+    p.add_argument("--iters", type=int, default=5,
+                   help="profiled passes (default 5); the bare timing runs 3 sets of as many passes")
     p.add_argument("--trace-out", type=Path, default=None,
                    help="where to write the Kineto trace (default: a new MODEL.<time>.trace.json.gz here)")
     p.add_argument("--no-modules", action="store_true", help="do not record nn.Module ranges")
@@ -35,8 +37,10 @@ def run(args: argparse.Namespace) -> int:
     from floorcalc.capture.run import capture, check_output_path, resolve_device
     from floorcalc.classify import build_report
 
-    output_format(args)
     check_output(args)
+    output_format(args)
+    if args.warmup < 0 or args.iters < 1:
+        raise UsageError(f"need --warmup >= 0 and --iters >= 1 (got {args.warmup} and {args.iters})")
     if args.trace_out is not None:
         check_output_path(args.trace_out, args.force, "trace")
     mf = load_model_file(args.model)

@@ -70,6 +70,7 @@ def kernel_dict(k: KernelRow) -> Dict[str, Any]:
 def to_dict(report: Report) -> Dict[str, Any]:
     """The whole report as a JSON-ready dict."""
     s = report.summary
+    counted = any(r.flop is not None for r in report.ops)
     return {
         "schema_version": report.schema_version,
         "tool": {"name": "floorcalc", "version": report.tool_version},
@@ -78,8 +79,9 @@ def to_dict(report: Report) -> Dict[str, Any]:
         "capture": dict(report.capture),
         "summary": {
             "passes": s.passes, "wall_us": s.wall_us, "gpu_busy_us": s.gpu_busy_us, "idle_us": s.idle_us,
-            "floor_us": s.floor_us, "uncounted_us": s.uncounted_us, "uncounted_share": s.uncounted_share,
-            "unattributed_us": s.unattributed_us, "op_time_us": s.op_time_us, "flop": s.flop, "bytes": s.bytes,
+            "floor_us": s.floor_us if counted else None, "uncounted_us": s.uncounted_us, "uncounted_share": s.uncounted_share,
+            "unattributed_us": s.unattributed_us, "op_time_us": s.op_time_us,
+            "flop": s.flop if counted else None, "bytes": s.bytes if counted else None,
             "mfu": _num(s.mfu), "mbu": _num(s.mbu), "bare_wall_us": _num(s.bare_wall_us),
             "profiler_distortion": _num(s.profiler_distortion),
         },

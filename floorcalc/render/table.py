@@ -33,6 +33,11 @@ def _pct(x: Optional[float]) -> str:
     return "-" if x is None else f"{100 * x:.1f}%"
 
 
+def _provenance(fig) -> str:
+    """``basis: source``, without saying the basis twice when the source starts with it."""
+    return fig.source if fig.source.startswith(fig.basis) else f"{fig.basis}: {fig.source}"
+
+
 class TableRenderer:
     """Render a report as rich tables.
 
@@ -115,6 +120,6 @@ class TableRenderer:
         console.print(st)
         console.print(f"[dim]peak and bandwidth: {', '.join(sorted({f.basis for f in d.peak_flop_per_s.values()}))}"
                       f" figures from {'; '.join(d.origin) or d.key}; L = {d.launch_latency_us.value:.3g} us "
-                      f"({d.launch_latency_us.basis}: {d.launch_latency_us.source})[/dim]")
+                      f"({_provenance(d.launch_latency_us)})[/dim]")
         for note in report.notes:
             console.print(f"[dim]note: {note}[/dim]")
