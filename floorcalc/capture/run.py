@@ -268,6 +268,12 @@ def capture(mf: ModelFile, device: str, *, warmup: int = 3, iters: int = 5, trac
         if cpu_bw is not None:
             meta["cpu_bandwidth_bytes_per_s"] = cpu_bw.value
             meta["cpu_bandwidth_source"] = cpu_bw.source
+            # the CPU's derived peaks travel with the trace, so `analyze` elsewhere uses them
+            from floorcalc.device import cpu_spec
+
+            here = cpu_spec()
+            meta["cpu_name"] = here.name
+            meta["cpu_peak_flop_per_s"] = {k: [f.value, f.basis, f.source] for k, f in here.peak_flop_per_s.items()}
         log(f"profiling {iters} passes")
         try:
             calibrate.quiet_profiler_warnings()

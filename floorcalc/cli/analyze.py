@@ -62,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
     cpu_bw = None
     if meta.get("cpu_bandwidth_bytes_per_s"):
         cpu_bw = Figure(float(meta["cpu_bandwidth_bytes_per_s"]), "measured", str(meta.get("cpu_bandwidth_source", "")))
-    spec = device_spec(target, gpu_name, args.spec, launch=launch, cpu_bandwidth=cpu_bw)
+    spec = device_spec(target, gpu_name, args.spec, launch=launch, cpu_bandwidth=cpu_bw, captured_cpu=meta)
     report = build_report(trace, spec, passes=args.passes, bare_wall_us=meta.get("bare_wall_us"),
                           capture={"command": "floorcalc " + shlex.join(args.argv), **{k: meta[k] for k in
                                    ("model_file", "warmup", "iters", "torch_version", "cuda_version", "allow_tf32")

@@ -83,18 +83,28 @@ def _write_atomic(path: Path, text: str) -> None:
     tmp.replace(path)
 
 
-def device_spec(target: str, gpu_name: Optional[str], spec_arg: Optional[str], *, launch=None, cpu_bandwidth=None):
+def device_spec(target: str, gpu_name: Optional[str], spec_arg: Optional[str], *, launch=None, cpu_bandwidth=None,
+                captured_cpu: Optional[dict] = None):
     """The DeviceSpec for this run, with measured figures folded in.
 
     Precedence: ``--spec`` > user config dir > packaged devices/ (see docs/spec-format.md).
     A launch latency measured at capture time replaces the spec's, unless the user's spec set
-    one itself (basis "user").
+    one itself (basis "user"). ``captured_cpu`` (from a floorcalc-captured CPU trace: its
+    ``cpu_name`` and ``cpu_peak_flop_per_s``) replaces this host's derived CPU peaks, so a
+    trace analysed on another machine is floored against the CPU it ran on.
     """
     import dataclasses
 
     from floorcalc.device import cpu_spec, resolve_spec
 
     cpu = cpu_spec(bandwidth=cpu_bandwidth, launch_latency=launch) if target == "cpu" else None
+    if cpu is not None and captured_cpu and captured_cpu.get("cpu_peak_flop_per_s"):
+        from floorcalc.records import Figure
+
+        peaks = {k: Figure(float(v[0]), str(v[1]), f"{v[2]} (recorded in the trace)")
+                 for k, v in captured_cpu["cpu_peak_flop_per_s"].items()}
+        cpu = dataclasses.replace(cpu, name=str(captured_cpu.get("cpu_name", cpu.name)), peak_flop_per_s=peaks,
+                                  origin=("trace metadata",) + tuple(o for o in cpu.origin if o != "/proc/cpuinfo"))
     spec = resolve_spec(target, gpu_name=gpu_name, spec_path=spec_arg, cpu=cpu)
     if target == "cpu" and spec.kind != "cpu":
         raise SpecError(f"spec {spec.key!r} describes a {spec.kind}, but this run is on the CPU")
