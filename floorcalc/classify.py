@@ -51,6 +51,7 @@ class Unit:
     duration_us: float = 0.0
     uncounted_reason: str = ""
     dram_bytes: Optional[int] = None   # set when part of count.bytes may come from L2
+    reference_floor: Optional[Floor] = None
 
 
 def _owner(trace: Trace, op_index: int, cache: Dict[int, Tuple[int, bool]]) -> Tuple[int, bool]:
@@ -130,8 +131,10 @@ def _level(unit: Unit) -> tuple[str, Optional[int]]:
     return "dram", None
 
 
-def count_units(units: Sequence[Unit], spec: DeviceSpec, *, gpu: bool, allow_tf32: Optional[bool]) -> None:
-    """Fill each unit's count and floor in place (note 3; L2 residency: note 4)."""
+def count_units(units: Sequence[Unit], spec: DeviceSpec, *, gpu: bool, allow_tf32: Optional[bool],
+                reference: Optional[DeviceSpec] = None) -> None:
+    """Fill each unit's count and floor in place (note 3; L2 residency: note 4), and its floor
+    against ``reference`` too when one is given."""
     for u in units:
         if u.op is None:
             u.uncounted_reason = "no launching op in the trace"
@@ -161,6 +164,9 @@ def count_units(units: Sequence[Unit], spec: DeviceSpec, *, gpu: bool, allow_tf3
                 level_bytes = None
             u.floor = floor_of(c, spec, launches, allow_tf32=allow_tf32, level=level, level_bytes=level_bytes,
                                dram_bytes=u.dram_bytes)
+            if reference is not None:
+                u.reference_floor = floor_of(c, reference, launches, allow_tf32=allow_tf32, level=level,
+                                             level_bytes=level_bytes, dram_bytes=u.dram_bytes)
         except KeyError as e:
             u.count, u.uncounted_reason = None, str(e)
 
@@ -233,6 +239,7 @@ def op_rows(units: Sequence[Unit], passes: int, spec: DeviceSpec, *, gpu: bool) 
                 efficiency=floor_us / duration if duration > 0 and floor_us > 0 else None,
                 peak_key=first.floor.peak_key, formula=first.count.formula, shapes=_shapes(first.op),
                 note=first.count.note, level="/".join(sorted({u.floor.bandwidth_key for u in us})),
+                **_reference_figures(us, passes, duration),
             ))
         else:
             rows.append(OpRow(
@@ -243,6 +250,13 @@ def op_rows(units: Sequence[Unit], passes: int, spec: DeviceSpec, *, gpu: bool) 
             ))
     rows.sort(key=lambda r: -r.duration_us)
     return rows
+
+
+def _reference_figures(us: Sequence[Unit], passes: int, duration: float) -> Dict[str, Optional[float]]:
+    if any(u.reference_floor is None for u in us):
+        return {}
+    ref = sum(u.reference_floor.floor_us for u in us) / passes
+    return {"reference_floor_us": ref, "reference_efficiency": ref / duration if duration > 0 and ref > 0 else None}
 
 
 def kernel_rows(units: Sequence[Unit], passes: int) -> List[KernelRow]:
@@ -304,13 +318,17 @@ def _dominant_peak(rows: Sequence[OpRow], spec: DeviceSpec) -> Tuple[Optional[st
 
 def build_report(trace: Trace, spec: DeviceSpec, *, passes: Optional[int] = None,
                  bare_wall_us: Optional[float] = None, capture: Optional[Mapping[str, object]] = None,
-                 notes: Sequence[str] = ()) -> Report:
-    """Turn a parsed trace and a device spec into a :class:`Report` (all figures per pass)."""
+                 notes: Sequence[str] = (), reference: Optional[DeviceSpec] = None) -> Report:
+    """Turn a parsed trace and a device spec into a :class:`Report` (all figures per pass).
+
+    ``reference``: a second spec (the datasheet one when ``spec`` is calibrated); every floor
+    and efficiency is then also given against it, labelled ``reference_*``.
+    """
     win = window(trace, passes)
     gpu = bool(win.gpu_ids)
     units = gpu_units(trace, win) if gpu else cpu_units(trace, win)
     allow_tf32 = _allow_tf32(trace)
-    count_units(units, spec, gpu=gpu, allow_tf32=allow_tf32)
+    count_units(units, spec, gpu=gpu, allow_tf32=allow_tf32, reference=reference)
     n = win.passes
     ops = op_rows(units, n, spec, gpu=gpu)
     kernels = kernel_rows(units, n) if gpu else []
@@ -334,6 +352,7 @@ def build_report(trace: Trace, spec: DeviceSpec, *, passes: Optional[int] = None
         op_time_us=op_time, flop=flop, bytes=nbytes, mfu=mfu, mbu=mbu, bare_wall_us=bare_wall_us,
         profiler_distortion=(wall / bare_wall_us - 1.0) if bare_wall_us else None,
         unattributed_us=sum(r.duration_us for r in ops if r.name == UNATTRIBUTED),
+        reference_floor_us=sum(r.reference_floor_us or 0.0 for r in ops) if reference is not None else None,
     )
     notes = list(notes)
     notes.append(f"window: {win.source}; figures are per pass (totals / {n})")
@@ -354,4 +373,4 @@ def build_report(trace: Trace, spec: DeviceSpec, *, passes: Optional[int] = None
     cap.setdefault("trace", trace.path)
     return Report(schema_version=SCHEMA_VERSION, tool_version=__version__, target="cuda" if gpu else "cpu",
                   device=spec, ops=tuple(ops), kernels=tuple(kernels), summary=summary, capture=cap,
-                  notes=tuple(notes))
+                  notes=tuple(notes), reference=reference)

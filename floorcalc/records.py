@@ -222,6 +222,18 @@ class Trace:
     devices: Tuple[GpuProperties, ...]
     has_shapes: bool
     metadata: Mapping[str, str] = field(default_factory=dict)
+    #: user ``record_function`` ranges other than ProfilerStep#N and module ranges (UserRange)
+    ranges: Tuple["UserRange", ...] = ()
+    #: ``[memory]`` instant events, present when the trace was recorded with profile_memory=True
+    memory: Tuple["MemorySample", ...] = ()
+    #: the profiler's own overhead records (``cat: overhead``, e.g. "Activity Buffer Request")
+    overhead: Tuple["ProfilerOverhead", ...] = ()
+    #: synchronisation records on the device timeline (``cat: cuda_sync``); never busy time
+    device_syncs: Tuple["DeviceSync", ...] = ()
+    #: what the reader noticed and assumed (time unit detected, unknown categories skipped...)
+    notes: Tuple[str, ...] = ()
+    #: why the trace was read only in part (a truncated file), "" when it was read whole
+    partial: str = ""
 
 
 # --------------------------------------------------------------------------------------------
@@ -332,7 +344,8 @@ class OpRow:
     set when the op ran faster than its floor (efficiency > 1), which is shown, never clipped.
     ``level`` names the memory level(s) its bytes were floored at: ``dram``, ``l2``,
     ``dram+l2`` (part assumed in L2, DRAM still the limit) or ``host_link``, joined by ``/``
-    when its calls differ.
+    when its calls differ. ``reference_floor_us``/``reference_efficiency``: the same against
+    the reference spec (the datasheet one, when a calibrated spec is in use), else None.
     """
 
     name: str
@@ -353,6 +366,8 @@ class OpRow:
     shapes: str = ""
     note: str = ""
     level: str = ""
+    reference_floor_us: Optional[float] = None
+    reference_efficiency: Optional[float] = None
 
     @property
     def floor_violation(self) -> bool:
@@ -421,6 +436,7 @@ class Summary:
     bare_wall_us: Optional[float] = None
     profiler_distortion: Optional[float] = None
     unattributed_us: float = 0.0
+    reference_floor_us: Optional[float] = None
 
     @property
     def uncounted_share(self) -> float:
@@ -429,7 +445,9 @@ class Summary:
 
 @dataclass(frozen=True)
 class Report:
-    """Everything a renderer needs. ``target`` is ``"cuda"`` or ``"cpu"``."""
+    """Everything a renderer needs. ``target`` is ``"cuda"`` or ``"cpu"``. ``reference`` is the
+    spec the ``reference_*`` figures were computed against (the datasheet spec when a calibrated
+    one is in use), else None."""
 
     schema_version: int
     tool_version: str
@@ -440,3 +458,328 @@ class Report:
     summary: Summary
     capture: Mapping[str, object] = field(default_factory=dict)
     notes: Tuple[str, ...] = ()
+    reference: Optional[DeviceSpec] = None
+    #: where the wall time goes (floorcalc.timeline), None when it was not analysed
+    timeline: Optional["Timeline"] = None
+
+
+# --------------------------------------------------------------------------------------------
+# Timeline: what the reader keeps beside ops and kernels (floorcalc.trace), and where the wall
+# time goes (floorcalc.timeline)
+
+
+@dataclass(frozen=True, slots=True)
+class UserRange:
+    """A user ``record_function`` range (``cat: user_annotation``) on host thread ``tid``.
+
+    ``ProfilerStep#N`` ranges (:class:`Step`) and floorcalc's own ``module: `` ranges are not
+    kept as UserRanges: the reader turns them into steps and op modules.
+    """
+
+    name: str
+    ts_us: float
+    duration_us: float
+    tid: int
+
+    @property
+    def end_us(self) -> float:
+        return self.ts_us + self.duration_us
+
+
+@dataclass(frozen=True, slots=True)
+class MemorySample:
+    """One allocator event (a ``[memory]`` instant, recorded with ``profile_memory=True``).
+
+    ``bytes`` is positive for an allocation and negative for a free; ``total_allocated_bytes``
+    and ``total_reserved_bytes`` are the allocator's totals on that device just after it (None
+    where the trace does not say). ``device_type`` is torch's code (0 CPU, 1 CUDA);
+    ``device`` the device index (-1 for the CPU).
+    """
+
+    ts_us: float
+    bytes: int
+    total_allocated_bytes: Optional[int]
+    total_reserved_bytes: Optional[int]
+    device_type: int
+    device: int
+
+
+@dataclass(frozen=True, slots=True)
+class ProfilerOverhead:
+    """Time the profiler spent on itself (``cat: overhead``, e.g. CUPTI's "Activity Buffer
+    Request"), which stalls the thread that triggered it."""
+
+    name: str
+    ts_us: float
+    duration_us: float
+
+    @property
+    def end_us(self) -> float:
+        return self.ts_us + self.duration_us
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceSync:
+    """A synchronisation record on the device timeline (``cat: cuda_sync``: a stream, event or
+    context wait as CUPTI sees it). It marks waiting, never device work: it adds no busy time."""
+
+    name: str
+    ts_us: float
+    duration_us: float
+    stream: int
+    correlation: Optional[int]
+
+
+#: Causes of device idle time, in the order they take precedence when several hold at once
+#: (definitions in docs/timeline.md).
+GAP_CAUSES = ("queued", "profiler", "blocking_copy", "sync", "collective", "cold_start", "launch", "python")
+
+#: Which decomposition term each idle cause belongs to.
+CAUSE_TERM = {
+    "launch": "host_overhead", "python": "host_overhead",
+    "sync": "blocking", "blocking_copy": "blocking",
+    "queued": "other", "profiler": "other", "collective": "other", "cold_start": "other",
+}
+
+
+@dataclass(frozen=True)
+class Gap:
+    """One interval of the window in which no kernel, memcpy or memset runs on any stream.
+
+    ``at_us`` is its start, from the window's start. ``cause`` is the cause holding the largest
+    part of it; ``by_cause_us`` splits its whole duration among the causes of
+    :data:`GAP_CAUSES` (they add up to ``duration_us``). ``op``/``module``: the host op the
+    launching thread was in during the largest stretch of that cause ("" when outside any op).
+    ``after``: the op whose device work ended where the gap starts; ``before``: the op whose
+    device work ends it ("" at the window's edges). ``step``: the ProfilerStep it starts in.
+    """
+
+    at_us: float
+    duration_us: float
+    cause: str
+    by_cause_us: Mapping[str, float]
+    op: str = ""
+    module: str = ""
+    after: str = ""
+    before: str = ""
+    step: Optional[int] = None
+
+
+@dataclass(frozen=True)
+class IdleRow:
+    """Device idle time of one cause while the host was in one op (module), per pass."""
+
+    cause: str
+    op: str
+    module: str
+    idle_us: float
+    gaps: float
+
+
+@dataclass(frozen=True)
+class HostWait:
+    """A host call that waits for the device: a synchronise, or a copy the host blocks on.
+
+    ``kind`` is ``"sync"`` or ``"blocking_copy"``. ``busy_us``/``idle_us``: device busy and
+    idle time while the call ran (busy time is work the host waited for; idle time is the wait
+    costing the device). ``waited_on``: the device event that ran longest during the call, and
+    ``waited_on_op`` the op that launched it: what the host actually waited for.
+    """
+
+    name: str
+    kind: str
+    at_us: float
+    duration_us: float
+    op: str
+    module: str
+    busy_us: float
+    idle_us: float
+    waited_on: str
+    waited_on_op: str
+    step: Optional[int] = None
+
+
+@dataclass(frozen=True)
+class CopyRow:
+    """One memcpy or memset of the window.
+
+    ``direction``: ``HtoD``, ``DtoH``, ``DtoD``, ``HtoH``, ``PtoP`` or ``memset``. ``src``/``dst``:
+    the memory kinds the trace names (``Pageable``, ``Pinned``, ``Device``, ``Host``...).
+    ``pinned``: True when the host side is pinned, False when pageable, None when the trace does
+    not say or there is no host side. ``link``: ``host_link`` for host<->device copies (floored
+    at the spec's host-link bandwidth on the transfer size), else ``dram`` (a device copy reads
+    and writes each byte, a memset writes it). ``floor_us = moved / bandwidth + L``.
+    """
+
+    name: str
+    kind: str
+    direction: str
+    src: str
+    dst: str
+    pinned: Optional[bool]
+    bytes: Optional[int]
+    at_us: float
+    duration_us: float
+    achieved_bytes_per_s: Optional[float]
+    floor_us: Optional[float]
+    link: str
+    op: str
+    module: str
+    stream: int
+    step: Optional[int] = None
+
+
+@dataclass(frozen=True)
+class Decomposition:
+    """Where the wall time of one slice of the window goes; the parts add up to ``wall_us``.
+
+    ``floor_us``: the floors of the kernels that set the pace (the critical stream first; see
+    docs/timeline.md) for the time they ran; ``excess_us``: their measured time beyond the floor
+    (negative for a floor violation, never clipped); ``data_movement_us``: memcpy/memset time;
+    ``host_overhead_us``: device idle while the host launched work or ran Python/dispatch;
+    ``blocking_us``: device idle while the host waited on a sync or a blocking copy;
+    ``other_us``: the rest, split in ``other_parts_us`` (kernels without a floor, queued work
+    waiting on the device, cold start, profiler overhead, collectives); ``residual_us``: wall
+    minus the sum of the parts (rounding only). ``bound``: the largest of ``device`` (floor +
+    excess), ``data_movement``, ``host``, ``blocking`` and ``other``. ``idle_by_cause_us``: the
+    slice's device idle time by cause.
+    """
+
+    label: str
+    at_us: float
+    wall_us: float
+    floor_us: float
+    excess_us: float
+    data_movement_us: float
+    host_overhead_us: float
+    blocking_us: float
+    other_us: float
+    other_parts_us: Mapping[str, float]
+    residual_us: float
+    bound: str
+    idle_by_cause_us: Mapping[str, float] = field(default_factory=dict)
+
+    #: the parts, in display order
+    PARTS = ("floor_us", "excess_us", "data_movement_us", "host_overhead_us", "blocking_us", "other_us")
+
+
+@dataclass(frozen=True)
+class KernelLaunchRow:
+    """Launch figures of one device event name over the window (means per call, microseconds).
+
+    ``launch_mean_us``: the issuing host call's duration; ``delay_mean_us``: start minus the
+    issuing call's start; ``short``: calls shorter than L.
+    """
+
+    name: str
+    calls: int
+    duration_mean_us: float
+    launch_mean_us: Optional[float]
+    launch_max_us: Optional[float]
+    delay_mean_us: Optional[float]
+    delay_max_us: Optional[float]
+    short: int
+
+
+@dataclass(frozen=True)
+class LaunchStats:
+    """Host launch cost and launch-to-start delay of the window's device events.
+
+    ``launch_us``/``delay_us``: ``mean``, ``p50``, ``p95``, ``max`` over the events that have a
+    launch record (``launched`` of ``events``). ``queue_depth_mean``/``_max``: events launched
+    but not yet started, time-weighted over the window. ``short_kernels``/``short_kernel_us``:
+    kernels shorter than ``launch_latency_us`` (L), their count and summed duration per pass.
+    ``kernels``: per name, the most-called first.
+    """
+
+    events: int
+    launched: int
+    launch_us: Mapping[str, float]
+    delay_us: Mapping[str, float]
+    queue_depth_mean: float
+    queue_depth_max: int
+    short_kernels: int
+    short_kernel_us: float
+    launch_latency_us: float
+    kernels: Tuple[KernelLaunchRow, ...] = ()
+
+
+@dataclass(frozen=True)
+class InvariantCheck:
+    """A property every trace should have. ``ok`` False means figures that rely on it are
+    suspect; ``detail`` says by how much it fails (or what was checked)."""
+
+    name: str
+    ok: bool
+    detail: str
+
+
+@dataclass(frozen=True)
+class RangeRow:
+    """One user range name (``record_function``) over its instances in the window.
+
+    ``wall_us``: summed host duration; ``ops``: host ops inside it; ``kernels``/``device_us``:
+    device events launched from inside it and their summed duration; ``decomposition``: the
+    window's decomposition over its instances' time (summed). All window totals, not per pass.
+    """
+
+    name: str
+    calls: int
+    wall_us: float
+    ops: int
+    kernels: int
+    device_us: float
+    decomposition: Decomposition
+
+
+@dataclass(frozen=True)
+class MemoryStats:
+    """Allocator figures of one device, from ``[memory]`` events.
+
+    ``peak_allocated_bytes``: the highest total allocated in each pass (ProfilerStep), or once
+    for the window without steps; ``growth_bytes``: total allocated at the window's end minus
+    at its start (a leak or a cache filling up when positive).
+    """
+
+    device: str
+    samples: int
+    start_allocated_bytes: int
+    end_allocated_bytes: int
+    growth_bytes: int
+    peak_allocated_bytes: Tuple[int, ...]
+    peak_reserved_bytes: Optional[int] = None
+
+
+@dataclass(frozen=True)
+class Timeline:
+    """Where the window's wall time goes (output of floorcalc.timeline).
+
+    Per pass (window totals / ``passes``): ``wall_us``, ``busy_us``, ``idle_us``,
+    ``idle_us_by_cause``, ``decomposition``, ``idle_by_op``. As measured: ``gaps`` (the
+    longest, of ``gap_count``), ``waits``, ``copies`` (the longest, of ``copy_count``),
+    ``steps`` (one decomposition per ProfilerStep) and their ``step_spread`` (per part: min,
+    median, max). ``target`` is ``cuda`` or ``cpu`` (no device timeline).
+    """
+
+    target: str
+    passes: int
+    wall_us: float
+    busy_us: float
+    idle_us: float
+    idle_us_by_cause: Mapping[str, float]
+    gap_count: int
+    gap_count_by_cause: Mapping[str, int]
+    gaps: Tuple[Gap, ...]
+    idle_by_op: Tuple[IdleRow, ...]
+    waits: Tuple[HostWait, ...]
+    copies: Tuple[CopyRow, ...]
+    copy_count: int
+    decomposition: Optional[Decomposition]
+    steps: Tuple[Decomposition, ...]
+    step_spread: Mapping[str, Tuple[float, float, float]]
+    launch: Optional[LaunchStats]
+    invariants: Tuple[InvariantCheck, ...]
+    ranges: Tuple[RangeRow, ...]
+    memory: Tuple[MemoryStats, ...]
+    notes: Tuple[str, ...] = ()
+    partial: str = ""

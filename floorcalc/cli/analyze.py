@@ -11,7 +11,7 @@ import json
 import shlex
 from pathlib import Path
 
-from floorcalc.cli.common import add_output_arguments, check_output, device_spec, emit, output_format
+from floorcalc.cli.common import add_output_arguments, check_output, device_spec, emit, output_format, reference_spec
 from floorcalc.errors import SpecError, UsageError
 from floorcalc.records import Figure
 
@@ -64,6 +64,7 @@ def run(args: argparse.Namespace) -> int:
         cpu_bw = Figure(float(meta["cpu_bandwidth_bytes_per_s"]), "measured", str(meta.get("cpu_bandwidth_source", "")))
     spec = device_spec(target, gpu_name, args.spec, launch=launch, cpu_bandwidth=cpu_bw, captured_cpu=meta)
     report = build_report(trace, spec, passes=args.passes, bare_wall_us=meta.get("bare_wall_us"),
+                          reference=reference_spec(spec, gpu_name),
                           capture={"command": "floorcalc " + shlex.join(args.argv), **{k: meta[k] for k in
                                    ("model_file", "warmup", "iters", "torch_version", "cuda_version", "allow_tf32")
                                    if k in meta}})

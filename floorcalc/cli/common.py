@@ -83,6 +83,20 @@ def _write_atomic(path: Path, text: str) -> None:
     tmp.replace(path)
 
 
+def reference_spec(spec, gpu_name: Optional[str]):
+    """The datasheet spec to compare with when ``spec`` holds calibrated (measured) peaks, else None.
+
+    It is the packaged (or user-config) spec matching the GPU, when that is another spec.
+    """
+    from floorcalc.device import match_spec
+
+    if spec.kind != "gpu" or not any(f.basis == "measured" for f in spec.peak_flop_per_s.values()):
+        return None
+    name = gpu_name or (spec.nvml_names[0] if spec.nvml_names else None)
+    ref = match_spec(name) if name else None
+    return ref if ref is not None and ref.origin != spec.origin else None
+
+
 def device_spec(target: str, gpu_name: Optional[str], spec_arg: Optional[str], *, launch=None, cpu_bandwidth=None,
                 captured_cpu: Optional[dict] = None):
     """The DeviceSpec for this run, with measured figures folded in.
@@ -114,7 +128,7 @@ def device_spec(target: str, gpu_name: Optional[str], spec_arg: Optional[str], *
         from floorcalc.device import match_spec
 
         detected = match_spec(gpu_name)
-        if detected is not None and detected.key != spec.key and spec.key not in detected.key:
+        if detected is not None and detected.key != spec.key and gpu_name not in spec.nvml_names:
             import sys
 
             msg = (f"the spec given ({spec.key}, {spec.name}) is not the one matching the GPU "

@@ -11,7 +11,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from floorcalc.cli.common import add_output_arguments, check_output, device_spec, emit, output_format
+from floorcalc.cli.common import add_output_arguments, check_output, device_spec, emit, output_format, reference_spec
 from floorcalc.errors import UsageError
 
 NAME = "report"
@@ -63,6 +63,7 @@ def run(args: argparse.Namespace) -> int:
         "torch_version": result.metadata.get("torch_version"), "cuda_version": result.metadata.get("cuda_version"),
         "allow_tf32": result.metadata.get("allow_tf32"),
     }
-    report = build_report(trace, spec, bare_wall_us=result.bare_wall_us, capture=capture_info)
+    report = build_report(trace, spec, bare_wall_us=result.bare_wall_us, capture=capture_info,
+                          reference=reference_spec(spec, result.gpu_name))
     emit(report, args)
     return 0

@@ -55,6 +55,7 @@ def op_dict(r: OpRow) -> Dict[str, Any]:
         "floor_us": _num(r.floor_us), "bound": r.bound, "efficiency": _num(r.efficiency),
         "floor_violation": r.floor_violation, "achieved_flop_per_s": _num(r.achieved_flop_per_s),
         "achieved_bytes_per_s": _num(r.achieved_bytes_per_s), "peak_key": r.peak_key, "level": r.level,
+        "reference_floor_us": _num(r.reference_floor_us), "reference_efficiency": _num(r.reference_efficiency),
         "formula": r.formula, "shapes": r.shapes, "note": r.note,
     }
 
@@ -76,6 +77,7 @@ def to_dict(report: Report) -> Dict[str, Any]:
         "tool": {"name": "floorcalc", "version": report.tool_version},
         "target": report.target,
         "device": device_dict(report.device),
+        "reference_device": device_dict(report.reference) if report.reference is not None else None,
         "capture": dict(report.capture),
         "summary": {
             "passes": s.passes, "wall_us": s.wall_us, "gpu_busy_us": s.gpu_busy_us, "idle_us": s.idle_us,
@@ -84,6 +86,7 @@ def to_dict(report: Report) -> Dict[str, Any]:
             "flop": s.flop if counted else None, "bytes": s.bytes if counted else None,
             "mfu": _num(s.mfu), "mbu": _num(s.mbu), "bare_wall_us": _num(s.bare_wall_us),
             "profiler_distortion": _num(s.profiler_distortion),
+            "reference_floor_us": _num(s.reference_floor_us),
         },
         "ops": [op_dict(r) for r in report.ops],
         "kernels": [kernel_dict(k) for k in report.kernels],

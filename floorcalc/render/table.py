@@ -33,6 +33,12 @@ def _pct(x: Optional[float]) -> str:
     return "-" if x is None else f"{100 * x:.1f}%"
 
 
+def _label(spec) -> str:
+    """'calibrated' for a spec whose ceilings were measured, else 'datasheet'."""
+    measured = [f for f in spec.peak_flop_per_s.values() if f.basis == "measured"]
+    return "calibrated" if measured or spec.mem_bytes_per_s.basis == "measured" and spec.kind == "gpu" else "datasheet"
+
+
 def _provenance(fig) -> str:
     """``basis: source``, without saying the basis twice when the source starts with it."""
     return fig.source if fig.source.startswith(fig.basis) else f"{fig.basis}: {fig.source}"
@@ -67,7 +73,10 @@ class TableRenderer:
         t.add_column("calls", justify="right")
         t.add_column("measured\nus", justify="right", no_wrap=True)
         t.add_column("floor\nus", justify="right", no_wrap=True)
-        t.add_column("eff", justify="right", no_wrap=True)
+        ref = report.reference
+        t.add_column("eff" if ref is None else f"eff\n{_label(d)}", justify="right", no_wrap=True)
+        if ref is not None:
+            t.add_column(f"eff\n{_label(ref)}", justify="right", no_wrap=True)
         if wide:
             t.add_column("achieved\nTFLOP/s", justify="right")
             t.add_column("achieved\nGB/s", justify="right")
@@ -83,13 +92,15 @@ class TableRenderer:
                 cells = [Text(r.name + "\n") + Text("  " + module, style="dim")]
             else:
                 cells = [Text(r.name), Text(module)]
+            refcell = [_pct(r.reference_efficiency)] if ref is not None else []
             t.add_row(str(i), *cells, f"{r.calls:g}", _us(r.duration_us), _us(r.floor_us),
-                      eff, *rates, Text(r.bound + (f" ({r.level})" if r.bound == "memory" and r.level != "dram" else ""),
+                      eff, *refcell, *rates, Text(r.bound + (f" ({r.level})" if r.bound == "memory" and r.level != "dram" else ""),
                                         style=style))
         rest = report.ops[self.top:]
         if rest:
             t.add_row("", f"... {len(rest)} more ops", *([] if narrow else [""]), "", _us(sum(r.duration_us for r in rest)),
-                      _us(sum(r.floor_us or 0 for r in rest)), "", *([""] * (2 if wide else 0)), "")
+                      _us(sum(r.floor_us or 0 for r in rest)), "", *([""] if ref is not None else []),
+                      *([""] * (2 if wide else 0)), "")
         console.print(t)
         if any(r.floor_violation for r in report.ops):
             n = sum(r.floor_violation for r in report.ops)
@@ -103,7 +114,10 @@ class TableRenderer:
         if report.target == "cuda":
             st.add_row("GPU busy", f"{_us(s.gpu_busy_us)} us", "union of kernel/memcpy/memset intervals")
             st.add_row("GPU idle", f"{_us(s.idle_us)} us", "wall - busy")
-        st.add_row("sum of floors", f"{_us(s.floor_us)} us", "counted ops: max(F/P, B/W) + L per launch")
+        st.add_row("sum of floors", f"{_us(s.floor_us)} us", "counted ops: max(F/P, B/W) + L per launch"
+                   + (f", {_label(d)} ceilings" if report.reference is not None else ""))
+        if report.reference is not None and s.reference_floor_us is not None:
+            st.add_row("sum of floors", f"{_us(s.reference_floor_us)} us", f"the same, {_label(report.reference)} ceilings")
         st.add_row("op time", f"{_us(s.op_time_us)} us", "kernel time" if report.target == "cuda" else "CPU op time")
         st.add_row("uncounted", f"{_us(s.uncounted_us)} us ({_pct(s.uncounted_share)})", "ops with no formula")
         if s.unattributed_us:

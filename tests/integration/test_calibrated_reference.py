@@ -1,0 +1,46 @@
+"""A calibrated spec in use: efficiencies against it and against the datasheet, each labelled."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from floorcalc.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+TRACE = ROOT / "tests" / "data" / "h200_gpt2.trace.json.gz"
+CALIBRATED = ROOT / "docs" / "examples" / "h200-calibrated.yaml"
+
+
+def test_json_gives_both_floors(tmp_path, capsys):
+    out = tmp_path / "r.json"
+    assert main(["analyze", str(TRACE), "--spec", str(CALIBRATED), "-o", str(out)]) == 0
+    assert "warning" not in capsys.readouterr().err  # a calibration of the matching GPU is no mismatch
+    rep = json.loads(out.read_text())
+    assert rep["device"]["key"] == "h200-calibrated" and rep["reference_device"]["key"] == "h200"
+    assert rep["device"]["figures"]["peak_flop_per_s.tensor.bfloat16"]["basis"] == "measured"
+    assert rep["reference_device"]["figures"]["peak_flop_per_s.tensor.bfloat16"]["basis"] == "datasheet"
+    counted = [o for o in rep["ops"] if o["floor_us"] is not None]
+    assert counted and all(o["reference_floor_us"] is not None for o in counted)
+    # measured ceilings are below the datasheet's, so no floor against them is lower
+    assert all(o["floor_us"] >= o["reference_floor_us"] - 1e-9 for o in counted)
+    assert rep["summary"]["floor_us"] > rep["summary"]["reference_floor_us"]
+
+
+def test_table_labels_both(capsys):
+    assert main(["analyze", str(TRACE), "--spec", str(CALIBRATED), "--top", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "calibrated" in out and "datasheet" in out
+
+
+def test_datasheet_spec_alone_has_no_reference(tmp_path):
+    out = tmp_path / "r.json"
+    assert main(["analyze", str(TRACE), "-o", str(out)]) == 0
+    rep = json.loads(out.read_text())
+    assert rep["reference_device"] is None and all(o["reference_floor_us"] is None for o in rep["ops"])
+
+
+def test_spec_for_another_gpu_warns(capsys):
+    assert main(["analyze", str(TRACE), "--spec", "h100-sxm", "--top", "1"]) == 0
+    err = capsys.readouterr().err
+    assert "warning" in err and "h100-sxm" in err and "using the one given" in err
