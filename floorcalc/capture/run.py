@@ -262,6 +262,8 @@ def capture(mf: ModelFile, device: str, *, warmup: int = 3, iters: int = 5, trac
             "iters": iters, "torch_version": torch.__version__, "cuda_version": torch.version.cuda,
             "allow_tf32": bool(torch.backends.cuda.matmul.allow_tf32) if device == "cuda" else False,
             "float32_matmul_precision": torch.get_float32_matmul_precision(),
+            "sm_count": torch.cuda.get_device_properties(0).multi_processor_count if device == "cuda" else None,
+            "compute_capability": ("{}.{}".format(*torch.cuda.get_device_capability()) if device == "cuda" else None),
             "model_file": str(mf.path), "bare_wall_us": statistics.median(bare),
             "launch_latency_us": launch.value, "launch_latency_source": launch.source,
         }

@@ -83,6 +83,23 @@ def _write_atomic(path: Path, text: str) -> None:
     tmp.replace(path)
 
 
+def _derived_for_this_gpu(target, gpu_name, spec_arg, sm_count, compute_capability):
+    """A derived spec for an unknown GPU that is on this machine (NVML sees it), else None."""
+    if target != "cuda" or spec_arg or not gpu_name:
+        return None
+    import sys
+
+    from floorcalc.device import derive_spec, detect_gpu
+
+    detected = detect_gpu()
+    if detected is None or detected.name != gpu_name:
+        return None
+    spec = derive_spec(detected, sm_count=sm_count, compute_capability=compute_capability)
+    print(f"floorcalc: warning: no device spec matches {gpu_name!r}; using peaks and bandwidth derived from "
+          "NVML clocks (marked 'derived'); pass --spec FILE.yaml for datasheet figures", file=sys.stderr)
+    return spec
+
+
 def reference_spec(spec, gpu_name: Optional[str]):
     """The datasheet spec to compare with when ``spec`` holds calibrated (measured) peaks, else None.
 
@@ -98,14 +115,17 @@ def reference_spec(spec, gpu_name: Optional[str]):
 
 
 def device_spec(target: str, gpu_name: Optional[str], spec_arg: Optional[str], *, launch=None, cpu_bandwidth=None,
-                captured_cpu: Optional[dict] = None):
+                captured_cpu: Optional[dict] = None, sm_count: Optional[int] = None,
+                compute_capability: Optional[str] = None):
     """The DeviceSpec for this run, with measured figures folded in.
 
     Precedence: ``--spec`` > user config dir > packaged devices/ (see docs/spec-format.md).
     A launch latency measured at capture time replaces the spec's, unless the user's spec set
     one itself (basis "user"). ``captured_cpu`` (from a floorcalc-captured CPU trace: its
     ``cpu_name`` and ``cpu_peak_flop_per_s``) replaces this host's derived CPU peaks, so a
-    trace analysed on another machine is floored against the CPU it ran on.
+    trace analysed on another machine is floored against the CPU it ran on. A GPU no spec
+    matches, when it is the GPU of this machine, gets a spec derived from NVML's clocks, its SM
+    count and compute capability (every figure marked "derived"), with a warning.
     """
     import dataclasses
 
@@ -119,7 +139,12 @@ def device_spec(target: str, gpu_name: Optional[str], spec_arg: Optional[str], *
                  for k, v in captured_cpu["cpu_peak_flop_per_s"].items()}
         cpu = dataclasses.replace(cpu, name=str(captured_cpu.get("cpu_name", cpu.name)), peak_flop_per_s=peaks,
                                   origin=("trace metadata",) + tuple(o for o in cpu.origin if o != "/proc/cpuinfo"))
-    spec = resolve_spec(target, gpu_name=gpu_name, spec_path=spec_arg, cpu=cpu)
+    try:
+        spec = resolve_spec(target, gpu_name=gpu_name, spec_path=spec_arg, cpu=cpu)
+    except SpecError:
+        spec = _derived_for_this_gpu(target, gpu_name, spec_arg, sm_count, compute_capability)
+        if spec is None:
+            raise
     if target == "cpu" and spec.kind != "cpu":
         raise SpecError(f"spec {spec.key!r} describes a {spec.kind}, but this run is on the CPU")
     if target == "cuda" and spec.kind != "gpu":

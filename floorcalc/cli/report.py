@@ -54,7 +54,8 @@ def run(args: argparse.Namespace) -> int:
                      force=args.force, modules=not args.no_modules, log=log)
     log(f"trace written: {result.trace_path}")
     spec = device_spec(device, result.gpu_name, args.spec, launch=result.launch_latency,
-                       cpu_bandwidth=result.cpu_bandwidth)
+                       cpu_bandwidth=result.cpu_bandwidth, sm_count=result.metadata.get("sm_count"),
+                       compute_capability=result.metadata.get("compute_capability"))
     trace = trace_mod.load(result.trace_path)
     capture_info = {
         "command": "floorcalc " + shlex.join(args.argv),
