@@ -48,3 +48,28 @@ def test_gpt2_on_cuda_is_counted(tmp_path):
     gemm = 2 * tokens * 768 * 9216 * 12 + 2 * tokens * 768 * 50257
     lin = sum(o["flop"] for o in rep["ops"] if o["name"] == "aten::linear")
     assert lin == pytest.approx(gemm, rel=0.01)
+
+
+def test_device_detects_the_gpu_through_nvml(capsys):
+    from floorcalc.cli import main
+    from floorcalc.device import detect_gpu, match_spec
+
+    detected = detect_gpu()
+    assert detected is not None and detected.name == torch.cuda.get_device_name()
+    assert match_spec(detected.name) is not None
+    assert main(["device"]) == 0
+    assert detected.name in capsys.readouterr().out
+
+
+def test_calibrate_quick_writes_a_usable_spec(tmp_path):
+    from floorcalc.cli import main
+    from floorcalc.device import load_file
+
+    out = tmp_path / "cal.yaml"
+    assert main(["calibrate", "--quick", "-o", str(out)]) == 0
+    spec = load_file(out)
+    assert spec.peak_flop_per_s["tensor.bfloat16"].basis == "measured"
+    assert 1e12 < spec.peak_flop_per_s["tensor.bfloat16"].value < 5e15
+    assert 1e11 < spec.mem_bytes_per_s.value < 2e13
+    assert spec.l2_bytes_per_s is not None and spec.l2_bytes_per_s.value > 0
+    assert 0.1 < spec.launch_latency_us.value < 20
