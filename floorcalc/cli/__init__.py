@@ -47,8 +47,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     args = parser.parse_args(argv)
     args.argv = argv  # recorded in reports, so a figure says how it was made
     if not getattr(args, "run", None):
-        print("floorcalc: error: name a command: report, analyze, device, calibrate (see floorcalc --help)",
-              file=sys.stderr)
+        names = ", ".join(parser._subparsers._group_actions[0].choices)  # the registered subcommands
+        print(f"floorcalc: error: name a command: {names} (see floorcalc --help)", file=sys.stderr)
         return 2
     try:
         return int(args.run(args) or 0)

@@ -376,18 +376,29 @@ def gather(call: OpCall) -> Count:
 
 @formula("aten::index", "aten::_unsafe_index")
 def index(call: OpCall) -> Count:
-    """self: [*], indices: k integer index tensors for the first k dims -> [broadcast(indices),
-    *rest]. The profiler does not record a ``Tensor?[]`` argument, so a traced call is
-    uncounted; a call with the index tensors known is counted as a gather."""
+    """self: [*], indices: one integer index tensor or None (a full slice) per leading dim ->
+    torch's advanced-indexing shape: the broadcast index shape replaces the indexed dims where
+    they are adjacent (``x[:, idx]``: [a, *idx, c]), else it comes first (``x[i, :, j]``:
+    [*b, n1]); the dims past the list are kept. The profiler does not record a ``Tensor?[]``
+    argument, so a traced call is uncounted; a call with the index tensors known (as `floorcalc
+    count` records them) is counted as a gather."""
     x = tensor(call, 0)
     indices = arg(call, 1)
-    if not isinstance(indices, tuple) or not indices or not all(isinstance(t, TensorMeta) for t in indices):
+    if not isinstance(indices, tuple) or not any(isinstance(t, TensorMeta) for t in indices) \
+            or not all(t is None or isinstance(t, TensorMeta) for t in indices):
         raise Uncountable("index tensors not recorded in the trace")
-    if any(t.dtype in ("bool", "uint8") for t in indices):
+    given = [(i, t) for i, t in enumerate(indices) if isinstance(t, TensorMeta)]
+    if any(t.dtype in ("bool", "uint8") for _, t in given):
         raise Uncountable("boolean-mask indexing has a data-dependent output size")
     if len(indices) > len(x.shape):
         raise Uncountable("more indices than dims")
-    shape = broadcast(*(t.shape for t in indices)) + x.shape[len(indices):]
+    where = [i for i, _ in given]
+    bshape = broadcast(*(t.shape for _, t in given))
+    if where == list(range(where[0], where[-1] + 1)):  # adjacent: in place
+        shape = x.shape[:where[0]] + bshape + x.shape[where[-1] + 1:]
+    else:
+        shape = bshape + tuple(s for i, s in enumerate(x.shape) if i not in where)
+    indices = tuple(t for _, t in given)
     out = out_tensor(shape, x.dtype)
     part = out_tensor((min(out.numel, x.numel),), x.dtype)
     return make_count(flop=0, reads=tuple(indices) + (part,), writes=(out,), dtype=x.dtype, unit=NONE,

@@ -85,6 +85,13 @@ def test_index_with_unrecorded_indices_is_uncounted_but_index_put_is_not():
     assert count(OpCall("aten::index", (T(2, 3, 4), None))) is None
     r = c("index", T(5, 4), (T(3, dtype="int64"),))
     assert r.bytes_written == 3 * 4 * 4
+    # None entries are full slices (as `floorcalc count` records x[:, idx]): adjacent indexed
+    # dims are replaced in place, separated ones go first
+    i3 = T(3, dtype="int64")
+    assert c("index", T(2, 5, 4), (None, i3)).bytes_written == 2 * 3 * 4 * 4
+    assert c("index", T(2, 5, 4), (None, T(2, 3, dtype="int64"), None)).bytes_written == 2 * 2 * 3 * 4 * 4
+    assert c("index", T(6, 5, 4), (i3, None, i3)).bytes_written == 3 * 5 * 4
+    assert count(OpCall("aten::index", (T(2, 3), (None, T(3, dtype="bool"))))) is None
     r = c("index_put_", T(5, 4), None, T(3, 4), False)
     assert r.bytes_written == 48 and "not recorded" in r.note
 

@@ -1,0 +1,459 @@
+"""Record a model's forward op by op without a GPU: every aten op call, with its argument shapes
+and the module it ran in, under a TorchDispatchMode, on the meta device.
+
+Steps of :func:`record`:
+
+1. Build the model under ``torch.device("meta")`` (parameters get shapes and dtypes, no
+   storage: a 7B-parameter model costs nothing), passing ``device="meta"`` to the model file's
+   functions. Inputs from ``get_inputs()`` are made as the file makes them and moved to meta.
+2. Run the forward in ``torch.inference_mode()`` (as ``floorcalc report`` does) under
+   :class:`Recorder`. In inference mode the mode sees composite ops as the profiler shows them
+   at the top of a trace (``aten::linear``, ``aten::scaled_dot_product_attention``). An op with
+   a formula is recorded and run whole; an op without one is decomposed under the recorder
+   (``OpOverload.decompose``), so its parts are recorded instead: the outermost op with a
+   formula on every chain is what is counted, as in a trace. ``aten::_to_copy``, which has no
+   decomposition, is recorded as the ``aten::copy_`` it performs.
+3. Forward pre/post hooks keep the dotted path of the innermost module running.
+4. If the model cannot be built or run on meta (a data-dependent shape, ``.item()``,
+   ``.tolist()``, an op without a meta kernel), the file is loaded again and run for real on
+   the CPU under the same recorder, and :attr:`Recording.notice` says so; with
+   ``fallback=False`` a :class:`ModelRunError` is raised instead.
+
+Each call becomes an :class:`~floorcalc.records.OpCall` with its arguments in schema order,
+keyword-only ones included, as the profiler records them (see ``floorcalc/trace/args.py``):
+tensors as ``TensorMeta``, tensor lists as tuples, dtypes as ScalarType codes, devices,
+layouts and memory formats as None, other scalars and strings as they are.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Dict, List, Optional, Tuple
+
+from floorcalc.capture.modelfile import ModelFile, call_user, load_model_file
+from floorcalc.counting import has_formula
+from floorcalc.counting.shapes import SCALAR_TYPE_CODES
+from floorcalc.errors import ModelFileError, ModelRunError
+from floorcalc.records import OpCall, TensorMeta
+from floorcalc.tally import ModuleInfo, RecordedOp, Recording
+
+_CODES = {name: code for code, name in SCALAR_TYPE_CODES.items()}
+
+#: Ops that carry no work and are not aten ops a trace would show: not recorded.
+_SKIP_NAMESPACES = ("prim", "profiler")
+
+#: Composite-explicit ops with no decomposition that do a known copy: recorded as what they do.
+_LOWERED = {"aten::_to_copy": "aten::copy_"}
+
+
+def dtype_name(dtype: Any) -> str:
+    """``torch.float32`` -> ``"float32"``."""
+    return str(dtype).replace("torch.", "")
+
+
+def convert_arg(value: Any) -> Any:
+    """One argument as an OpCall argument (see the module notes)."""
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        return TensorMeta(tuple(int(s) for s in value.shape), dtype_name(value.dtype))
+    if isinstance(value, (list, tuple)):
+        items = tuple(convert_arg(v) for v in value)
+        return items
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return value
+    if isinstance(value, (int, float)):
+        return value
+    if isinstance(value, torch.dtype):
+        return _CODES.get(dtype_name(value))
+    if isinstance(value, (torch.SymInt, torch.SymFloat, torch.SymBool)):
+        kind = int if isinstance(value, torch.SymInt) else float if isinstance(value, torch.SymFloat) else bool
+        try:
+            return kind(value)
+        except Exception:  # an unbacked symbol: unknown
+            return None
+    return None  # device, layout, memory_format, generator, complex...
+
+
+def schema_args(func: Any, args: Tuple[Any, ...], kwargs: Dict[str, Any]) -> Tuple[Any, ...]:
+    """The call's arguments in schema order, keyword-only ones and defaults included."""
+    out = []
+    for i, a in enumerate(func._schema.arguments):
+        if a.kwarg_only or i >= len(args):
+            if a.name in kwargs:
+                v = kwargs[a.name]
+            else:
+                v = a.default_value if a.has_default_value() else None
+        else:
+            v = args[i]
+        out.append(convert_arg(v))
+    return tuple(out)
+
+
+def op_name(func: Any) -> str:
+    """``aten.add.Tensor`` -> ``"aten::add"`` (the profiler's name: no overload)."""
+    return func._schema.name
+
+
+class ModuleStack:
+    """Forward pre/post hooks on every named submodule of ``model`` that keep the dotted path of
+    the innermost module running (:attr:`current`)."""
+
+    def __init__(self, model: Any) -> None:
+        self._stack: List[str] = []
+        self._handles: List[Any] = []
+        if model is None:
+            return
+        for name, mod in model.named_modules():
+            if not name:
+                continue
+            self._handles.append(mod.register_forward_pre_hook(self._enter(name)))
+            self._handles.append(mod.register_forward_hook(self._exit))
+
+    def _enter(self, name: str) -> Callable[..., None]:
+        def pre(_mod: Any, _args: Any) -> None:
+            self._stack.append(name)
+
+        return pre
+
+    def _exit(self, _mod: Any, _args: Any, _out: Any) -> None:
+        if self._stack:
+            self._stack.pop()
+
+    @property
+    def current(self) -> str:
+        return self._stack[-1] if self._stack else ""
+
+    def remove(self) -> None:
+        self._stack.clear()
+        for h in self._handles:
+            h.remove()
+        self._handles.clear()
+
+
+def _real_layout(name: str, out: Any) -> Any:
+    """``out`` with the memory layout the real kernels give it, where meta's differs.
+
+    SDPA on meta runs the math decomposition, whose 4-D output is a contiguous [B, H, S, D];
+    the fused kernels (CPU flash, CUDA flash and efficient) return a [B, S, H, D] tensor
+    transposed, so a following ``transpose(1, 2).reshape(...)`` is a view there and would be a
+    copy on meta. The output is given the fused kernels' strides.
+    """
+    import torch
+
+    if name == "aten::scaled_dot_product_attention" and isinstance(out, torch.Tensor) \
+            and out.device.type == "meta" and out.dim() == 4:
+        b, h, s, d = out.shape
+        return out.new_empty_strided(out.shape, (s * h * d, d, h * d, 1))
+    return out
+
+
+def _make_recorder_class():
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class Recorder(TorchDispatchMode):
+        """Records the outermost op with a formula of every call chain (see the module notes).
+
+        ``oracle``: a FlopCounterMode entered *before* (below) this mode; the FLOPs it adds
+        while a recorded call runs are stored on that call.
+        """
+
+        def __init__(self, modules: ModuleStack, oracle: Any = None) -> None:
+            super().__init__()
+            self.modules = modules
+            self.oracle = oracle
+            self.ops: List[RecordedOp] = []
+
+        def _oracle_counts(self) -> Dict[str, int]:
+            return dict(self.oracle.flop_counts["Global"]) if self.oracle is not None else {}
+
+        def _run(self, func: Any, args: Any, kwargs: Any, name: str, recorded_name: str) -> Any:
+            module = self.modules.current
+            before = self._oracle_counts()
+            out = _real_layout(name, func(*args, **kwargs))
+            if recorded_name in _LOWERED.values() and name in _LOWERED:
+                call = OpCall(recorded_name, (convert_arg(out), convert_arg(args[0])))
+            else:
+                call = OpCall(recorded_name, schema_args(func, args, kwargs))
+            delta: Tuple[Tuple[str, int], ...] = ()
+            if self.oracle is not None:
+                after = self._oracle_counts()
+                delta = tuple((str(k), int(v - before.get(k, 0))) for k, v in after.items() if v != before.get(k, 0))
+            self.ops.append(RecordedOp(call=call, module=module, oracle_flop=delta))
+            return out
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            kwargs = kwargs or {}
+            name = op_name(func)
+            if name.split("::", 1)[0] in _SKIP_NAMESPACES:
+                return func(*args, **kwargs)
+            if has_formula(name):
+                return self._run(func, args, kwargs, name, name)
+            if name in _LOWERED:
+                return self._run(func, args, kwargs, name, _LOWERED[name])
+            # no formula: count its parts (the outermost op with a formula below it)
+            with self:
+                r = func.decompose(*args, **kwargs)
+            if r is not NotImplemented:
+                return r
+            return self._run(func, args, kwargs, name, name)  # recorded, and reported uncounted
+
+    return Recorder
+
+
+_RECORDER = None
+
+
+def recorder(modules: ModuleStack, oracle: Any = None):
+    """A new :class:`Recorder` mode (the class is built on first use, so importing this module
+    does not import torch)."""
+    global _RECORDER
+    if _RECORDER is None:
+        _RECORDER = _make_recorder_class()
+    return _RECORDER(modules, oracle)
+
+
+# --------------------------------------------------------------------------------------------
+# building and running a model file
+
+
+def _to(obj: Any, device: str) -> Any:
+    import torch
+
+    if isinstance(obj, torch.Tensor):
+        return obj.to(device)
+    if isinstance(obj, tuple):
+        return tuple(_to(o, device) for o in obj)
+    if isinstance(obj, list):
+        return [_to(o, device) for o in obj]
+    if isinstance(obj, dict):
+        return {k: _to(v, device) for k, v in obj.items()}
+    return obj
+
+
+def _cast(obj: Any, dtype: Any) -> Any:
+    import torch
+
+    if isinstance(obj, torch.Tensor):
+        return obj.to(dtype) if obj.is_floating_point() else obj
+    if isinstance(obj, tuple):
+        return tuple(_cast(o, dtype) for o in obj)
+    if isinstance(obj, list):
+        return [_cast(o, dtype) for o in obj]
+    if isinstance(obj, dict):
+        return {k: _cast(v, dtype) for k, v in obj.items()}
+    return obj
+
+
+def module_infos(model: Any) -> Tuple[ModuleInfo, ...]:
+    """Inclusive unique parameter counts of every module of ``model``, root first."""
+    if model is None:
+        return ()
+    out = []
+    for name, mod in model.named_modules():
+        seen, n, nb = set(), 0, 0
+        for p in mod.parameters():
+            if id(p) in seen:
+                continue
+            seen.add(id(p))
+            n += p.numel()
+            nb += p.numel() * p.element_size()
+        out.append(ModuleInfo(path=name, params=n, param_bytes=nb))
+    return tuple(out)
+
+
+@dataclass
+class Prepared:
+    """A model file made ready to run once: the pass, and the model whose modules label ops."""
+
+    forward: Callable[[], Any]
+    model: Any
+    inputs: Any = None
+
+
+def prepare(mf: ModelFile, device: str, dtype: Optional[str] = None) -> Prepared:
+    """Build the model file's model and inputs (or run its ``setup()``) for ``device``
+    (``"meta"``: under ``torch.device("meta")``, nothing allocated; ``"cpu"``: for real).
+
+    Raises :class:`ModelRunError` when one of the file's functions raises, and
+    :class:`ModelFileError` when ``get_model()``/``get_inputs()`` return the wrong kind.
+    """
+    import torch
+
+    tdtype = getattr(torch, dtype) if dtype else None
+    ctx = torch.device("meta") if device == "meta" else contextlib.nullcontext()
+    model = None
+    with torch.inference_mode():
+        if mf.fn("get_model"):
+            with ctx:
+                model = call_user(mf.fn("get_model"), device, "get_model()")
+            if not isinstance(model, torch.nn.Module):
+                raise ModelFileError(f"get_model() in {mf.path} returned {type(model).__name__}, not an nn.Module")
+            try:
+                model = model.to(device).eval()
+                if tdtype is not None:
+                    model = model.to(tdtype)
+            except Exception as e:
+                raise ModelRunError(f"moving the model to {device} raised {type(e).__name__}: {e}") from None
+        if mf.has_step:
+            if mf.fn("setup"):
+                with ctx:
+                    call_user(mf.fn("setup"), device, "setup()")
+            user_step = mf.fn("step")
+
+            def step() -> Any:
+                with ctx:
+                    return call_user(user_step, device, "step()")
+
+            return Prepared(step, model)
+        inputs = call_user(mf.fn("get_inputs"), device, "get_inputs()")
+    if isinstance(inputs, torch.Tensor):
+        inputs = (inputs,)
+    if isinstance(inputs, list):
+        inputs = tuple(inputs)
+    if not isinstance(inputs, (tuple, dict)):
+        raise ModelFileError(f"get_inputs() in {mf.path} returned {type(inputs).__name__}; "
+                             "it must return a tuple of positional args or a dict of keyword args")
+    inputs = _to(inputs, device)
+    if tdtype is not None:
+        inputs = _cast(inputs, tdtype)
+
+    def forward() -> Any:
+        try:
+            return model(**inputs) if isinstance(inputs, dict) else model(*inputs)
+        except Exception as e:
+            raise ModelRunError(f"the model's forward raised {type(e).__name__}: {e}") from None
+
+    return Prepared(forward, model, inputs)
+
+
+def run_recorded(prep: Prepared, oracle: Any = None) -> List[RecordedOp]:
+    """Run one pass of ``prep`` in inference mode under a recorder; the recorded calls.
+
+    ``oracle``: a FlopCounterMode to run below the recorder (its FLOPs per recorded call are
+    kept on each call).
+    """
+    import torch
+
+    modules = ModuleStack(prep.model)
+    rec = recorder(modules, oracle)
+    try:
+        with torch.inference_mode():
+            with (oracle if oracle is not None else contextlib.nullcontext()):
+                with rec:
+                    prep.forward()
+    finally:
+        modules.remove()
+    return rec.ops
+
+
+def _short(e: object) -> str:
+    text = " ".join(str(e).split())
+    return text if len(text) <= 160 else text[:157] + "..."
+
+
+def record(path: Path, *, dtype: Optional[str] = None, fallback: bool = True) -> Recording:
+    """Record one forward of the model file at ``path`` on meta, or on the CPU when it needs
+    real data (see the module notes; the recording's ``notice`` then says why).
+
+    Raises :class:`ModelFileError` for a bad file, :class:`ModelRunError` when the model fails
+    on meta and ``fallback`` is False, or fails on the CPU too.
+    """
+    mf = load_model_file(path)
+    try:
+        prep = prepare(mf, "meta", dtype)
+        ops = run_recorded(prep)
+        return Recording(ops=tuple(ops), modules=module_infos(prep.model), run="meta")
+    except ModelFileError:
+        raise
+    except Exception as e:  # ModelRunError from the user's code, or torch refusing meta
+        why = _short(e if isinstance(e, ModelRunError) else f"{type(e).__name__}: {e}")
+        if not fallback:
+            raise ModelRunError(f"the model cannot run on the meta device ({why}); "
+                                "drop --no-fallback to count a real CPU run instead") from None
+    notice = f"the model could not run on the meta device ({why}): counted a real CPU run instead"
+    mf = load_model_file(path)  # a fresh import: module state made on meta is gone
+    prep = prepare(mf, "cpu", dtype)
+    ops = run_recorded(prep)
+    return Recording(ops=tuple(ops), modules=module_infos(prep.model), run="cpu", notice=notice)
+
+
+# --------------------------------------------------------------------------------------------
+# the other counters, for --compare
+
+
+#: Parameter bytes above which --compare does not make a real CPU copy of the model.
+REAL_RUN_LIMIT_BYTES = 2 << 30
+
+
+def compare_run(path: Path, recording: Recording, *, dtype: Optional[str] = None,
+                log: Callable[[str], None] = lambda s: None):
+    """Run fvcore's FlopCountAnalysis and torch's FlopCounterMode on the model file; the
+    recording that FlopCounterMode ran beside, and both results.
+
+    Both run on a real CPU copy of the model (what a user gets on a CPU machine) unless its
+    parameters exceed :data:`REAL_RUN_LIMIT_BYTES`; then FlopCounterMode runs on meta and
+    fvcore, whose jit trace cannot run on meta tensors, is skipped.
+    """
+    from torch.utils.flop_counter import FlopCounterMode
+
+    from floorcalc.tally import OracleResult
+
+    size = sum(m.param_bytes for m in recording.modules[:1])
+    real = recording.run == "cpu" or size <= REAL_RUN_LIMIT_BYTES
+    device = "cpu" if real else "meta"
+    log(f"compare: running FlopCounterMode{' and fvcore' if real else ''} on {device}")
+    mf = load_model_file(path)
+    prep = prepare(mf, device, dtype)
+    fcm = FlopCounterMode(display=False)
+    ops = run_recorded(prep, oracle=fcm)
+    rec = Recording(ops=tuple(ops), modules=recording.modules, run=device)
+    total = int(fcm.get_total_flops())
+    fcm_res = OracleResult(name="FlopCounterMode", ran=True, total=total,
+                           by_op={str(k): int(v) for k, v in fcm.get_flop_counts().get("Global", {}).items()},
+                           note=f"torch.utils.flop_counter, on {device}")
+    if not real:
+        fv = OracleResult(name="fvcore", ran=False,
+                          note=f"its jit trace needs real tensors, and the parameters take {size / 2**30:.1f} GiB "
+                               f"(over {REAL_RUN_LIMIT_BYTES / 2**30:.0f} GiB)")
+    elif prep.inputs is None or not isinstance(prep.inputs, tuple):
+        fv = OracleResult(name="fvcore", ran=False,
+                          note="it needs get_model() and positional get_inputs(); a step() file has neither")
+    else:
+        fv = _fvcore(prep)
+    return rec, (fv, fcm_res)
+
+
+def _fvcore(prep: Prepared):
+    import logging
+    import warnings
+
+    import torch
+
+    from floorcalc.tally import FAMILIES, FVCORE_FAMILY, OracleResult
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # fvcore's import uses the deprecated torch.jit.script
+            from fvcore.nn import FlopCountAnalysis
+    except ImportError:
+        return OracleResult(name="fvcore", ran=False, note="not installed (pip install fvcore)")
+    logging.getLogger("fvcore").setLevel(logging.ERROR)
+    try:
+        with warnings.catch_warnings(), torch.inference_mode():
+            warnings.simplefilter("ignore")
+            a = FlopCountAnalysis(prep.model, prep.inputs)
+            a.unsupported_ops_warnings(False)
+            a.uncalled_modules_warnings(False)
+            a.tracer_warnings("none")
+            by_op = {k: 2 * int(v) for k, v in a.by_operator().items()}
+            unsupported = dict(a.unsupported_ops())
+    except Exception as e:  # fvcore's jit trace fails on some models: say so, never 0
+        return OracleResult(name="fvcore", ran=False, note=f"FlopCountAnalysis raised {type(e).__name__}: {_short(e)}")
+    fam = {f: 0 for f in FAMILIES}
+    for k, v in by_op.items():
+        fam[FVCORE_FAMILY.get(k, "vector")] += v
+    return OracleResult(name="fvcore", ran=True, total=sum(by_op.values()), by_family=fam, by_op=by_op,
+                        unsupported=unsupported, note="FlopCountAnalysis (MACs, x2 here), on cpu")

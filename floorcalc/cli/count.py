@@ -1,0 +1,94 @@
+"""Count a model's FLOPs, bytes and parameters per module without running it on a GPU.
+
+The model is built on the meta device (shapes only, nothing allocated: a 7B-parameter model
+counts in seconds), one forward is recorded op by op, and every op is counted with the same
+formulas `floorcalc report` uses. A forward that needs real data (data-dependent shapes,
+.item(), .tolist()) is run for real on the CPU instead, with a note on stderr.
+--compare sets the totals beside fvcore's FlopCountAnalysis and torch's FlopCounterMode and
+explains each difference by op.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import shlex
+import sys
+from pathlib import Path
+
+from floorcalc.cli.common import FORMATS, check_output, output_format
+from floorcalc.errors import UsageError
+
+NAME = "count"
+HELP = "count FLOPs, bytes and parameters per module, without a GPU (meta tensors)"
+
+DTYPES = ("float32", "bfloat16", "float16", "float64")
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("model", type=Path, help="Python file defining get_model()/get_inputs() or step()")
+    p.add_argument("--depth", type=int, default=2, help="module rows down to this many levels (default 2; 0: the model only)")
+    p.add_argument("--dtype", choices=DTYPES, default=None,
+                   help="cast the model and its floating inputs to this dtype first (default: as the file makes them)")
+    p.add_argument("--compare", action="store_true",
+                   help="also run fvcore's FlopCountAnalysis and torch's FlopCounterMode, and explain the differences")
+    p.add_argument("--no-fallback", action="store_true",
+                   help="fail instead of running the model for real on the CPU when it cannot run on meta tensors")
+    p.add_argument("--format", choices=FORMATS, default=None,
+                   help="output format (default: table, or inferred from -o's extension)")
+    p.add_argument("-o", "--output", type=Path, default=None, help="write the result to this file")
+    p.add_argument("--force", action="store_true", help="overwrite an existing output file")
+    p.add_argument("--top", type=int, default=15, help="op rows shown in the table (default 15)")
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress messages on stderr")
+
+
+def run(args: argparse.Namespace) -> int:
+    from floorcalc.capture.dispatch import compare_run, record
+    from floorcalc.tally import compare, tally
+
+    fmt = output_format(args)
+    check_output(args)
+    if args.depth < 0:
+        raise UsageError(f"--depth must be 0 or more (got {args.depth})")
+    if args.top < 0:
+        raise UsageError(f"--top must be 0 or more (got {args.top})")
+
+    def log(msg: str) -> None:
+        if not args.quiet:
+            print(f"floorcalc: {msg}", file=sys.stderr, flush=True)
+
+    rec = record(args.model, dtype=args.dtype, fallback=not args.no_fallback)
+    if rec.notice:  # a fallback is always said, even with -q
+        print(f"floorcalc: note: {rec.notice}", file=sys.stderr, flush=True)
+    report = tally(rec, depth=args.depth, model_file=str(args.model),
+                   command="floorcalc " + shlex.join(getattr(args, "argv", []) or []))
+    if args.compare:
+        crec, oracles = compare_run(args.model, rec, dtype=args.dtype, log=log)
+        import dataclasses
+
+        report = dataclasses.replace(report, comparison=compare(crec, oracles))
+    _emit(report, fmt, args)
+    return 0
+
+
+def _emit(report, fmt: str, args: argparse.Namespace) -> None:
+    from floorcalc.render.count import CountTableRenderer, dumps
+
+    if fmt == "json":
+        text = dumps(report)
+    else:
+        from rich.console import Console
+
+        if args.output is None:
+            CountTableRenderer(top=args.top).render(report)
+            return
+        buf = io.StringIO()
+        CountTableRenderer(top=args.top).render(report, Console(file=buf, width=160, force_terminal=False,
+                                                                color_system=None))
+        text = buf.getvalue()
+    if args.output is None:
+        sys.stdout.write(text)
+        return
+    tmp = args.output.with_name(args.output.name + ".partial")
+    tmp.write_text(text)
+    tmp.replace(args.output)

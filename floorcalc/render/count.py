@@ -1,0 +1,168 @@
+"""Rendering of ``floorcalc count``'s :class:`~floorcalc.tally.CountReport`: a rich table
+(:class:`CountTableRenderer`) or JSON (:func:`dumps`, schema ``floorcalc.count`` version 1,
+documented in docs/counting.md).
+
+FLOPs are floating-point operations (a multiply-add is 2), bytes are the compulsory bytes of
+each op (every input read once, every output written once), parameters are elements.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Dict, Optional
+
+from rich import box
+from rich.console import Console
+from rich.table import Table
+
+from floorcalc import __version__
+from floorcalc.tally import FAMILIES, Comparison, CountReport
+
+SCHEMA = "floorcalc.count"
+SCHEMA_VERSION = 1
+
+
+def si(x: Optional[float], unit: str = "") -> str:
+    """``35210718184`` -> ``"35.21 G"`` (with ``unit`` appended)."""
+    if x is None:
+        return "-"
+    for prefix, scale in (("T", 1e12), ("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if abs(x) >= scale:
+            return f"{x / scale:.2f} {prefix}{unit}"
+    return f"{x:.0f} {unit}".rstrip()
+
+
+def _ai(x: Optional[float]) -> str:
+    return "-" if x is None else (f"{x:.1f}" if x >= 10 else f"{x:.2f}")
+
+
+def _pct(part: float, whole: float) -> str:
+    return f"{100 * part / whole:.1f}%" if whole else "-"
+
+
+class CountTableRenderer:
+    """Render a count report as rich tables: modules, totals, families, top ops, uncounted ops,
+    and the comparison when there is one. ``top``: op rows shown; ``width``: console width
+    (None: the terminal's)."""
+
+    def __init__(self, top: int = 15, width: Optional[int] = None) -> None:
+        self.top = top
+        self.width = width
+
+    def render(self, r: CountReport, console: Optional[Console] = None) -> None:
+        console = console or Console(width=self.width)
+        where = ("meta device: shapes only, nothing allocated" if r.run == "meta"
+                 else "a real CPU run")
+        console.print(f"[bold]floorcalc {__version__} count[/bold]  {r.model_file}  ({where})")
+        if r.notice:
+            console.print(f"[yellow]note:[/yellow] {r.notice}")
+
+        t = Table(box=box.SIMPLE_HEAD, title=f"modules (inclusive), to depth {r.depth}", title_justify="left")
+        t.add_column("module", overflow="fold")
+        for col in ("FLOPs", "bytes", "params", "FLOP/byte", "op calls"):
+            t.add_column(col, justify="right", no_wrap=True)
+        for m in r.modules:
+            name = ("  " * m.depth) + (m.path or "(model)")
+            calls = f"{m.calls}" + (f" ({m.uncounted_calls} uncounted)" if m.uncounted_calls else "")
+            t.add_row(name, si(m.flop), si(m.bytes, "B"), si(m.params) if m.params is not None else "-",
+                      _ai(m.intensity), calls)
+        console.print(t)
+
+        params = "" if r.params is None else f", {si(r.params)} parameters ({si(r.param_bytes, 'B')})"
+        console.print(f"[bold]total[/bold]: {si(r.flop, 'FLOP')}, {si(r.bytes, 'B')} moved{params}, "
+                      f"{_ai(r.intensity)} FLOP/byte, {r.calls} op calls")
+        console.print("by family: " + ", ".join(f"{f} {si(r.by_family.get(f, 0))} ({_pct(r.by_family.get(f, 0), r.flop)})"
+                                                for f in FAMILIES))
+        if r.uncounted:
+            console.print(f"[magenta]lower bound[/magenta]: {r.uncounted_calls} op calls have no count "
+                          "(listed below); they add nothing to these totals")
+
+        ops = Table(box=box.SIMPLE_HEAD, title=f"top {min(self.top, len(r.ops))} ops by FLOPs", title_justify="left")
+        ops.add_column("op", overflow="fold")
+        ops.add_column("family", no_wrap=True)
+        for col in ("calls", "FLOPs", "share", "bytes"):
+            ops.add_column(col, justify="right", no_wrap=True)
+        for o in r.ops[: self.top]:
+            ops.add_row(o.name, o.family, str(o.calls), si(o.flop), _pct(o.flop, r.flop), si(o.bytes, "B"))
+        console.print(ops)
+
+        if r.uncounted:
+            u = Table(box=box.SIMPLE_HEAD, title="uncounted ops", title_justify="left")
+            u.add_column("op", no_wrap=True)
+            u.add_column("calls", justify="right")
+            u.add_column("modules")
+            u.add_column("why")
+            u.add_column("example")
+            for x in r.uncounted:
+                u.add_row(x.name, str(x.calls), ", ".join(m or "(model)" for m in x.modules), x.reason, x.example)
+            console.print(u)
+        else:
+            console.print("uncounted ops: none")
+        if r.comparison is not None:
+            self._compare(r.comparison, console)
+
+    def _compare(self, c: Comparison, console: Console) -> None:
+        t = Table(box=box.SIMPLE_HEAD, title=f"compare: FLOPs by family (run on {c.run}; fvcore's MACs x 2)",
+                  title_justify="left")
+        t.add_column("family", no_wrap=True)
+        t.add_column("floorcalc", justify="right", no_wrap=True)
+        for o in c.oracles:
+            t.add_column(o.name, justify="right", no_wrap=True)
+        for f in FAMILIES:
+            t.add_row(f, si(c.floorcalc.get(f, 0)),
+                      *[si(o.by_family.get(f, 0)) if o.ran else "-" for o in c.oracles])
+        t.add_row("total", si(sum(c.floorcalc.values())), *[si(o.total) if o.ran else "not run" for o in c.oracles])
+        console.print(t)
+        if c.explanations:
+            console.print("differences:")
+            for e in c.explanations:
+                console.print(f"  - {e}", highlight=False)
+
+
+def _num(x: Optional[float]) -> Optional[float]:
+    return None if x is None else float(x)
+
+
+def to_dict(r: CountReport) -> Dict[str, Any]:
+    """The JSON document of a count report (schema ``floorcalc.count`` version 1)."""
+    doc: Dict[str, Any] = {
+        "schema": SCHEMA,
+        "schema_version": SCHEMA_VERSION,
+        "tool_version": __version__,
+        "command": r.command,
+        "model_file": r.model_file,
+        "run": r.run,
+        "notice": r.notice,
+        "depth": r.depth,
+        "totals": {
+            "flop": r.flop, "bytes": r.bytes, "params": r.params, "param_bytes": r.param_bytes,
+            "intensity_flop_per_byte": _num(r.intensity), "calls": r.calls,
+            "uncounted_calls": r.uncounted_calls, "lower_bound": bool(r.uncounted),
+        },
+        "by_family": dict(r.by_family),
+        "modules": [{"path": m.path, "depth": m.depth, "calls": m.calls, "flop": m.flop, "bytes": m.bytes,
+                     "params": m.params, "intensity_flop_per_byte": _num(m.intensity),
+                     "uncounted_calls": m.uncounted_calls} for m in r.modules],
+        "ops": [{"name": o.name, "family": o.family, "calls": o.calls, "flop": o.flop, "bytes": o.bytes}
+                for o in r.ops],
+        "uncounted": [{"name": u.name, "calls": u.calls, "modules": list(u.modules), "example": u.example,
+                       "reason": u.reason} for u in r.uncounted],
+        "compare": None,
+    }
+    c = r.comparison
+    if c is not None:
+        doc["compare"] = {
+            "run": c.run,
+            "floorcalc": {**c.floorcalc, "total": sum(c.floorcalc.values())},
+            "gemm_only": dict(c.gemm_only),
+            "attention_full": c.attention_full,
+            "oracles": [{"name": o.name, "ran": o.ran, "note": o.note, "total": o.total if o.ran else None,
+                         "by_family": dict(o.by_family), "by_op": dict(o.by_op), "unsupported": dict(o.unsupported)}
+                        for o in c.oracles],
+            "explanations": list(c.explanations),
+        }
+    return doc
+
+
+def dumps(r: CountReport) -> str:
+    return json.dumps(to_dict(r), indent=1) + "\n"

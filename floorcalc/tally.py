@@ -1,0 +1,474 @@
+"""Tally stage of ``floorcalc count``: sum the counts of recorded op calls per module, per op
+and per family, without running anything on a device.
+
+capture (``floorcalc.capture.dispatch``: every aten op of one forward, with the module it ran
+in) -> :func:`tally` -> :class:`CountReport` -> render
+
+Notes on the method:
+
+1. **Which calls.** The recording holds the outermost op with a formula on each call chain
+   (the dispatch recorder lets an op without a formula decompose and records its parts), so
+   summing every recorded call counts each piece of work once, as ``floorcalc report`` does.
+2. **Uncounted.** A call whose op has no formula, or whose formula cannot read it, is listed
+   with how often it occurs; it adds nothing to the totals, which are then a lower bound.
+3. **Modules.** Each call belongs to the innermost ``nn.Module`` running it; a module's row is
+   inclusive (its own calls and all its submodules'). Parameters are counted once each (tied
+   weights once), inclusive.
+4. **Families.** Each counted op belongs to the family of the formula module that counts it
+   (``matmul``, ``conv``, ``attention``, ``elementwise``, ``reduction``, ``norm``, ``pooling``,
+   ``memory``); comparisons with other counters are made per family.
+
+Nothing here imports torch.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field, replace
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+
+from floorcalc.counting import count as count_call
+from floorcalc.counting.registry import Uncountable, formula_of
+from floorcalc.records import Count, OpCall, TensorMeta
+
+#: The families comparisons are made in, in display order; ``vector`` groups elementwise ops,
+#: reductions, norms and pooling; ``memory`` is data movement (0 FLOPs).
+FAMILIES = ("matmul", "conv", "attention", "vector", "memory")
+_VECTOR = ("elementwise", "reduction", "norm", "pooling")
+
+
+# --------------------------------------------------------------------------------------------
+# records
+
+
+@dataclass(frozen=True)
+class RecordedOp:
+    """One aten op call of a recorded forward.
+
+    ``module`` is the dotted path of the innermost ``nn.Module`` running it ("" for the root,
+    or when there is no model). ``oracle_flop`` holds, for ``--compare``, the FLOPs
+    FlopCounterMode gave this call (and whatever it decomposed into), by FlopCounterMode's op
+    name.
+    """
+
+    call: OpCall
+    module: str = ""
+    oracle_flop: Tuple[Tuple[str, int], ...] = ()
+
+
+@dataclass(frozen=True)
+class ModuleInfo:
+    """A module of the model: its dotted path ("" is the root) and its parameters, inclusive
+    of its submodules, each parameter once (``params``: elements; ``param_bytes``: bytes)."""
+
+    path: str
+    params: int
+    param_bytes: int
+
+
+@dataclass(frozen=True)
+class Recording:
+    """Everything one counted forward produced.
+
+    ``run`` is ``"meta"`` (shapes only, nothing allocated) or ``"cpu"`` (a real run, used when
+    the forward needs real data); ``notice`` says why a real run was used. ``modules`` is in
+    ``named_modules()`` order, root first, and empty when the model file has no model.
+    """
+
+    ops: Tuple[RecordedOp, ...]
+    modules: Tuple[ModuleInfo, ...]
+    run: str
+    notice: str = ""
+
+
+@dataclass(frozen=True)
+class ModuleRow:
+    """A module's inclusive totals: op calls, FLOPs, bytes, parameters (None: no model)."""
+
+    path: str
+    depth: int
+    calls: int
+    flop: int
+    bytes: int
+    params: Optional[int]
+    uncounted_calls: int = 0
+
+    @property
+    def intensity(self) -> Optional[float]:
+        """Arithmetic intensity, FLOPs per byte (None when no bytes move)."""
+        return self.flop / self.bytes if self.bytes > 0 else None
+
+
+@dataclass(frozen=True)
+class OpTotal:
+    """One op name's counted calls summed: ``family`` is its formula family."""
+
+    name: str
+    family: str
+    calls: int
+    flop: int
+    bytes: int
+
+
+@dataclass(frozen=True)
+class UncountedOp:
+    """An op with no count: how often it occurs, where, one example of its arguments, and why."""
+
+    name: str
+    calls: int
+    modules: Tuple[str, ...]
+    example: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class OracleResult:
+    """Another counter's answer, in FLOPs (fvcore's MACs already doubled).
+
+    ``ran`` is False when it could not run here (``note`` says why). ``by_family`` maps the
+    families of :data:`FAMILIES` to FLOPs. ``unsupported`` lists the ops it skipped, with how
+    often (fvcore's own list), ``by_op`` its FLOPs by its own op names.
+    """
+
+    name: str
+    ran: bool
+    note: str = ""
+    total: int = 0
+    by_family: Mapping[str, int] = field(default_factory=dict)
+    by_op: Mapping[str, int] = field(default_factory=dict)
+    unsupported: Mapping[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """floorcalc's totals beside fvcore's and FlopCounterMode's, per family, with each
+    difference explained by op (``explanations``). ``run`` is where the comparison ran
+    (``"cpu"`` or ``"meta"``); ``floorcalc`` its floorcalc FLOPs by family, ``gemm_only`` the
+    same without the bias adds and activations fused into GEMMs and convolutions,
+    ``attention_full`` the attention FLOPs with every (query, key) pair counted (causal
+    masks ignored)."""
+
+    run: str
+    floorcalc: Mapping[str, int]
+    gemm_only: Mapping[str, int]
+    attention_full: int
+    oracles: Tuple[OracleResult, ...]
+    explanations: Tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class CountReport:
+    """What ``floorcalc count`` prints: per-module rows to ``depth``, op totals, uncounted ops,
+    totals (``flop``, ``bytes``, ``params``) and FLOPs per family."""
+
+    model_file: str
+    run: str
+    notice: str
+    depth: int
+    modules: Tuple[ModuleRow, ...]
+    ops: Tuple[OpTotal, ...]
+    uncounted: Tuple[UncountedOp, ...]
+    flop: int
+    bytes: int
+    params: Optional[int]
+    param_bytes: Optional[int]
+    calls: int
+    by_family: Mapping[str, int]
+    command: str = ""
+    comparison: Optional[Comparison] = None
+
+    @property
+    def intensity(self) -> Optional[float]:
+        return self.flop / self.bytes if self.bytes > 0 else None
+
+    @property
+    def uncounted_calls(self) -> int:
+        return sum(u.calls for u in self.uncounted)
+
+
+# --------------------------------------------------------------------------------------------
+# counting one call
+
+
+def family_of(name: str, c: Optional[Count] = None) -> str:
+    """The family of the formula that counts ``name`` (:data:`FAMILIES`), "" without one.
+
+    With its count ``c``: a data-movement op that adds (``index_add``, ``scatter_add``,
+    ``embedding_bag``: unit ``vector``) is ``vector``, so ``memory`` stays 0 FLOPs.
+    """
+    fn = formula_of(name)
+    if fn is None:
+        return "" if c is None else "vector"
+    mod = fn.__module__.rsplit(".", 1)[-1]
+    if mod in _VECTOR or (mod == "memory" and c is not None and c.unit == "vector"):
+        return "vector"
+    return mod
+
+
+def count_or_reason(call: OpCall) -> Tuple[Optional[Count], str]:
+    """The call's count, or None and why not (no formula, or what its formula could not read)."""
+    c = count_call(call)
+    if c is not None:
+        return c, ""
+    fn = formula_of(call.name)
+    if fn is None:
+        return None, "no formula"
+    try:
+        fn(call)
+    except Uncountable as why:
+        return None, str(why)
+    except Exception as err:  # noqa: BLE001 - the same errors count() turns into None
+        return None, f"{type(err).__name__}: {err}"
+    return None, "formula gave no count"
+
+
+def describe(call: OpCall) -> str:
+    """A short text of a call's arguments: tensors as ``float32[4, 8]``."""
+    parts = []
+    for a in call.args:
+        if isinstance(a, TensorMeta):
+            parts.append(f"{a.dtype}{list(a.shape)}")
+        elif isinstance(a, tuple) and a and all(isinstance(t, TensorMeta) or t is None for t in a):
+            parts.append("[" + ", ".join(f"{t.dtype}{list(t.shape)}" if t is not None else "None" for t in a) + "]")
+        else:
+            parts.append(repr(a))
+    return f"{call.name}({', '.join(parts)})"
+
+
+# Where the fused epilogue of a GEMM or convolution sits: (argument index, value that drops it).
+# addmm-family ops drop their bias with beta = 0 (argument 3); linear and the convolutions with
+# bias = None.
+_EPILOGUE_ARG = {
+    "aten::linear": (2, None), "aten::addmm": (3, 0), "aten::addmm_": (3, 0), "aten::baddbmm": (3, 0),
+    "aten::baddbmm_": (3, 0), "aten::addbmm": (3, 0), "aten::addmv": (3, 0), "aten::addmv_": (3, 0),
+    "aten::_addmm_activation": (3, 0),
+}
+_CONV_BIAS_ARG = 2
+
+
+def gemm_only(call: OpCall, c: Count) -> int:
+    """The FLOPs of a matmul or convolution call without its fused bias add (and activation):
+    what counters that count only multiply-adds report. Other calls: their FLOPs unchanged."""
+    fam = family_of(call.name)
+    if fam not in ("matmul", "conv"):
+        return c.flop
+    idx, drop = _EPILOGUE_ARG.get(call.name, (_CONV_BIAS_ARG, None) if fam == "conv" else (None, None))
+    if idx is None or idx >= len(call.args):
+        return c.flop
+    args = list(call.args)
+    args[idx] = drop
+    if call.name == "aten::_addmm_activation":  # its activation is fused too: count it as mm
+        bare = count_call(OpCall("aten::mm", (args[1], args[2])))
+    else:
+        bare = count_call(OpCall(call.name, tuple(args)))
+    return bare.flop if bare is not None else c.flop
+
+
+_CAUSAL_ARG = {
+    "aten::scaled_dot_product_attention": 5, "aten::_scaled_dot_product_attention_math": 5,
+    "aten::_scaled_dot_product_flash_attention_for_cpu": 4, "aten::_scaled_dot_product_flash_attention": 4,
+    "aten::_scaled_dot_product_efficient_attention": 6, "aten::_scaled_dot_product_cudnn_attention": 6,
+}
+
+
+def attention_full(call: OpCall, c: Count) -> int:
+    """An attention call's FLOPs with every (query, key) pair counted (``is_causal`` off): what
+    counters that ignore the causal mask report."""
+    idx = _CAUSAL_ARG.get(call.name)
+    if idx is None or idx >= len(call.args) or not call.args[idx]:
+        return c.flop
+    args = list(call.args)
+    args[idx] = False
+    full = count_call(OpCall(call.name, tuple(args)))
+    return full.flop if full is not None else c.flop
+
+
+# --------------------------------------------------------------------------------------------
+# the tally
+
+
+def _depth(path: str) -> int:
+    return 0 if not path else path.count(".") + 1
+
+
+def _prefixes(path: str) -> List[str]:
+    """"" and every dotted prefix of ``path``, itself included."""
+    out = [""]
+    if path:
+        parts = path.split(".")
+        out += [".".join(parts[: i + 1]) for i in range(len(parts))]
+    return out
+
+
+def tally(rec: Recording, *, depth: int = 2, model_file: str = "", command: str = "") -> CountReport:
+    """Sum the recording (see the module notes). ``depth``: module rows down to this many
+    dotted components (0: the root alone)."""
+    calls: Dict[str, int] = defaultdict(int)
+    flop: Dict[str, int] = defaultdict(int)
+    nbytes: Dict[str, int] = defaultdict(int)
+    unc_calls: Dict[str, int] = defaultdict(int)
+    op_tot: Dict[str, List[int]] = {}
+    op_family: Dict[str, str] = {}
+    unc: Dict[str, dict] = {}
+    fam_tot: Dict[str, int] = {f: 0 for f in FAMILIES}
+    for r in rec.ops:
+        c, reason = count_or_reason(r.call)
+        prefixes = _prefixes(r.module)
+        for p in prefixes:
+            calls[p] += 1
+        if c is None:
+            for p in prefixes:
+                unc_calls[p] += 1
+            u = unc.setdefault(r.call.name, {"calls": 0, "modules": Counter(), "example": describe(r.call),
+                                             "reason": reason})
+            u["calls"] += 1
+            u["modules"][r.module] += 1
+            continue
+        for p in prefixes:
+            flop[p] += c.flop
+            nbytes[p] += c.bytes
+        op_family.setdefault(r.call.name, family_of(r.call.name, c))
+        t = op_tot.setdefault(r.call.name, [0, 0, 0])
+        t[0] += 1
+        t[1] += c.flop
+        t[2] += c.bytes
+        fam_tot[family_of(r.call.name, c)] += c.flop
+    info = {m.path: m for m in rec.modules}
+    paths = [m.path for m in rec.modules] or [""]
+    seen = set(paths)
+    paths += sorted(p for p in calls if p not in seen)  # ops in modules the model does not list
+    rows = tuple(
+        ModuleRow(path=p, depth=_depth(p), calls=calls.get(p, 0), flop=flop.get(p, 0), bytes=nbytes.get(p, 0),
+                  params=info[p].params if p in info else None, uncounted_calls=unc_calls.get(p, 0))
+        for p in paths if _depth(p) <= depth
+    )
+    ops = tuple(sorted((OpTotal(name=n, family=op_family[n], calls=v[0], flop=v[1], bytes=v[2])
+                        for n, v in op_tot.items()), key=lambda o: (-o.flop, -o.bytes, o.name)))
+    uncounted = tuple(sorted((UncountedOp(name=n, calls=u["calls"],
+                                          modules=tuple(m for m, _ in u["modules"].most_common(3)),
+                                          example=u["example"], reason=u["reason"])
+                              for n, u in unc.items()), key=lambda u: (-u.calls, u.name)))
+    root = info.get("")
+    return CountReport(
+        model_file=model_file, run=rec.run, notice=rec.notice, depth=depth, modules=rows, ops=ops,
+        uncounted=uncounted, flop=flop.get("", 0), bytes=nbytes.get("", 0),
+        params=root.params if root else None, param_bytes=root.param_bytes if root else None,
+        calls=calls.get("", 0), by_family=fam_tot, command=command,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# comparing with other counters
+
+
+def _fmt(x: float) -> str:
+    for unit, scale in (("T", 1e12), ("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if abs(x) >= scale:
+            return f"{x / scale:.4g} {unit}"
+    return f"{x:.0f}"
+
+
+def compare(rec: Recording, oracles: Sequence[OracleResult]) -> Comparison:
+    """floorcalc's families from ``rec`` beside the ``oracles``, each difference explained.
+
+    ``rec`` carries, per call, FlopCounterMode's FLOPs for that call (when FlopCounterMode
+    ran alongside), so FlopCounterMode's total is split into floorcalc's families exactly.
+    """
+    fc: Dict[str, int] = {f: 0 for f in FAMILIES}
+    gemm: Dict[str, int] = {f: 0 for f in FAMILIES}
+    att_full = 0
+    causal_calls = 0
+    fcm_fam: Dict[str, int] = {f: 0 for f in FAMILIES}
+    fcm_ops: Dict[str, Dict[str, int]] = {f: defaultdict(int) for f in FAMILIES}
+    names_by_family: Dict[str, Counter] = {f: Counter() for f in FAMILIES}
+    for r in rec.ops:
+        c = count_call(r.call)
+        fam = family_of(r.call.name, c) or "vector"
+        for op, v in r.oracle_flop:
+            fcm_fam[fam] += v
+            fcm_ops[fam][op] += v
+        if c is None:
+            continue
+        fc[fam] += c.flop
+        gemm[fam] += gemm_only(r.call, c)
+        names_by_family[fam][r.call.name] += 1
+        if fam == "attention":
+            full = attention_full(r.call, c)
+            att_full += full
+            causal_calls += full != c.flop
+    fixed: List[OracleResult] = []
+    for o in oracles:
+        if o.name == "FlopCounterMode" and o.ran and not o.by_family:
+            o = replace(o, by_family=dict(fcm_fam))
+        fixed.append(o)
+    notes: List[str] = []
+    for o in fixed:
+        if not o.ran:
+            notes.append(f"{o.name}: not run ({o.note})")
+            continue
+        for fam in FAMILIES:
+            mine, theirs = fc[fam], int(o.by_family.get(fam, 0))
+            if mine == theirs:
+                continue
+            notes.append(f"{o.name}, {fam}: {_fmt(theirs)} vs floorcalc {_fmt(mine)}: "
+                         + _explain(o, fam, mine, theirs, gemm[fam], att_full, causal_calls,
+                                    names_by_family[fam], fcm_ops[fam]))
+    return Comparison(run=rec.run, floorcalc=fc, gemm_only=gemm, attention_full=att_full, oracles=tuple(fixed),
+                      explanations=tuple(notes))
+
+
+#: fvcore's operator names (``FlopCountAnalysis.by_operator()`` keys) by floorcalc family;
+#: any other name it counts is a per-element handle (norms, pooling, upsampling): ``vector``.
+FVCORE_FAMILY = {"linear": "matmul", "matmul": "matmul", "addmm": "matmul", "bmm": "matmul", "mm": "matmul",
+                 "einsum": "matmul", "baddbmm": "matmul", "conv": "conv", "_convolution": "conv",
+                 "scaled_dot_product_attention": "attention"}
+
+
+def _names(c: Counter, n: int = 4) -> str:
+    return ", ".join(f"{k} x{v}" for k, v in c.most_common(n)) + (", ..." if len(c) > n else "")
+
+
+def _explain(o: OracleResult, fam: str, mine: int, theirs: int, gemm: int, att_full: int, causal_calls: int,
+             names: Counter, fcm_ops: Mapping[str, int]) -> str:
+    """Why ``o`` gives ``theirs`` where floorcalc gives ``mine`` for family ``fam``."""
+    fv = o.name == "fvcore"
+    if fam in ("matmul", "conv"):
+        if theirs == gemm and mine > gemm:
+            return (f"{o.name} counts the multiply-adds only{' (MACs, doubled here)' if fv else ''}; floorcalc adds "
+                    f"1 FLOP per output for the bias add (or activation) fused into the op: {_fmt(mine - gemm)}")
+        if fam == "matmul" and not fv and theirs > gemm and att_full:
+            return ("FlopCounterMode's bmm count includes work floorcalc files under another family "
+                    f"(difference {_fmt(theirs - mine)}); see the attention line")
+        return f"unexplained difference of {_fmt(theirs - mine)} (floorcalc's GEMM-only count is {_fmt(gemm)})"
+    if fam == "attention":
+        if theirs == 0:
+            if fv:
+                skipped = [k for k in o.unsupported if "attention" in k]
+                return ("fvcore has no handle for scaled_dot_product_attention "
+                        f"({', '.join(skipped) or 'it is among its unsupported ops'}): attention counted 0")
+            return ("FlopCounterMode: SDPA on CPU = 0 (its registry has no formula for the CPU backend op, "
+                    "aten::_scaled_dot_product_flash_attention_for_cpu, which SDPA runs on CPU)")
+        if theirs == att_full and causal_calls:
+            return (f"{o.name} ignores the causal mask and counts every (query, key) pair; floorcalc counts "
+                    f"the unmasked pairs only ({causal_calls} causal calls)")
+        return f"unexplained difference of {_fmt(theirs - mine)}"
+    if fam == "vector":
+        if theirs == 0:
+            if fv:
+                return f"fvcore: elementwise ops not counted (skipped: {_names(names)})"
+            return f"FlopCounterMode counts only matmul, convolution and attention ({_names(names)} not counted)"
+        if fv:
+            counted = sorted(k for k in o.by_op if FVCORE_FAMILY.get(k, "vector") == "vector")
+            skipped = sorted(k for k in o.unsupported if "attention" not in k)
+            short = {k.split("::", 1)[-1] for k in skipped} | set(counted)
+            ignored = sorted(k for k in names if k.split("::", 1)[-1] not in short)
+            text = f"fvcore counts {', '.join(counted)} at its own per-element rates"
+            if skipped:
+                text += f"; skips {', '.join(skipped)} (its unsupported ops)"
+            if ignored:
+                text += f"; ignores {', '.join(ignored)}"
+            return text
+        return f"{o.name} counted {', '.join(sorted(fcm_ops))} here"
+    if fam == "memory":
+        return "data movement is 0 FLOPs in floorcalc"
+    return f"difference of {_fmt(theirs - mine)}"

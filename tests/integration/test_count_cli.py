@@ -1,0 +1,140 @@
+"""`floorcalc count` end to end: the bundled examples count on meta with no uncounted op, meta
+counts equal what `floorcalc report` counts from a real CPU trace, and every bad input is one
+line with its exit code."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from floorcalc.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+EX = ROOT / "examples"
+
+#: Small configs so the suite stays fast.
+SMALL = {"FLOORCALC_LLAMA": "tiny", "FLOORCALC_LLAMA_SEQ": "32", "FLOORCALC_LLAMA_CACHE": "100",
+         "FLOORCALC_UNET_SIZE": "64", "FLOORCALC_MOE_SEQ": "64", "FLOORCALC_GPT2_SEQ": "32"}
+
+
+@pytest.fixture
+def small(monkeypatch):
+    for k, v in SMALL.items():
+        monkeypatch.setenv(k, v)
+
+
+def count_json(tmp_path, model, *extra, name=None):
+    out = tmp_path / (name or f"{Path(model).stem}.count.json")
+    rc = main(["count", str(model), "-q", "-o", str(out), *extra])
+    assert rc == 0
+    return json.loads(out.read_text())
+
+
+def test_mlp_counts_k10_batched(tmp_path):
+    doc = count_json(tmp_path, EX / "mlp.py", "--depth", "1")
+    t = doc["totals"]
+    # K10 batched by 64: GEMMs 2*64*668,672 + bias adds 64*1,034 + ReLUs 64*1,024
+    assert t["flop"] == 2 * 64 * 668_672 + 64 * 1_034 + 64 * 1_024
+    assert t["params"] == 669_706 and t["param_bytes"] == 2_678_824 and not t["lower_bound"]
+    rows = {m["path"]: m for m in doc["modules"]}
+    assert list(rows) == ["", "0", "1", "2", "3", "4", "5"]
+    assert rows["1"]["flop"] == 2 * 64 * 784 * 512 + 64 * 512 and rows["1"]["params"] == 784 * 512 + 512
+    assert rows["1"]["intensity_flop_per_byte"] == pytest.approx(rows["1"]["flop"] / rows["1"]["bytes"])
+    assert doc["run"] == "meta" and doc["schema"] == "floorcalc.count" and doc["compare"] is None
+    assert doc["by_family"]["matmul"] == 2 * 64 * 668_672 + 64 * 1_034
+
+
+@pytest.mark.parametrize("name", ["llama", "llama_decode", "resnet50", "vit", "unet", "gpt2"])
+def test_examples_count_on_meta_with_nothing_uncounted(tmp_path, small, name):
+    doc = count_json(tmp_path, EX / f"{name}.py")
+    assert doc["run"] == "meta" and doc["uncounted"] == [] and doc["totals"]["flop"] > 0
+    assert doc["totals"]["params"] > 0
+
+
+def test_moe_falls_back_to_a_real_cpu_run_and_says_so(tmp_path, small, capsys):
+    doc = count_json(tmp_path, EX / "moe.py")
+    err = capsys.readouterr().err
+    assert doc["run"] == "cpu" and "real CPU run" in doc["notice"] and "floorcalc: note:" in err
+    assert doc["uncounted"] == []
+    names = {o["name"] for o in doc["ops"]}
+    assert {"aten::topk", "aten::index_select", "aten::index_add_", "aten::gather", "aten::scatter_"} <= names
+
+
+def test_no_fallback_fails_in_one_line(tmp_path, small, capsys):
+    rc = main(["count", str(EX / "moe.py"), "--no-fallback"])
+    err = capsys.readouterr().err
+    assert rc == 4 and "cannot run on the meta device" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("name", ["llama", "llama_decode", "unet"])
+def test_meta_count_equals_the_real_trace_count(tmp_path, small, name):
+    # GIVEN the same model file WHEN counted on meta and profiled for real on the CPU
+    doc = count_json(tmp_path, EX / f"{name}.py")
+    out = tmp_path / "report.json"
+    assert main(["report", str(EX / f"{name}.py"), "--device", "cpu", "--warmup", "0", "--iters", "1", "-q",
+                 "--trace-out", str(tmp_path / "t.json.gz"), "-o", str(out)]) == 0
+    rep = json.loads(out.read_text())
+    # THEN the totals agree to the FLOP and the byte
+    assert doc["totals"]["flop"] == rep["summary"]["flop"]
+    assert doc["totals"]["bytes"] == rep["summary"]["bytes"]
+    assert not [o for o in rep["ops"] if o["bound"] == "uncounted"]
+
+
+def test_dtype_cast(tmp_path):
+    f32 = count_json(tmp_path, EX / "mlp.py")
+    bf16 = count_json(tmp_path, EX / "mlp.py", "--dtype", "bfloat16", name="bf16.json")
+    assert bf16["totals"]["flop"] == f32["totals"]["flop"]
+    assert bf16["totals"]["param_bytes"] * 2 == f32["totals"]["param_bytes"]
+    assert bf16["totals"]["bytes"] * 2 == f32["totals"]["bytes"]
+
+
+def test_table_output(tmp_path, small):
+    out = tmp_path / "llama.txt"
+    assert main(["count", str(EX / "llama.py"), "-q", "--depth", "3", "-o", str(out)]) == 0
+    text = out.read_text()
+    for needle in ("modules (inclusive), to depth 3", "layers.0.attention", "by family", "aten::linear",
+                   "uncounted ops: none", "(model)"):
+        assert needle in text
+
+
+def test_step_file_without_model(tmp_path):
+    p = tmp_path / "step.py"
+    p.write_text("import torch\nx = None\ndef setup(device='cpu'):\n    global x\n"
+                 "    x = torch.randn(64, 64, device=device)\ndef step():\n    return (x @ x).relu()\n")
+    doc = count_json(tmp_path, p)
+    assert doc["run"] == "meta" and doc["totals"]["params"] is None
+    assert doc["totals"]["flop"] == 2 * 64 ** 3 + 64 * 64
+
+
+def write(tmp_path, name, text):
+    p = tmp_path / name
+    p.write_text(text)
+    return p
+
+
+@pytest.mark.parametrize("make, args, code, message", [
+    (lambda d: d / "nope.py", [], 3, "model file not found"),
+    (lambda d: write(d, "m.py", "x = 1\n"), [], 3, "defines neither step() nor get_model() and get_inputs()"),
+    (lambda d: write(d, "m.py", "import torch\ndef get_model():\n    raise ValueError('boom')\n"
+                               "def get_inputs():\n    return ()\n"), [], 4, "get_model() raised ValueError: boom"),
+    (lambda d: write(d, "m.py", "import torch\ndef get_model():\n    return torch.nn.Linear(3, 3)\n"
+                               "def get_inputs():\n    return (torch.randn(2, 5),)\n"), [], 4, "forward raised"),
+    (lambda d: write(d, "m.py", "import torch\ndef get_model():\n    return 5\n"
+                               "def get_inputs():\n    return ()\n"), [], 3, "not an nn.Module"),
+    (lambda d: write(d, "m.py", "import torch\ndef get_model():\n    return torch.nn.Linear(3, 3)\n"
+                               "def get_inputs():\n    return 5\n"), [], 3, "must return a tuple"),
+    (lambda d: EX / "mlp.py", ["--depth", "-1"], 2, "--depth must be 0 or more"),
+    (lambda d: EX / "mlp.py", ["-o", "/no/such/dir/x.json"], 8, "output folder does not exist"),
+    (lambda d: EX / "mlp.py", ["-o", "x.weird"], 2, "cannot infer a format"),
+])
+def test_bad_inputs_are_one_line(tmp_path, capsys, make, args, code, message):
+    rc = main(["count", str(make(tmp_path)), "-q", *args])
+    err = capsys.readouterr().err
+    assert rc == code, err
+    assert message in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_existing_output_is_not_overwritten(tmp_path, capsys):
+    out = write(tmp_path, "x.json", "keep me")
+    assert main(["count", str(EX / "mlp.py"), "-q", "-o", str(out)]) == 8
+    assert out.read_text() == "keep me" and "--force" in capsys.readouterr().err
