@@ -9,3 +9,18 @@ records of :mod:`floorcalc.records` and can be driven by hand.
 """
 
 __version__ = "0.1.0"
+
+#: the Python API (floorcalc/api.py), imported on first use so that ``import floorcalc`` stays light
+_API = ("report", "analyze", "Report")
+
+
+def __getattr__(name: str):
+    if name in _API:
+        from floorcalc import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'floorcalc' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(list(globals()) + list(_API))

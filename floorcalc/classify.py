@@ -371,6 +371,10 @@ def build_report(trace: Trace, spec: DeviceSpec, *, passes: Optional[int] = None
         notes.append("trace has no shapes (record_shapes was off): nothing can be counted, timeline only")
     cap = dict(capture or {})
     cap.setdefault("trace", trace.path)
+    # where the rest of the wall time goes: gaps, copies, decomposition (floorcalc.timeline)
+    from floorcalc.timeline import analyze as analyze_timeline
+
+    timeline = analyze_timeline(trace, win, units, spec, target="cuda" if gpu else "cpu")
     return Report(schema_version=SCHEMA_VERSION, tool_version=__version__, target="cuda" if gpu else "cpu",
                   device=spec, ops=tuple(ops), kernels=tuple(kernels), summary=summary, capture=cap,
-                  notes=tuple(notes), reference=reference)
+                  notes=tuple(notes), reference=reference, timeline=timeline)

@@ -702,6 +702,10 @@ class LaunchStats:
     short_kernel_us: float
     launch_latency_us: float
     kernels: Tuple[KernelLaunchRow, ...] = ()
+    #: the queue depth over time: the window cut into equal buckets ``queue_depth_bucket_us``
+    #: long, and the largest depth in each
+    queue_depth_buckets: Tuple[int, ...] = ()
+    queue_depth_bucket_us: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -720,7 +724,8 @@ class RangeRow:
 
     ``wall_us``: summed host duration; ``ops``: host ops inside it; ``kernels``/``device_us``:
     device events launched from inside it and their summed duration; ``decomposition``: the
-    window's decomposition over its instances' time (summed). All window totals, not per pass.
+    window's decomposition over its instances' time (summed; None on a CPU-only trace). All
+    window totals, not per pass.
     """
 
     name: str
@@ -729,7 +734,7 @@ class RangeRow:
     ops: int
     kernels: int
     device_us: float
-    decomposition: Decomposition
+    decomposition: Optional[Decomposition] = None
 
 
 @dataclass(frozen=True)
@@ -755,10 +760,12 @@ class Timeline:
     """Where the window's wall time goes (output of floorcalc.timeline).
 
     Per pass (window totals / ``passes``): ``wall_us``, ``busy_us``, ``idle_us``,
-    ``idle_us_by_cause``, ``decomposition``, ``idle_by_op``. As measured: ``gaps`` (the
+    ``idle_us_by_cause``, ``decomposition``, ``idle_by_op``. ``gap_count_by_cause``: how many of
+    the window's ``gap_count`` gaps hold some idle time of each cause. As measured: ``gaps`` (the
     longest, of ``gap_count``), ``waits``, ``copies`` (the longest, of ``copy_count``),
     ``steps`` (one decomposition per ProfilerStep) and their ``step_spread`` (per part: min,
-    median, max). ``target`` is ``cuda`` or ``cpu`` (no device timeline).
+    median, max). ``target`` is ``cuda`` or ``cpu`` (no device timeline). ``partial`` says why
+    the trace was read only in part ("" when whole).
     """
 
     target: str
@@ -783,3 +790,6 @@ class Timeline:
     memory: Tuple[MemoryStats, ...]
     notes: Tuple[str, ...] = ()
     partial: str = ""
+    #: per copy direction (``HtoD``, ``DtoH``, ``memset``...): ``count``, ``bytes`` and
+    #: ``duration_us`` over all the window's copies (window totals)
+    copy_totals: Mapping[str, Mapping[str, float]] = field(default_factory=dict)

@@ -1,6 +1,7 @@
 """Golden outputs of `floorcalc analyze` on the committed real traces.
 
     python3 tests/golden.py --update     # rewrite tests/data/golden/*.json after a deliberate change
+    python3 tests/golden.py --summary    # each fixture's decomposition and idle causes, per pass
 
 A golden file is the analyze JSON with the fields that depend on where it ran (paths) removed.
 Review the diff of a regenerated golden file like code: every changed number needs a reason.
@@ -64,8 +65,29 @@ def update() -> None:
         print(f"wrote {GOLDEN / name}.json")
 
 
+PARTS = ("floor_us", "excess_us", "data_movement_us", "host_overhead_us", "blocking_us", "other_us", "residual_us")
+
+
+def summary() -> str:
+    """Each fixture's latency decomposition and idle time by cause, per pass, as text (a digest of
+    the golden files' ``timeline`` to review a regenerated golden by)."""
+    lines = [f"{'fixture':<24}{'wall':>10}" + "".join(f"{p[:-3]:>14}" for p in PARTS) + "  bound"]
+    causes = []
+    for name in FIXTURES:
+        t = json.loads((GOLDEN / f"{name}.json").read_text())["timeline"]
+        d = t["decomposition"]["pass"]
+        lines.append(f"{name:<24}{d['wall_us']:>10.1f}" + "".join(f"{d[p]:>14.3f}" for p in PARTS) + f"  {d['bound']}")
+        idle = {c: v for c, v in t["gaps"]["idle_us_by_cause"].items() if v > 0}
+        counts = t["gaps"]["count_by_cause"]
+        causes.append(f"{name:<24}" + ", ".join(f"{c} {v:.1f} us ({counts[c]} gaps)"
+                                              for c, v in sorted(idle.items(), key=lambda kv: -kv[1])))
+    return "\n".join(lines + ["", "idle time by cause, per pass (gaps holding some of it, over the window):"] + causes)
+
+
 if __name__ == "__main__":
-    if sys.argv[1:] != ["--update"]:
+    if sys.argv[1:] not in (["--update"], ["--summary"]):
         sys.exit(__doc__)
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    update()
+    if sys.argv[1] == "--update":
+        update()
+    print(summary())

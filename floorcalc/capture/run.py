@@ -225,16 +225,14 @@ def write_trace(prof: Any, dest: Path, force: bool) -> Path:
 
 
 def capture(mf: ModelFile, device: str, *, warmup: int = 3, iters: int = 5, trace_out: Optional[Path] = None,
-            force: bool = False, modules: bool = True, log: Callable[[str], None] = lambda s: None) -> CaptureResult:
+            force: bool = False, modules: bool = True, log: Callable[[str], None] = lambda s: None,
+            profile_memory: bool = False) -> CaptureResult:
     """Capture ``iters`` warmed-up passes of the model file on ``device`` (see module notes).
 
     Raises :class:`ModelRunError` if the model raises, :class:`OutputError` if the trace
     cannot be written, :class:`DeviceUnavailableError` for a missing device.
     """
     import torch
-    from torch.profiler import ProfilerActivity, profile, record_function
-
-    from floorcalc.capture import calibrate
 
     if warmup < 0 or iters < 1:
         raise ModelRunError(f"need warmup >= 0 and iters >= 1 (got {warmup}, {iters})")
@@ -245,6 +243,66 @@ def capture(mf: ModelFile, device: str, *, warmup: int = 3, iters: int = 5, trac
     with torch.inference_mode():
         log(f"loading {mf.path} on {device}")
         step, model = build_step(mf, device)
+    return _capture_step(step, model, device, dest, gpu_name=gpu_name, warmup=warmup, iters=iters, force=force,
+                         modules=modules, log=log, model_file=str(mf.path), profile_memory=profile_memory)
+
+
+def capture_model(model: Any, inputs: Any, device: str, *, warmup: int = 3, iters: int = 5,
+                  trace_out: Optional[Path] = None, force: bool = False, modules: bool = True,
+                  log: Callable[[str], None] = lambda s: None) -> CaptureResult:
+    """Capture a live ``nn.Module`` called with ``inputs`` (a tensor, a tuple or list of
+    positional args, or a dict of keyword args), as :func:`capture` does a model file.
+
+    The model is moved to ``device`` and put in eval mode; tensors among the inputs are moved
+    to ``device`` (copies: the caller's are left where they are). ``trace_out`` None: a new
+    ``<ModelClass>.<time>.trace.json.gz`` in the current folder.
+    """
+    import torch
+
+    if warmup < 0 or iters < 1:
+        raise ModelRunError(f"need warmup >= 0 and iters >= 1 (got {warmup}, {iters})")
+    if not isinstance(model, torch.nn.Module):
+        raise UsageError(f"model must be a torch.nn.Module, not {type(model).__name__}")
+    if isinstance(inputs, torch.Tensor):
+        inputs = (inputs,)
+    if isinstance(inputs, list):
+        inputs = tuple(inputs)
+    if not isinstance(inputs, (tuple, dict)):
+        raise UsageError(f"inputs must be a tensor, a tuple or list of positional args or a dict of keyword "
+                         f"args, not {type(inputs).__name__}")
+    label = type(model).__name__
+    dest = trace_out or default_trace_path(Path(label))
+    check_output_path(dest, force, "trace")
+    gpu_name = torch.cuda.get_device_name() if device == "cuda" else None
+    with torch.inference_mode():
+        log(f"moving {label} to {device}")
+        try:
+            model = model.to(device).eval()
+        except Exception as e:
+            raise ModelRunError(f"moving the model to {device} raised {type(e).__name__}: {e}") from None
+        args = _to_device(inputs, device)
+
+    def forward() -> Any:
+        try:
+            return model(**args) if isinstance(args, dict) else model(*args)
+        except (Exception, SystemExit) as e:
+            raise ModelRunError(f"the model's forward raised {type(e).__name__}: {e}") from None
+
+    return _capture_step(forward, model, device, dest, gpu_name=gpu_name, warmup=warmup, iters=iters, force=force,
+                         modules=modules, log=log, model_file=f"<{label} object>")
+
+
+def _capture_step(step: Callable[[], Any], model: Any, device: str, dest: Path, *, gpu_name: Optional[str],
+                  warmup: int, iters: int, force: bool, modules: bool, log: Callable[[str], None],
+                  model_file: str, profile_memory: bool = False) -> CaptureResult:
+    """Steps 2 to 6 of the module notes for a per-pass callable (and the model whose modules
+    label the ops, or None)."""
+    import torch
+    from torch.profiler import ProfilerActivity, profile, record_function
+
+    from floorcalc.capture import calibrate
+
+    with torch.inference_mode():
         log(f"warming up: {warmup} passes")
         for _ in range(warmup):
             step()
@@ -264,7 +322,7 @@ def capture(mf: ModelFile, device: str, *, warmup: int = 3, iters: int = 5, trac
             "float32_matmul_precision": torch.get_float32_matmul_precision(),
             "sm_count": torch.cuda.get_device_properties(0).multi_processor_count if device == "cuda" else None,
             "compute_capability": ("{}.{}".format(*torch.cuda.get_device_capability()) if device == "cuda" else None),
-            "model_file": str(mf.path), "bare_wall_us": statistics.median(bare),
+            "model_file": model_file, "bare_wall_us": statistics.median(bare),
             "launch_latency_us": launch.value, "launch_latency_source": launch.source,
         }
         if cpu_bw is not None:
@@ -279,7 +337,7 @@ def capture(mf: ModelFile, device: str, *, warmup: int = 3, iters: int = 5, trac
         log(f"profiling {iters} passes")
         try:
             calibrate.quiet_profiler_warnings()
-            with profile(activities=activities, record_shapes=True) as prof:
+            with profile(activities=activities, record_shapes=True, profile_memory=profile_memory) as prof:
                 for i in range(iters):
                     with record_function(f"ProfilerStep#{i}"):
                         try:

@@ -10,6 +10,7 @@ import argparse
 import json
 import shlex
 from pathlib import Path
+from typing import Optional
 
 from floorcalc.cli.common import add_output_arguments, check_output, device_spec, emit, output_format, reference_spec
 from floorcalc.errors import SpecError, UsageError
@@ -38,35 +39,48 @@ def _captured(trace) -> dict:
 
 
 def run(args: argparse.Namespace) -> int:
+    check_output(args)
+    output_format(args)
+    report, trace = analyze_trace(args.trace, spec=args.spec, passes=args.passes, device=args.device,
+                                  command="floorcalc " + shlex.join(args.argv))
+    emit(report, args, trace=trace)
+    return 0
+
+
+def analyze_trace(path: Path, *, spec: Optional[str] = None, passes: Optional[int] = None,
+                  device: Optional[str] = None, command: str = ""):
+    """Read the trace at ``path`` and build its report as ``analyze`` does: (Report, Trace).
+
+    ``spec``: a spec file or key (None: from the trace's GPU name, or this CPU); ``passes``: for
+    traces without ProfilerStep ranges; ``device``: ``cuda`` or ``cpu`` (None: from the trace);
+    ``command``: recorded in the report's capture section.
+    """
     from floorcalc import trace as trace_mod
     from floorcalc.classify import build_report
 
-    check_output(args)
-    output_format(args)
-    if args.passes is not None and args.passes < 1:
-        raise UsageError(f"--passes must be at least 1 (got {args.passes})")
-    trace = trace_mod.load(args.trace)
-    if args.passes is not None and trace.steps and args.passes != len(trace.steps):
+    if passes is not None and passes < 1:
+        raise UsageError(f"--passes must be at least 1 (got {passes})")
+    trace = trace_mod.load(path)
+    if passes is not None and trace.steps and passes != len(trace.steps):
         raise UsageError(f"trace has {len(trace.steps)} ProfilerStep ranges, which are its passes; "
                          "--passes is for traces without them")
-    if args.device == "cpu" and trace.gpu:
+    if device == "cpu" and trace.gpu:
         raise UsageError("trace has GPU kernels; --device cpu would floor them with a CPU spec")
     meta = _captured(trace)
-    target = args.device or ("cuda" if trace.gpu else "cpu")
+    target = device or ("cuda" if trace.gpu else "cpu")
     gpu_name = trace.devices[0].name if trace.devices else meta.get("gpu_name")
-    if target == "cuda" and not gpu_name and not args.spec:
-        raise SpecError(f"trace {args.trace} names no GPU (no deviceProperties); pass --spec FILE.yaml")
+    if target == "cuda" and not gpu_name and not spec:
+        raise SpecError(f"trace {path} names no GPU (no deviceProperties); pass --spec FILE.yaml")
     launch = None
     if meta.get("launch_latency_us"):
         launch = Figure(float(meta["launch_latency_us"]), "measured", str(meta.get("launch_latency_source", "")))
     cpu_bw = None
     if meta.get("cpu_bandwidth_bytes_per_s"):
         cpu_bw = Figure(float(meta["cpu_bandwidth_bytes_per_s"]), "measured", str(meta.get("cpu_bandwidth_source", "")))
-    spec = device_spec(target, gpu_name, args.spec, launch=launch, cpu_bandwidth=cpu_bw, captured_cpu=meta)
-    report = build_report(trace, spec, passes=args.passes, bare_wall_us=meta.get("bare_wall_us"),
-                          reference=reference_spec(spec, gpu_name),
-                          capture={"command": "floorcalc " + shlex.join(args.argv), **{k: meta[k] for k in
+    dev = device_spec(target, gpu_name, spec, launch=launch, cpu_bandwidth=cpu_bw, captured_cpu=meta)
+    report = build_report(trace, dev, passes=passes, bare_wall_us=meta.get("bare_wall_us"),
+                          reference=reference_spec(dev, gpu_name),
+                          capture={"command": command, **{k: meta[k] for k in
                                    ("model_file", "warmup", "iters", "torch_version", "cuda_version", "allow_tf32")
                                    if k in meta}})
-    emit(report, args)
-    return 0
+    return report, trace

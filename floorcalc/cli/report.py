@@ -27,6 +27,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--trace-out", type=Path, default=None,
                    help="where to write the Kineto trace (default: a new MODEL.<time>.trace.json.gz here)")
     p.add_argument("--no-modules", action="store_true", help="do not record nn.Module ranges")
+    p.add_argument("--profile-memory", action="store_true",
+                   help="record allocator events (profile_memory): peak allocated memory per pass and growth")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress messages on stderr")
     add_output_arguments(p)
 
@@ -51,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"floorcalc: {msg}", file=sys.stderr, flush=True)
 
     result = capture(mf, device, warmup=args.warmup, iters=args.iters, trace_out=args.trace_out,
-                     force=args.force, modules=not args.no_modules, log=log)
+                     force=args.force, modules=not args.no_modules, log=log, profile_memory=args.profile_memory)
     log(f"trace written: {result.trace_path}")
     spec = device_spec(device, result.gpu_name, args.spec, launch=result.launch_latency,
                        cpu_bandwidth=result.cpu_bandwidth, sm_count=result.metadata.get("sm_count"),
@@ -66,5 +68,5 @@ def run(args: argparse.Namespace) -> int:
     }
     report = build_report(trace, spec, bare_wall_us=result.bare_wall_us, capture=capture_info,
                           reference=reference_spec(spec, result.gpu_name))
-    emit(report, args)
+    emit(report, args, trace=trace)
     return 0

@@ -11,6 +11,7 @@ import math
 from typing import Any, Dict, Optional
 
 from floorcalc.records import DeviceSpec, Figure, KernelRow, OpRow, Report
+from floorcalc.render.timeline_json import timeline_dict
 
 
 def _num(x: Optional[float]) -> Optional[float]:
@@ -91,6 +92,8 @@ def to_dict(report: Report) -> Dict[str, Any]:
         "ops": [op_dict(r) for r in report.ops],
         "kernels": [kernel_dict(k) for k in report.kernels],
         "notes": list(report.notes),
+        "partial": (report.timeline.partial or None) if report.timeline is not None else None,
+        "timeline": timeline_dict(report.timeline),
     }
 
 

@@ -132,6 +132,10 @@ class TableRenderer:
             st.add_row("wall, no profiler", f"{_us(s.bare_wall_us)} us", "same step timed bare")
             st.add_row("profiler distortion", _pct(s.profiler_distortion), "profiled wall / bare wall - 1")
         console.print(st)
+        if report.timeline is not None:
+            from floorcalc.render.timeline_table import render_timeline
+
+            render_timeline(report.timeline, console)
         console.print(f"[dim]peak and bandwidth: {', '.join(sorted({f.basis for f in d.peak_flop_per_s.values()}))}"
                       f" figures from {'; '.join(d.origin) or d.key}; L = {d.launch_latency_us.value:.3g} us "
                       f"({_provenance(d.launch_latency_us)})[/dim]")

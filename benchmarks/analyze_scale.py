@@ -1,0 +1,189 @@
+"""How `floorcalc analyze` scales with trace size, against HolisticTraceAnalysis on the same traces.
+
+    python3 benchmarks/analyze_scale.py                     # 100k, 300k and 1M events
+    python3 benchmarks/analyze_scale.py --sizes 100000 --no-hta
+    python3 benchmarks/analyze_scale.py --keep /tmp/scale   # keep the built traces there
+
+Steps:
+
+1. Build each trace by repeating the events of tests/data/h200_gpt2.trace.json.gz (a real H200
+   GPT-2 prefill, 2 ProfilerStep passes, about 3,600 events): copy k is shifted in time by k times
+   the span of the original plus 1 ms, its correlation, External id and flow ids are offset so
+   they stay unique, and its ProfilerStep#N ranges are renumbered N + 2k. Metadata events
+   (``ph: M``) are written once. The file is gzipped Kineto JSON, one event per line.
+2. Run each tool on each trace in its own subprocess (so one run's memory does not leak into the
+   next) and read the child's wall time and peak resident set size (``ru_maxrss`` from
+   ``os.wait4``).
+
+   * floorcalc: ``floorcalc analyze TRACE --format json -o OUT`` (the whole analysis: parse,
+     attribution, counting, floors, timeline, JSON).
+   * HTA: ``TraceAnalysis(trace_dir=DIR)`` then ``get_idle_time_breakdown()`` (its parse and its
+     idle-time analysis; HTA is not a floorcalc dependency: ``pip install holistictraceanalysis``).
+
+3. Print one row per (tool, size): events, wall seconds, peak RSS in MB.
+
+No number here is asserted anywhere: timings depend on the machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Dict, List, Tuple
+
+ROOT = Path(__file__).resolve().parents[1]
+SOURCE = ROOT / "tests" / "data" / "h200_gpt2.trace.json.gz"
+_STEP = re.compile(r"^ProfilerStep#(\d+)$")
+
+
+def _dumps(obj) -> bytes:
+    try:
+        import orjson
+
+        return orjson.dumps(obj)
+    except ImportError:  # pragma: no cover
+        import json
+
+        return json.dumps(obj).encode()
+
+
+def build(n_events: int, path: Path) -> int:
+    """Write a trace of about ``n_events`` events (whole copies of the source) to ``path``.
+
+    Returns the number of events written.
+    """
+    import json
+
+    src = json.loads(gzip.decompress(SOURCE.read_bytes()))
+    events = src.pop("traceEvents")
+    meta_events = [e for e in events if e.get("ph") == "M"]
+    body = [e for e in events if e.get("ph") != "M" and e.get("cat") != "Trace"]
+    t0 = min(e["ts"] for e in body if "ts" in e)
+    t1 = max(e["ts"] + e.get("dur", 0) for e in body if "ts" in e)
+    span = t1 - t0 + 1000.0
+    max_corr = max(int((e.get("args") or {}).get("correlation", 0) or 0) for e in body)
+    max_corr = max(max_corr, max(int(e.get("id", 0)) for e in body if e.get("cat") == "ac2g"))
+    max_ext = max(int((e.get("args") or {}).get("External id", 0) or 0) for e in body)
+    n_steps = sum(1 for e in body if e.get("cat") == "user_annotation" and _STEP.match(e["name"]))
+    copies = max(1, round((n_events - len(meta_events)) / len(body)))
+    written = 0
+    with open(path, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=1, mtime=0) as gz:
+        head = {k: v for k, v in src.items()}
+        head_text = _dumps(head)[:-1]  # without the closing brace
+        gz.write(head_text + b', "traceEvents": [\n')
+        first = True
+        for e in meta_events:
+            gz.write((b"" if first else b",\n") + _dumps(e))
+            first = False
+            written += 1
+        for k in range(copies):
+            chunk = []
+            for e in body:
+                e2 = dict(e)
+                if "ts" in e2:
+                    e2["ts"] = e["ts"] + k * span
+                args = e.get("args")
+                if args:
+                    a2 = dict(args)
+                    if "correlation" in a2 and a2["correlation"] is not None:
+                        a2["correlation"] = int(a2["correlation"]) + k * (max_corr + 1)
+                    if "External id" in a2 and a2["External id"] is not None:
+                        a2["External id"] = int(a2["External id"]) + k * (max_ext + 1)
+                    e2["args"] = a2
+                if e.get("cat") == "ac2g":
+                    e2["id"] = int(e["id"]) + k * (max_corr + 1)
+                m = _STEP.match(e.get("name", ""))
+                if m and e.get("cat") in ("user_annotation", "gpu_user_annotation"):
+                    e2["name"] = f"ProfilerStep#{int(m.group(1)) + k * n_steps}"
+                chunk.append(_dumps(e2))
+            gz.write(b",\n" + b",\n".join(chunk))
+            written += len(chunk)
+        gz.write(b'\n], "traceName": "analyze_scale"}\n')
+    return written
+
+
+def _run(cmd: List[str], env: Dict[str, str] | None = None) -> Tuple[float, float, int, str]:
+    """Run ``cmd``; return (wall seconds, peak RSS in MB, exit code, stderr tail)."""
+    t = time.perf_counter()
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    _, status, ru = os.wait4(p.pid, 0)
+    wall = time.perf_counter() - t
+    err = p.stderr.read().decode(errors="replace") if p.stderr else ""
+    p.stderr.close()
+    p.returncode = os.waitstatus_to_exitcode(status)
+    # ru_maxrss is in kilobytes on Linux
+    return wall, ru.ru_maxrss / 1024.0, p.returncode, err[-400:]
+
+
+def run_floorcalc(trace: Path, out_dir: Path) -> Tuple[float, float, int, str]:
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    return _run([sys.executable, "-m", "floorcalc", "analyze", str(trace), "--format", "json",
+                 "-o", str(out_dir / "out.json"), "--force"], env)
+
+
+_HTA = """
+import sys
+from hta.trace_analysis import TraceAnalysis
+a = TraceAnalysis(trace_dir=sys.argv[1])
+r = a.get_idle_time_breakdown(visualize=False)
+print(r)
+"""
+
+
+def run_hta(trace: Path, work: Path) -> Tuple[float, float, int, str]:
+    d = work / f"hta_{trace.stem}"
+    d.mkdir(exist_ok=True)
+    link = d / "rank0.trace.json.gz"
+    if not link.exists():
+        os.symlink(trace, link)
+    return _run([sys.executable, "-c", _HTA, str(d)])
+
+
+def main(argv: List[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--sizes", type=int, nargs="+", default=[100_000, 300_000, 1_000_000])
+    p.add_argument("--no-hta", action="store_true", help="skip HolisticTraceAnalysis")
+    p.add_argument("--keep", type=Path, default=None, help="build the traces in this folder and keep them")
+    args = p.parse_args(argv)
+    try:
+        import hta  # noqa: F401
+
+        have_hta = not args.no_hta
+    except ImportError:
+        have_hta = False
+        if not args.no_hta:
+            print("HolisticTraceAnalysis not installed (pip install holistictraceanalysis): floorcalc only")
+    work = args.keep or Path(tempfile.mkdtemp(prefix="analyze_scale."))
+    work.mkdir(parents=True, exist_ok=True)
+    print(f"{'tool':<10} {'events':>10} {'file MB':>8} {'wall s':>8} {'peak RSS MB':>12}  status")
+    for n in args.sizes:
+        trace = work / f"scale_{n}.trace.json.gz"
+        counted = trace.with_name(trace.name + ".events")
+        if trace.exists() and counted.exists():
+            count = int(counted.read_text())
+        else:
+            count = build(n, trace)
+            counted.write_text(str(count))
+        size_mb = trace.stat().st_size / 1e6
+        label = f"{count:,}"
+        tools = [("floorcalc", run_floorcalc)] + ([("hta", run_hta)] if have_hta else [])
+        for name, fn in tools:
+            wall, rss, code, err = fn(trace, work)
+            status = "ok" if code == 0 else f"exit {code}: {err.strip().splitlines()[-1] if err.strip() else ''}"
+            print(f"{name:<10} {label:>10} {size_mb:>8.1f} {wall:>8.2f} {rss:>12.0f}  {status}", flush=True)
+    if args.keep is None:
+        import shutil
+
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,238 @@
+"""Python API for notebooks and scripts: the same figures as ``floorcalc report`` and
+``floorcalc analyze``, as a :class:`Report` object.
+
+    import floorcalc
+    rep = floorcalc.report(model, (x,), device="cuda")     # profile a live nn.Module
+    rep = floorcalc.analyze("run.trace.json.gz")           # or a trace recorded earlier
+    rep.summary.mfu, rep.ops[0].efficiency
+    rep.to_dataframe()                                      # pandas, one row per op
+    rep.plot("roofline.png"); rep.to_json(); rep.to_markdown()
+
+This module only delegates: capture (:mod:`floorcalc.capture.run`), the analysis
+(:func:`floorcalc.cli.analyze.analyze_trace`, :func:`floorcalc.classify.build_report`) and the
+renderers (:mod:`floorcalc.render`) do the work. Nothing heavy is imported until it is used.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Optional, Tuple, Union
+
+from floorcalc.records import DeviceSpec, KernelRow, OpRow, Summary, Trace
+from floorcalc.records import Report as ReportRecord
+
+SpecArg = Union[None, str, Path, DeviceSpec]
+
+
+class Report:
+    """A floorcalc report: the typed :class:`floorcalc.records.Report` (``.record``) and the
+    trace it was made from, with ways to show and save it. Figures are per pass.
+
+    Attributes of the record (``device``, ``capture``, ``notes``, ``target``...) read through.
+    """
+
+    def __init__(self, record: ReportRecord, trace: Optional[Trace] = None) -> None:
+        self.record = record
+        self.trace = trace
+
+    # -- the figures ----------------------------------------------------------------------------
+
+    @property
+    def ops(self) -> Tuple[OpRow, ...]:
+        """One row per op (name, module), ranked by measured time."""
+        return self.record.ops
+
+    @property
+    def kernels(self) -> Tuple[KernelRow, ...]:
+        """One row per device event name under each op (empty on a CPU run)."""
+        return self.record.kernels
+
+    @property
+    def summary(self) -> Summary:
+        """Pass figures: wall, busy and idle time, sum of floors, MFU, MBU..."""
+        return self.record.summary
+
+    @property
+    def trace_path(self) -> Optional[str]:
+        """Where the Kineto trace this report was made from is on disk."""
+        return self.trace.path if self.trace is not None else self.record.capture.get("trace")  # type: ignore[return-value]
+
+    def __getattr__(self, name: str) -> Any:
+        if name in ("record", "trace"):  # not set yet (during unpickling): no recursion
+            raise AttributeError(name)
+        return getattr(self.record, name)
+
+    def __repr__(self) -> str:
+        s = self.summary
+        mfu = "n/a" if s.mfu is None else f"{100 * s.mfu:.1f}%"
+        mbu = "n/a" if s.mbu is None else f"{100 * s.mbu:.1f}%"
+        return (f"<floorcalc.Report {self.record.device.name} ({self.record.target}): {len(self.ops)} ops, "
+                f"wall {s.wall_us:,.1f} us, floors {s.floor_us:,.1f} us, MFU {mfu}, MBU {mbu}, per pass>")
+
+    # -- output ---------------------------------------------------------------------------------
+
+    def to_dict(self) -> dict:
+        """The JSON document as a dict (docs/json-schema.md)."""
+        from floorcalc.render.jsonfmt import to_dict
+
+        return to_dict(self.record)
+
+    def to_json(self, path: Union[None, str, Path] = None) -> str:
+        """The JSON document (docs/json-schema.md); also written to ``path`` when given."""
+        from floorcalc.render.jsonfmt import dumps
+
+        text = dumps(self.record)
+        if path is not None:
+            _write(Path(path), text.encode())
+        return text
+
+    def to_dataframe(self, table: str = "ops"):
+        """A pandas DataFrame of the ``ops`` (default) or the ``kernels``, columns as in the JSON.
+
+        Needs pandas (imported only here)."""
+        import pandas as pd
+
+        from floorcalc.render.jsonfmt import kernel_dict, op_dict
+
+        if table == "ops":
+            return pd.DataFrame([op_dict(r) for r in self.ops])
+        if table == "kernels":
+            return pd.DataFrame([kernel_dict(k) for k in self.kernels])
+        raise ValueError(f"table must be 'ops' or 'kernels', not {table!r}")
+
+    def to_markdown(self, top: int = 25) -> str:
+        from floorcalc.render.markdown import MarkdownRenderer
+
+        return MarkdownRenderer(top=top).render(self.record)
+
+    def to_latex(self, top: int = 15, caption: Optional[str] = None, label: str = "tab:floorcalc") -> str:
+        from floorcalc.render.latex import LatexRenderer
+
+        return LatexRenderer(top=top, caption=caption, label=label).render(self.record)
+
+    def to_csv(self, path: Union[str, Path]) -> list:
+        """Write the ops to ``path`` and the kernels and pass figures beside it
+        (``*.kernels.csv``, ``*.summary.csv``); returns the paths written."""
+        from floorcalc.render.csvfmt import CsvRenderer
+
+        files = CsvRenderer().files(self.record, Path(path))
+        for p, text in files.items():
+            _write(p, text.encode())
+        return list(files)
+
+    def plot(self, path: Union[str, Path], **options: Any) -> Path:
+        """Draw the roofline to ``path`` (.png, .svg or .pdf); ``options`` go to
+        :class:`floorcalc.render.plot.RooflinePlot` (``dpi``, ``width_in``, ``label_top``...)."""
+        from floorcalc.render.plot import PLOT_FORMATS, RooflinePlot
+
+        p = Path(path)
+        fmt = PLOT_FORMATS.get(p.suffix.lower())
+        if fmt is None:
+            raise ValueError(f"plot to a .png, .svg or .pdf file, not {p.name!r}")
+        _write(p, RooflinePlot(**options).render(self.record, fmt))
+        return p
+
+    def annotate_trace(self, path: Union[str, Path]) -> Path:
+        """Write the trace with floorcalc's figures in each kernel's args and the GPU idle gaps
+        on a ``floorcalc`` track (.json.gz or .json), for Perfetto."""
+        from floorcalc.render.annotate import TraceAnnotator, output_is_gzip
+
+        if self.trace is None:
+            raise ValueError("this report has no trace to annotate")
+        p = Path(path)
+        _write(p, TraceAnnotator().annotate(self.trace, self.record, gzipped=output_is_gzip(p)))
+        return p
+
+    def _repr_markdown_(self) -> str:  # Jupyter shows the report as tables
+        return self.to_markdown(top=15)
+
+
+def _write(path: Path, data: bytes) -> None:
+    from floorcalc.cli.common import _write_atomic
+
+    if not path.parent.exists():
+        from floorcalc.errors import OutputError
+
+        raise OutputError(f"output folder does not exist: {path.parent}")
+    _write_atomic(path, data)
+
+
+def _resolve_spec(spec: SpecArg) -> Tuple[Optional[str], Optional[DeviceSpec]]:
+    """(a spec file or key for device_spec, or a DeviceSpec to use as it is)."""
+    if spec is None or isinstance(spec, DeviceSpec):
+        return None, spec
+    return str(spec), None
+
+
+def analyze(path: Union[str, Path], spec: SpecArg = None, passes: Optional[int] = None) -> Report:
+    """Analyse a Kineto trace (``.json`` or ``.json.gz``) as ``floorcalc analyze`` does.
+
+    ``spec``: a spec YAML file, a packaged key (``"h200"``) or a :class:`DeviceSpec` (None:
+    from the trace's GPU, or the CPU it ran on); ``passes``: for a trace without ProfilerStep
+    ranges. Raises the :class:`floorcalc.errors.FloorcalcError` subclasses the CLI turns into
+    exit codes.
+    """
+    from floorcalc.cli.analyze import analyze_trace
+
+    spec_arg, spec_obj = _resolve_spec(spec)
+    command = f"floorcalc.analyze({str(path)!r}" + (f", spec={spec_arg!r}" if spec_arg else "") + \
+        (f", passes={passes}" if passes else "") + ")"
+    if spec_obj is None:
+        record, trace = analyze_trace(Path(path), spec=spec_arg, passes=passes, command=command)
+        return Report(record, trace)
+    from floorcalc import trace as trace_mod
+    from floorcalc.classify import build_report
+    from floorcalc.cli.analyze import _captured
+
+    trace = trace_mod.load(path)
+    meta = _captured(trace)
+    capture = {"command": command, **{k: meta[k] for k in ("model_file", "warmup", "iters", "torch_version",
+                                                            "cuda_version", "allow_tf32") if k in meta}}
+    return Report(build_report(trace, spec_obj, passes=passes, bare_wall_us=meta.get("bare_wall_us"),
+                               capture=capture), trace)
+
+
+def report(model: Any, inputs: Any, device: str = "auto", warmup: int = 3, iters: int = 5,
+           trace_out: Union[None, str, Path] = None, spec: SpecArg = None, *, modules: bool = True,
+           force: bool = False, quiet: bool = True) -> Report:
+    """Profile a live ``nn.Module`` called with ``inputs`` as ``floorcalc report`` profiles a
+    model file, and return its :class:`Report`.
+
+    ``inputs``: a tensor, a tuple or list of positional args, or a dict of keyword args.
+    ``device``: ``auto`` (cuda when there is a GPU), ``cuda`` or ``cpu``. ``warmup``/``iters``:
+    unprofiled and profiled passes. ``trace_out``: where the Kineto trace goes (None: a new
+    ``<ModelClass>.<time>.trace.json.gz`` in the current folder; never overwritten unless
+    ``force``). ``spec``: as for :func:`analyze`. ``quiet``: no progress lines on stderr.
+    """
+    import sys
+
+    from floorcalc import trace as trace_mod
+    from floorcalc.capture.run import capture_model, resolve_device
+    from floorcalc.classify import build_report
+    from floorcalc.cli.common import device_spec, reference_spec
+
+    dev = resolve_device(device)
+
+    def log(msg: str) -> None:
+        if not quiet:
+            print(f"floorcalc: {msg}", file=sys.stderr, flush=True)
+
+    result = capture_model(model, inputs, dev, warmup=warmup, iters=iters,
+                           trace_out=Path(trace_out) if trace_out is not None else None, force=force,
+                           modules=modules, log=log)
+    spec_arg, spec_obj = _resolve_spec(spec)
+    if spec_obj is None:
+        spec_obj = device_spec(dev, result.gpu_name, spec_arg, launch=result.launch_latency,
+                               cpu_bandwidth=result.cpu_bandwidth, sm_count=result.metadata.get("sm_count"),
+                               compute_capability=result.metadata.get("compute_capability"))
+    trace = trace_mod.load(result.trace_path)
+    capture_info = {
+        "command": f"floorcalc.report({type(model).__name__}, device={device!r}, warmup={warmup}, iters={iters})",
+        "model_file": result.metadata.get("model_file"), "device": dev, "gpu_name": result.gpu_name,
+        "warmup": result.warmup, "iters": result.iters, "trace": str(result.trace_path),
+        "bare_wall_us_runs": result.bare_wall_us_runs, "torch_version": result.metadata.get("torch_version"),
+        "cuda_version": result.metadata.get("cuda_version"), "allow_tf32": result.metadata.get("allow_tf32"),
+    }
+    record = build_report(trace, spec_obj, bare_wall_us=result.bare_wall_us, capture=capture_info,
+                          reference=reference_spec(spec_obj, result.gpu_name))
+    return Report(record, trace)

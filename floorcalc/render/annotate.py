@@ -1,0 +1,232 @@
+"""Annotated trace: the input Kineto trace with floorcalc's figures written into it, for Perfetto
+(ui.perfetto.dev) and chrome://tracing.
+
+Steps of :meth:`TraceAnnotator.annotate`:
+
+1. Rebuild the report's work units (:func:`floorcalc.classify.gpu_units` or ``cpu_units``, then
+   ``count_units``) for the same window, spec and passes as the report.
+2. For every device event of a unit (GPU) or every op that is a unit (CPU), compute its share of
+   the unit's figures as :func:`floorcalc.classify.kernel_rows` does: the op's compute/memory
+   floor shared in proportion to duration, plus one L per launch; its FLOPs and bytes shared the
+   same way.
+3. Add them to the event's ``args`` under ``floorcalc.*`` keys (``floorcalc.flop``,
+   ``floorcalc.bytes``, ``floorcalc.floor_us``, ``floorcalc.bound``, ``floorcalc.efficiency``,
+   the owning op's name, module and efficiency...). Namespaced, so Kineto's own ``bytes`` of a
+   memcpy is left as it was and the file still reads as the same trace.
+4. On a GPU trace, add a process named ``floorcalc`` with two tracks: ``GPU idle`` (one complete
+   event per interval of the window where no kernel, memcpy or memset runs on any stream) and
+   ``window`` (one event spanning the analysed window, its pass figures in args).
+
+Every other event and top-level field is written back unchanged; ``floorcalc_annotation`` is
+added at the top level.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+from collections import defaultdict
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Tuple
+
+from floorcalc.records import Report, Trace
+
+#: category of the events floorcalc adds (its tracks)
+CATEGORY = "floorcalc"
+#: the args prefix of floorcalc's figures on an annotated event
+PREFIX = "floorcalc."
+_DEVICE_CATS = ("kernel", "gpu_memcpy", "gpu_memset")
+_OP_CATS = ("cpu_op", "operator")
+
+
+def _allow_tf32(trace: Trace) -> Optional[bool]:
+    raw = trace.metadata.get("floorcalc")
+    if not raw:
+        return None
+    try:
+        v = json.loads(raw).get("allow_tf32")
+    except (ValueError, AttributeError):
+        return None
+    return bool(v) if v is not None else None
+
+
+def _gaps(intervals: List[Tuple[float, float]], start: float, end: float) -> List[Tuple[float, float]]:
+    """Intervals inside ``[start, end]`` covered by none of ``intervals``."""
+    out = []
+    cur = start
+    for s, e in sorted(intervals):
+        if s > cur:
+            out.append((cur, min(s, end)))
+        cur = max(cur, e)
+        if cur >= end:
+            break
+    if cur < end:
+        out.append((cur, end))
+    return [(s, e) for s, e in out if e > s]
+
+
+def event_figures(trace: Trace, report: Report) -> Tuple[Dict[Tuple, Dict[str, Any]], Any]:
+    """floorcalc's figures per annotated event, keyed by ``(name, ts_us, duration_us)``, and
+    the window (steps 1 and 2 of the module notes). Not per pass: one event is one run."""
+    from floorcalc import classify
+    from floorcalc.timeline import window
+
+    win = window(trace, report.summary.passes)
+    gpu = report.target == "cuda"
+    units = classify.gpu_units(trace, win) if gpu else classify.cpu_units(trace, win)
+    classify.count_units(units, report.device, gpu=gpu, allow_tf32=_allow_tf32(trace))
+    out: Dict[Tuple, Dict[str, Any]] = {}
+    for u in units:
+        op_name = u.op.name if u.op is not None else classify.UNATTRIBUTED
+        module = u.op.module if u.op is not None else ""
+        f, c = u.floor, u.count
+        base: Dict[str, Any] = {PREFIX + "op": op_name, PREFIX + "module": module}
+        if f is None:
+            base.update({PREFIX + "bound": "uncounted", PREFIX + "floor_us": None, PREFIX + "efficiency": None,
+                         PREFIX + "flop": None, PREFIX + "bytes": None, PREFIX + "note": u.uncounted_reason})
+        else:
+            base.update({PREFIX + "bound": f.bound, PREFIX + "peak_key": f.peak_key, PREFIX + "level": f.bandwidth_key,
+                         PREFIX + "formula": c.formula, PREFIX + "op_floor_us": f.floor_us,
+                         PREFIX + "op_efficiency": f.floor_us / u.duration_us if u.duration_us > 0 else None})
+        if gpu:
+            n = max(len(u.events), 1)
+            for ev in u.events:
+                fig = dict(base)
+                fig[PREFIX + "floor_split"] = "whole" if len(u.events) == 1 else "by_duration"
+                if f is not None:
+                    share = ev.duration_us / u.duration_us if u.duration_us > 0 else 1.0 / n
+                    floor = max(f.compute_us, f.memory_us) * share + f.overhead_us / n
+                    fig[PREFIX + "flop"] = c.flop * share
+                    fig[PREFIX + "bytes"] = c.bytes * share
+                    fig[PREFIX + "floor_us"] = floor
+                    fig[PREFIX + "efficiency"] = floor / ev.duration_us if ev.duration_us > 0 else None
+                out[("d", ev.name, ev.ts_us, ev.duration_us)] = fig
+        elif u.op is not None:
+            fig = dict(base)
+            if f is not None:
+                fig.update({PREFIX + "flop": c.flop, PREFIX + "bytes": c.bytes, PREFIX + "floor_us": f.floor_us,
+                            PREFIX + "efficiency": f.floor_us / u.duration_us if u.duration_us > 0 else None})
+            out[("o", u.op.name, u.op.ts_us, u.op.duration_us)] = fig
+    return out, win
+
+
+class TraceAnnotator:
+    """Write an annotated copy of a Kineto trace.
+
+    ``gaps``: add the ``GPU idle`` track; ``min_gap_us``: leave out idle intervals shorter than
+    this (0: every one, so that they add up to the report's idle time); ``indent``: JSON indent
+    (None: compact).
+    """
+
+    def __init__(self, gaps: bool = True, min_gap_us: float = 0.0, indent: Optional[int] = None) -> None:
+        self.gaps = gaps
+        self.min_gap_us = min_gap_us
+        self.indent = indent
+
+    def annotate(self, trace: Trace, report: Report, gzipped: bool = True) -> bytes:
+        """The annotated trace as the bytes of a ``.json.gz`` (or ``.json``) file."""
+        from floorcalc.trace import read_json
+
+        data = read_json(trace.path)
+        events = data.get("traceEvents") or []
+        unit = data.get("timeUnit") or data.get("time_unit")
+        scale = 1e-3 if unit == "ns" else 1.0
+        figures, win = event_figures(trace, report)
+        annotated = 0
+        want = "d" if report.target == "cuda" else "o"
+        cats = _DEVICE_CATS if want == "d" else _OP_CATS
+        for ev in events:
+            if not isinstance(ev, dict) or ev.get("ph") != "X" or ev.get("cat") not in cats:
+                continue
+            try:
+                key = (want, str(ev.get("name", "")), float(ev["ts"]) * scale, float(ev.get("dur", 0.0)) * scale)
+            except (KeyError, TypeError, ValueError):
+                continue
+            fig = figures.get(key)
+            if fig is None:
+                continue
+            args = ev.get("args")
+            if not isinstance(args, dict):
+                args = ev["args"] = {}
+            args.update({k: v for k, v in fig.items() if v is not None or k in _ALWAYS})
+            annotated += 1
+        added = self._tracks(trace, report, win, events, scale) if report.target == "cuda" else []
+        events.extend(added)
+        data["traceEvents"] = events
+        data["floorcalc_annotation"] = {
+            "tool": f"floorcalc {report.tool_version}", "device": report.device.key, "target": report.target,
+            "events_annotated": annotated, "idle_gaps": sum(1 for e in added if e.get("name") == "GPU idle"),
+            "args": f"{PREFIX}* on each {'kernel, memcpy and memset' if want == 'd' else 'counted op'}; "
+                    "floor_us and efficiency per event (the op's floor shared by duration, plus one L)",
+        }
+        text = json.dumps(data, indent=self.indent, separators=None if self.indent else (",", ":"))
+        raw = text.encode()
+        if not gzipped:
+            return raw
+        buf = io.BytesIO()
+        with gzip.GzipFile(fileobj=buf, mode="wb", mtime=0) as gz:
+            gz.write(raw)
+        return buf.getvalue()
+
+    def _tracks(self, trace: Trace, report: Report, win, events: List[Any], scale: float) -> List[Dict[str, Any]]:
+        """The ``floorcalc`` process: its GPU idle track and its window track (step 4)."""
+        pids = [e.get("pid") for e in events if isinstance(e, dict) and isinstance(e.get("pid"), int)]
+        pid = max(pids, default=0) + 1
+        t = lambda us: us / scale  # noqa: E731  (back to the file's unit)
+        out: List[Dict[str, Any]] = [
+            {"ph": "M", "name": "process_name", "pid": pid, "tid": 0, "args": {"name": "floorcalc"}},
+            {"ph": "M", "name": "process_sort_index", "pid": pid, "tid": 0, "args": {"sort_index": -1}},
+            {"ph": "M", "name": "thread_name", "pid": pid, "tid": 1, "args": {"name": "GPU idle"}},
+            {"ph": "M", "name": "thread_name", "pid": pid, "tid": 2, "args": {"name": "window"}},
+        ]
+        s = report.summary
+        out.append({"ph": "X", "cat": CATEGORY, "name": f"floorcalc window ({s.passes} passes)", "pid": pid, "tid": 2,
+                    "ts": t(win.start_us), "dur": t(win.end_us - win.start_us), "args": {
+                        PREFIX + "wall_us_per_pass": s.wall_us, PREFIX + "gpu_busy_us_per_pass": s.gpu_busy_us,
+                        PREFIX + "idle_us_per_pass": s.idle_us, PREFIX + "floor_us_per_pass": s.floor_us,
+                        PREFIX + "mfu": s.mfu, PREFIX + "mbu": s.mbu, PREFIX + "device": report.device.key}})
+        if not self.gaps:
+            return out
+        evs = [trace.gpu[i] for i in win.gpu_ids]
+        by_end = sorted(evs, key=lambda g: g.end_us)
+        by_start = sorted(evs, key=lambda g: g.ts_us)
+        owner = _owner_names(trace)
+        import bisect
+
+        ends = [g.end_us for g in by_end]
+        starts = [g.ts_us for g in by_start]
+        for a, b in _gaps([(g.ts_us, g.end_us) for g in evs], win.start_us, win.end_us):
+            if b - a < self.min_gap_us:
+                continue
+            i = bisect.bisect_right(ends, a + 1e-9) - 1
+            j = bisect.bisect_left(starts, b - 1e-9)
+            args = {PREFIX + "idle_us": b - a,
+                    PREFIX + "after": owner(by_end[i]) if i >= 0 else "(window start)",
+                    PREFIX + "before": owner(by_start[j]) if j < len(by_start) else "(window end)"}
+            out.append({"ph": "X", "cat": CATEGORY, "name": "GPU idle", "pid": pid, "tid": 1, "ts": t(a),
+                        "dur": t(b - a), "args": args})
+        return out
+
+
+#: keys written even when null (a figure that is not known is said to be unknown)
+_ALWAYS = {PREFIX + "floor_us", PREFIX + "efficiency", PREFIX + "flop", PREFIX + "bytes"}
+
+
+def _owner_names(trace: Trace):
+    """device event -> ``op (module)`` of the op that launched it, or its own name."""
+    cache: Dict[int, str] = defaultdict(str)
+
+    def name(ev) -> str:
+        if ev.op is None:
+            return ev.name
+        if ev.op not in cache:
+            op = trace.ops[ev.op]
+            cache[ev.op] = f"{op.name} ({op.module})" if op.module else op.name
+        return cache[ev.op]
+
+    return name
+
+
+def output_is_gzip(path: Path) -> bool:
+    return path.name.endswith(".gz")

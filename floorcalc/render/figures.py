@@ -1,0 +1,170 @@
+"""What every output format says beside its tables: pass figures with their definitions, and
+the provenance a reader needs to quote them (device, ceilings and their sources, versions,
+warm-up, passes, the command).
+
+Shared by the csv, markdown, latex and plot renderers so that they word the definitions of MFU
+and MBU the same way (docs/method.md, "Pass figures").
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Dict, List, Optional, Tuple
+
+from floorcalc.records import DeviceSpec, Figure, Report
+
+
+@dataclass(frozen=True)
+class PassFigure:
+    """One pass-level figure: ``key`` as in the JSON summary, ``value`` in ``unit`` (``us``,
+    ``FLOP``, ``bytes``, ``ratio``), and how it was got (``definition``)."""
+
+    key: str
+    label: str
+    value: Optional[float]
+    unit: str
+    definition: str
+
+
+def dominant_peak(report: Report) -> Tuple[Optional[str], Optional[Figure]]:
+    """The peak key carrying the most counted FLOPs and its figure: the peak MFU divides by."""
+    by_key: Dict[str, float] = defaultdict(float)
+    for r in report.ops:
+        if r.flop and r.peak_key and r.peak_key != "none":
+            by_key[r.peak_key] += r.flop
+    if not by_key:
+        return None, None
+    key = max(by_key, key=by_key.__getitem__)
+    return key, report.device.peak_flop_per_s.get(key)
+
+
+def rate(value: float, unit: str) -> str:
+    """``989.5e12, "FLOP/s"`` -> ``"989.5 TFLOP/s"`` (SI prefixes, 4 significant figures)."""
+    for factor, prefix in ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(value) >= factor:
+            return f"{value / factor:.4g} {prefix}{unit}"
+    return f"{value:.4g} {unit}"
+
+
+def wall_basis(report: Report) -> str:
+    """The wall time MFU and MBU divide by (docs/method.md): the bare one when it was timed."""
+    return "bare (unprofiled) wall time" if report.summary.bare_wall_us else "profiled wall time"
+
+
+def mfu_definition(report: Report) -> str:
+    key, fig = dominant_peak(report)
+    peak = f"the {key} peak ({rate(fig.value, 'FLOP/s')}, {fig.basis})" if key and fig else "the dominant peak"
+    return f"counted FLOP / {wall_basis(report)} / {peak}"
+
+
+def mbu_definition(report: Report) -> str:
+    w = report.device.mem_bytes_per_s
+    return (f"counted DRAM bytes (host-link copies excluded) / {wall_basis(report)} / DRAM bandwidth "
+            f"({rate(w.value, 'B/s')}, {w.basis})")
+
+
+def pass_figures(report: Report) -> List[PassFigure]:
+    """The summary's figures in display order, each with its definition. Per pass."""
+    s = report.summary
+    counted = any(r.flop is not None for r in report.ops)
+    gpu = report.target == "cuda"
+    out = [
+        PassFigure("wall_us", "wall time", s.wall_us, "us",
+                   "profiled window / passes (host start of pass 1 to end of the last work)"),
+    ]
+    if gpu:
+        out += [
+            PassFigure("gpu_busy_us", "GPU busy", s.gpu_busy_us, "us", "union of kernel/memcpy/memset intervals"),
+            PassFigure("idle_us", "GPU idle", s.idle_us, "us", "wall - busy"),
+        ]
+    out += [
+        PassFigure("floor_us", "sum of floors", s.floor_us if counted else None, "us",
+                   "counted ops: max(F/P, B/W) + L per launch"),
+        PassFigure("op_time_us", "op time", s.op_time_us, "us", "kernel time" if gpu else "CPU op time"),
+        PassFigure("uncounted_us", "uncounted", s.uncounted_us, "us", "time of ops with no counting formula"),
+        PassFigure("uncounted_share", "uncounted share", s.uncounted_share, "ratio", "uncounted / op time"),
+        PassFigure("flop", "counted FLOP", s.flop if counted else None, "FLOP", "2 per multiply-add"),
+        PassFigure("bytes", "counted bytes", s.bytes if counted else None, "bytes",
+                   "inputs read once + outputs written once"),
+        PassFigure("mfu", "MFU", s.mfu, "ratio", mfu_definition(report)),
+        PassFigure("mbu", "MBU", s.mbu, "ratio", mbu_definition(report)),
+        PassFigure("bare_wall_us", "wall, no profiler", s.bare_wall_us, "us",
+                   "median per-pass time of 3 unprofiled sets"),
+        PassFigure("profiler_distortion", "profiler distortion", s.profiler_distortion, "ratio",
+                   "profiled wall / bare wall - 1"),
+    ]
+    if s.unattributed_us:
+        out.insert(out.index(next(f for f in out if f.key == "uncounted_share")) + 1,
+                   PassFigure("unattributed_us", "unattributed", s.unattributed_us, "us",
+                              "device work with no launching op"))
+    return out
+
+
+def format_figure(f: PassFigure) -> str:
+    """A figure's value for people: ``9,777 us``, ``1.6%``, ``6.457e+10 FLOP``, ``-``."""
+    if f.value is None:
+        return "-"
+    if f.unit == "ratio":
+        return f"{100 * f.value:.1f}%"
+    if f.unit == "us":
+        return f"{f.value:,.1f} us" if f.value >= 10 else f"{f.value:.2f} us"
+    return f"{f.value:.4g} {f.unit}"
+
+
+def short_origin(spec: DeviceSpec) -> str:
+    """The spec files read, shortened to their last two path parts (``devices/h200.yaml``)."""
+    parts = []
+    for o in spec.origin:
+        p = Path(o)
+        parts.append("/".join(p.parts[-2:]) if p.is_absolute() and len(p.parts) > 2 else o)
+    return "; ".join(parts) or spec.key
+
+
+def ceilings_used(report: Report) -> List[Tuple[str, Figure]]:
+    """The ceilings the report's floors used: each peak key of a counted op, DRAM, L2 when an op
+    was floored there, the host link when a copy was, and L."""
+    d = report.device
+    keys = sorted({r.peak_key for r in report.ops if r.peak_key and r.peak_key != "none"},
+                  key=lambda k: -(d.peak_flop_per_s[k].value if k in d.peak_flop_per_s else 0))
+    out = [(f"P {k}", d.peak_flop_per_s[k]) for k in keys if k in d.peak_flop_per_s]
+    out.append(("W DRAM", d.mem_bytes_per_s))
+    levels = "/".join(r.level for r in report.ops)
+    if d.l2_bytes_per_s is not None and "l2" in levels:
+        out.append(("W L2", d.l2_bytes_per_s))
+    if d.host_link_bytes_per_s is not None and "host_link" in levels:
+        out.append(("W host link", d.host_link_bytes_per_s))
+    out.append(("L", d.launch_latency_us))
+    return out
+
+
+def figure_value(name: str, fig: Figure) -> str:
+    if name.startswith("P "):
+        return rate(fig.value, "FLOP/s")
+    if name.startswith("W "):
+        return rate(fig.value, "B/s")
+    return f"{fig.value:.3g} us"
+
+
+def provenance(report: Report) -> Dict[str, str]:
+    """What to quote beside a figure (docs/citing.md), as label -> text; absent items omitted."""
+    c = report.capture
+    d = report.device
+    bases = sorted({f.basis for _, f in ceilings_used(report)})
+    out = {
+        "device": f"{d.name} (spec {d.key}: {short_origin(d)})",
+        "ceilings": "; ".join(f"{n} = {figure_value(n, f)} ({f.basis})" for n, f in ceilings_used(report)),
+        "ceiling basis": ", ".join(bases),
+        "floorcalc": report.tool_version,
+    }
+    if c.get("torch_version"):
+        out["torch"] = str(c["torch_version"])
+    if c.get("cuda_version"):
+        out["CUDA"] = str(c["cuda_version"])
+    if c.get("warmup") is not None:
+        out["warm-up"] = f"{c['warmup']} passes"
+    out["passes"] = f"{report.summary.passes} profiled"
+    if c.get("command"):
+        out["command"] = str(c["command"])
+    return out

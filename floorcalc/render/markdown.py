@@ -1,0 +1,113 @@
+"""Markdown rendering of a Report (GitHub-flavoured tables), for issues, notebooks and notes.
+
+Sections: a header line (tool, device, passes), the ops ranked by measured time, the longest
+kernels, the pass summary with each figure's definition (MFU and MBU among them), the ceilings
+used with their basis and source, and the notes. Figures are per pass.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, List, Optional, Sequence
+
+from floorcalc.records import Report
+from floorcalc.render.figures import ceilings_used, figure_value, format_figure, pass_figures, provenance
+
+
+def _us(x: Optional[float]) -> str:
+    if x is None:
+        return "-"
+    return f"{x:,.1f}" if x >= 10 else f"{x:.2f}"
+
+
+def _pct(x: Optional[float], violation: bool = False) -> str:
+    if x is None:
+        return "-"
+    return f"{100 * x:.1f}%" + (" !" if violation else "")
+
+
+def _cell(text: str) -> str:
+    """Text safe inside a table cell: pipes escaped, line breaks flattened."""
+    return " ".join(str(text).split()).replace("|", "\\|")
+
+
+def _code(text: str) -> str:
+    if not text:
+        return ""
+    t = _cell(text)
+    fence = "``" if "`" in t else "`"
+    return f"{fence}{t}{fence}"
+
+
+def _short(name: str, width: int) -> str:
+    if len(name) <= width:
+        return name
+    half = (width - 3) // 2
+    return name[:half] + "..." + name[-half:]
+
+
+def _table(header: Sequence[str], align: str, rows: Iterable[Sequence[str]]) -> List[str]:
+    """Lines of one table; ``align`` has one letter per column: l, r."""
+    sep = ["---:" if a == "r" else "---" for a in align]
+    out = ["| " + " | ".join(header) + " |", "| " + " | ".join(sep) + " |"]
+    out += ["| " + " | ".join(r) + " |" for r in rows]
+    return out
+
+
+class MarkdownRenderer:
+    """Render a report as Markdown.
+
+    ``top``: op rows shown (the rest summed in one line); ``kernels``: kernel rows shown (0: no
+    kernel table); ``notes``: whether to list the report's notes; ``name_width``: kernel names
+    longer than this are cut in the middle (the JSON and CSV keep them whole).
+    """
+
+    def __init__(self, top: int = 25, kernels: int = 10, notes: bool = True, name_width: int = 80) -> None:
+        self.name_width = name_width
+        self.top = top
+        self.kernels = kernels
+        self.notes = notes
+
+    def render(self, report: Report) -> str:
+        s = report.summary
+        d = report.device
+        lines = [f"# floorcalc {report.tool_version}: {d.name}", ""]
+        passes = f"{s.passes} pass{'es' if s.passes != 1 else ''}"
+        lines.append(f"Target `{report.target}`, device spec `{d.key}`; {passes}, every figure per pass. "
+                     "floor = max(F/P, B/W) + L; efficiency = floor / measured.")
+        lines += ["", "## Ops, ranked by measured time", ""]
+        rows = []
+        for i, r in enumerate(report.ops[: self.top], 1):
+            bound = r.bound + (f" ({r.level})" if r.bound == "memory" and r.level not in ("", "dram") else "")
+            rows.append([str(i), _code(r.name), _code(r.module) or "(top)", f"{r.calls:g}", _us(r.duration_us),
+                         _us(r.floor_us), _pct(r.efficiency, r.floor_violation), bound])
+        rest = report.ops[self.top:]
+        if rest:
+            rows.append(["", f"{len(rest)} more ops", "", "", _us(sum(r.duration_us for r in rest)),
+                         _us(sum(r.floor_us or 0 for r in rest)), "", ""])
+        lines += _table(["#", "op", "module", "calls", "measured (us)", "floor (us)", "efficiency", "bound"],
+                        "rllrrrrl", rows)
+        n_fast = sum(r.floor_violation for r in report.ops)
+        if n_fast:
+            lines += ["", f"`!`: faster than its floor (efficiency > 100%), {n_fast} op(s) in all; see "
+                          "docs/method.md, floor violations."]
+        if self.kernels and report.kernels:
+            lines += ["", f"## Kernels, the {min(self.kernels, len(report.kernels))} longest of "
+                          f"{len(report.kernels)}", ""]
+            krows = [[str(i), _code(_short(k.name, self.name_width)), _code(k.op), _code(k.module), f"{k.calls:g}",
+                      _us(k.duration_us),
+                      _us(k.floor_us), _pct(k.efficiency, k.floor_violation), k.bound]
+                     for i, k in enumerate(report.kernels[: self.kernels], 1)]
+            lines += _table(["#", "kernel", "op", "module", "calls", "measured (us)", "floor (us)", "efficiency",
+                             "bound"], "rlllrrrrl", krows)
+        lines += ["", "## Pass summary", ""]
+        lines += _table(["figure", "value", "definition"], "lrl",
+                        [[f.label, format_figure(f), _cell(f.definition)] for f in pass_figures(report)])
+        lines += ["", "## Ceilings", ""]
+        lines += _table(["ceiling", "value", "basis", "source"], "lrll",
+                        [[n, figure_value(n, f), f.basis, _cell(f.source)] for n, f in ceilings_used(report)])
+        lines += ["", "## Provenance", ""]
+        lines += [f"- {k}: {_code(v) if k == 'command' else _cell(v)}" for k, v in provenance(report).items()]
+        if self.notes and report.notes:
+            lines += ["", "## Notes", ""]
+            lines += [f"- {_cell(n)}" for n in report.notes]
+        return "\n".join(lines) + "\n"

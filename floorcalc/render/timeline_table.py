@@ -1,0 +1,283 @@
+"""The timeline section of the terminal report: where the wall time goes.
+
+Tables (rich): the decomposition of a pass with a one-line bar, per-step figures and their
+spread, device idle time by cause, the longest gaps, host waits, copies, launch statistics, user
+ranges, memory, and broken invariants as warnings.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from rich import box
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from floorcalc.records import Decomposition, Timeline
+
+#: (attribute, label, bar glyph, style, what it is)
+PARTS = (
+    ("floor_us", "hardware floor", "█", "green", "kernels' floors, the critical stream first, for the time they ran"),
+    ("excess_us", "kernel excess", "▓", "yellow", "measured kernel time beyond the floor"),
+    ("data_movement_us", "data movement", "▒", "cyan", "memcpy and memset time"),
+    ("host_overhead_us", "host overhead", "░", "magenta", "device idle while the host launched work or ran Python/dispatch"),
+    ("blocking_us", "blocking", "╳", "red", "device idle while the host waited on a sync or a blocking copy"),
+    ("other_us", "other", "·", "bright_black", ""),
+)
+CAUSE_TEXT = {
+    "queued": "work queued on the device, not yet started (stream/event waits, device scheduling)",
+    "profiler": "the profiler's own overhead (CUPTI buffer requests)",
+    "blocking_copy": "host blocked in a copy (.item(), .cpu(), pageable memcpy)",
+    "sync": "host in a synchronise call",
+    "collective": "host in a collective (NCCL/c10d)",
+    "cold_start": "cold start: allocation, module loading, slow first launches",
+    "launch": "host launching work slower than the device drains it",
+    "python": "host in Python or dispatch outside launches",
+}
+
+
+def _us(x: Optional[float]) -> str:
+    if x is None:
+        return "-"
+    if abs(x) >= 1e4:
+        return f"{x:,.0f}"
+    return f"{x:.1f}" if abs(x) >= 10 else f"{x:.2f}"
+
+
+def _pct(x: float, total: float) -> str:
+    return f"{100 * x / total:.1f}%" if total > 0 else "-"
+
+
+def _bytes(n: Optional[float]) -> str:
+    if n is None:
+        return "-"
+    for unit, k in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if abs(n) >= k:
+            return f"{n / k:.3g} {unit}"
+    return f"{n:.0f} B"
+
+
+def bar(d: Decomposition, width: int = 60) -> Text:
+    """The decomposition as one line of ``width`` cells, each part in proportion (largest
+    remainder rounding, so the cells add up to the width)."""
+    values = [max(getattr(d, attr), 0.0) for attr, *_ in PARTS]
+    total = sum(values)
+    t = Text("[")
+    if total <= 0:
+        return t + Text(" " * width + "]")
+    exact = [v / total * width for v in values]
+    cells = [int(x) for x in exact]
+    for i in sorted(range(len(exact)), key=lambda i: -(exact[i] - cells[i]))[: width - sum(cells)]:
+        cells[i] += 1
+    for (attr, _label, glyph, style, _what), c in zip(PARTS, cells):
+        t.append(glyph * c, style=style)
+    t.append("]")
+    return t
+
+
+def _other_text(d: Decomposition) -> str:
+    parts = [(k.replace("_", " "), v) for k, v in d.other_parts_us.items() if abs(v) > 0.005]
+    return ", ".join(f"{k} {_us(v)}" for k, v in sorted(parts, key=lambda kv: -kv[1])) or "-"
+
+
+def render_timeline(t: Timeline, console: Console, top: int = 8) -> None:
+    """Print the timeline section of a report."""
+    if t.partial:
+        console.print(f"[bold red]PARTIAL:[/bold red] {t.partial}")
+    if t.decomposition is None:
+        if t.target == "cpu":
+            _host_only(t, console)
+        else:
+            _notes(t, console)
+        return
+    d = t.decomposition
+    console.print(Text.assemble(("where the time goes, per pass", "bold"),
+                                f"  wall {_us(d.wall_us)} us, bound: {d.bound}"))
+    console.print(Text("  ") + bar(d))
+    legend = Text("  ")
+    for _attr, label, glyph, style, _what in PARTS:
+        legend.append(glyph, style=style)
+        legend.append(f" {label}  ")
+    console.print(legend)
+    dt = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    dt.add_column("part")
+    dt.add_column("us/pass", justify="right")
+    dt.add_column("share", justify="right")
+    dt.add_column("what it is")
+    for attr, label, glyph, style, what in PARTS:
+        v = getattr(d, attr)
+        dt.add_row(Text(glyph + " " + label, style=style), _us(v), _pct(v, d.wall_us),
+                   what or _other_text(d))
+    dt.add_row("= wall", _us(d.wall_us), "100%", f"residual {d.residual_us:.3g} us (wall - the sum of the parts)")
+    console.print(dt)
+    if t.steps:
+        _steps(t, console)
+    _idle(t, console, top)
+    _waits(t, console, top)
+    _copies(t, console, top)
+    _launch(t, console)
+    _ranges(t, console, top)
+    _memory(t, console)
+    _invariants(t, console)
+
+
+def _steps(t: Timeline, console: Console) -> None:
+    st = Table(box=box.SIMPLE_HEAD, title="per ProfilerStep, us (each from its start to the next one's)",
+               title_justify="left")
+    st.add_column("step", no_wrap=True)
+    st.add_column("wall", justify="right")
+    for _attr, label, _g, _s, _w in PARTS:
+        st.add_column(label.replace("hardware ", "").replace(" overhead", "").replace("data movement", "data"),
+                      justify="right")
+    st.add_column("bound", no_wrap=True)
+    for s in t.steps:
+        st.add_row(s.label.replace("ProfilerStep", ""), _us(s.wall_us), *[_us(getattr(s, a)) for a, *_ in PARTS],
+                   s.bound)
+    if t.step_spread:
+        for k, name in ((0, "min"), (1, "median"), (2, "max")):
+            st.add_row(Text(name, style="dim"), _us(t.step_spread["wall_us"][k]),
+                       *[_us(t.step_spread[a][k]) for a, *_ in PARTS], "", style="dim")
+    console.print(st)
+
+
+def _idle(t: Timeline, console: Console, top: int) -> None:
+    idle = sum(t.idle_us_by_cause.values())
+    it = Table(box=box.SIMPLE_HEAD, title=f"device idle by cause, per pass ({_us(idle)} us in {t.gap_count:,} gaps "
+               "over the window)", title_justify="left")
+    wide = console.width >= 120
+    it.add_column("cause", no_wrap=True)
+    it.add_column("idle us", justify="right")
+    it.add_column("share", justify="right")
+    it.add_column("gaps", justify="right")
+    it.add_column("host mostly in")
+    if wide:
+        it.add_column("what it is")
+    by_cause_op = {}
+    for r in t.idle_by_op:
+        by_cause_op.setdefault(r.cause, r)
+    for cause, v in sorted(t.idle_us_by_cause.items(), key=lambda kv: -kv[1]):
+        if v <= 0:
+            continue
+        r = by_cause_op.get(cause)
+        where = (f"{r.op or '(no op)'}{' [' + r.module + ']' if r.module else ''}") if r else ""
+        it.add_row(cause, _us(v), _pct(v, idle), f"{t.gap_count_by_cause.get(cause, 0):,}", where,
+                   *([CAUSE_TEXT[cause]] if wide else []))
+    console.print(it)
+    if t.gaps:
+        gt = Table(box=box.SIMPLE_HEAD, title="longest idle gaps", title_justify="left")
+        gt.add_column("at us", justify="right")
+        gt.add_column("us", justify="right")
+        gt.add_column("cause")
+        gt.add_column("host in")
+        gt.add_column("after -> before (ops whose device work bounds it)")
+        for g in t.gaps[:top]:
+            split = ", ".join(f"{k} {_us(v)}" for k, v in sorted(g.by_cause_us.items(), key=lambda kv: -kv[1])[:3])
+            gt.add_row(_us(g.at_us), _us(g.duration_us),
+                       Text(g.cause) + (Text(f" ({split})", style="dim") if wide else Text("")),
+                       (g.op + (f" [{g.module}]" if g.module else "")) or "-",
+                       f"{g.after or '(start)'} -> {g.before or '(end)'}")
+        console.print(gt)
+
+
+def _waits(t: Timeline, console: Console, top: int) -> None:
+    ws = [w for w in t.waits if w.duration_us >= 1.0][:top]
+    if not ws:
+        return
+    wt = Table(box=box.SIMPLE_HEAD, title="host waits on the device (longest)", title_justify="left")
+    wt.add_column("call", no_wrap=True)
+    wt.add_column("kind", no_wrap=True)
+    wt.add_column("op")
+    wt.add_column("us", justify="right")
+    wt.add_column("device busy", justify="right")
+    wt.add_column("device idle", justify="right")
+    wt.add_column("waited on")
+    for w in ws:
+        waited = f"{w.waited_on[:48]}{'...' if len(w.waited_on) > 48 else ''} ({w.waited_on_op})" if w.waited_on else "-"
+        wt.add_row(w.name, w.kind, w.op or "-", _us(w.duration_us), _us(w.busy_us), _us(w.idle_us), waited)
+    console.print(wt)
+
+
+def _copies(t: Timeline, console: Console, top: int) -> None:
+    if not t.copies:
+        return
+    ct = Table(box=box.SIMPLE_HEAD, title=f"copies ({t.copy_count:,} in the window; longest first)",
+               title_justify="left")
+    for c, j in (("name", "left"), ("dir", "left"), ("host mem", "left"), ("bytes", "right"), ("us", "right"),
+                 ("GB/s", "right"), ("floor us", "right"), ("eff", "right"), ("op", "left")):
+        ct.add_column(c, justify=j)
+    for c in sorted(t.copies, key=lambda c: -c.duration_us)[:top]:
+        host = {True: "pinned", False: "pageable"}.get(c.pinned, "-")
+        gbs = f"{c.achieved_bytes_per_s / 1e9:.3g}" if c.achieved_bytes_per_s else "-"
+        eff = f"{100 * c.floor_us / c.duration_us:.1f}%" if c.floor_us and c.duration_us > 0 else "-"
+        ct.add_row(c.name, c.direction, host, _bytes(c.bytes), _us(c.duration_us), gbs, _us(c.floor_us), eff,
+                   c.op or "-")
+    console.print(ct)
+
+
+def _launch(t: Timeline, console: Console) -> None:
+    la = t.launch
+    if la is None or not la.events:
+        return
+    lu, de = la.launch_us, la.delay_us
+    console.print(Text.assemble(
+        ("launches: ", "bold"),
+        f"{la.launched:,} of {la.events:,} device events have a launch call; host launch call "
+        f"mean {_us(lu.get('mean'))} us (p95 {_us(lu.get('p95'))}); launch-to-start mean {_us(de.get('mean'))} us "
+        f"(p95 {_us(de.get('p95'))}); queue depth mean {la.queue_depth_mean:.2f}, max {la.queue_depth_max}; "
+        f"{la.short_kernels:,} kernels shorter than L = {la.launch_latency_us:.3g} us"))
+    b = list(la.queue_depth_buckets)
+    if b and max(b) > 0:
+        cells = max(10, min(len(b), console.width - 6))
+        per = -(-len(b) // cells)                       # buckets per cell, max-pooled
+        pooled = [max(b[i:i + per]) for i in range(0, len(b), per)]
+        top = max(pooled)
+        spark = "".join(" ▁▂▃▄▅▆▇█"[max(1, round(8 * v / top))] if v else " " for v in pooled)
+        console.print(Text.assemble(("queue depth over the window", "bold"),
+                                    f" (launched, not started; max {top}; {_us(la.queue_depth_bucket_us * per)} us a cell)"))
+        console.print(Text("  [") + Text(spark, style="cyan") + Text("]"))
+
+
+def _ranges(t: Timeline, console: Console, top: int) -> None:
+    if not t.ranges:
+        return
+    rt = Table(box=box.SIMPLE_HEAD, title="user ranges (record_function), window totals", title_justify="left")
+    for c, j in (("range", "left"), ("calls", "right"), ("wall us", "right"), ("ops", "right"), ("kernels", "right"),
+                 ("device us", "right"), ("floor", "right"), ("host", "right"), ("blocking", "right"),
+                 ("bound", "left")):
+        rt.add_column(c, justify=j)
+    for r in t.ranges[:top]:
+        d = r.decomposition
+        rt.add_row(r.name, f"{r.calls:,}", _us(r.wall_us), f"{r.ops:,}", f"{r.kernels:,}", _us(r.device_us),
+                   _us(d.floor_us) if d else "-", _us(d.host_overhead_us) if d else "-",
+                   _us(d.blocking_us) if d else "-", d.bound if d else "-")
+    console.print(rt)
+
+
+def _memory(t: Timeline, console: Console) -> None:
+    for m in t.memory:
+        peaks = ", ".join(_bytes(p) for p in m.peak_allocated_bytes[:8])
+        console.print(Text.assemble(("memory ", "bold"), f"{m.device}: peak allocated per pass {peaks}; "
+                                    f"growth in the window {_bytes(m.growth_bytes)} "
+                                    f"({_bytes(m.start_allocated_bytes)} -> {_bytes(m.end_allocated_bytes)}); "
+                                    f"{m.samples:,} allocator events"))
+
+
+def _invariants(t: Timeline, console: Console) -> None:
+    for chk in t.invariants:
+        if not chk.ok:
+            console.print(f"[bold yellow]warning:[/bold yellow] {chk.name}: {chk.detail}")
+    _notes(t, console)
+
+
+def _notes(t: Timeline, console: Console) -> None:
+    for note in t.notes:
+        if not note.startswith(("invariant broken", "PARTIAL")):
+            console.print(Text("note: " + note, style="dim"))
+
+
+def _host_only(t: Timeline, console: Console) -> None:
+    console.print("[bold]timeline:[/bold] no GPU events in the window: host-side figures only")
+    _ranges(t, console, 8)
+    _memory(t, console)
+    _notes(t, console)

@@ -1,0 +1,35 @@
+"""Timeline stage: the measured window, device busy and idle time, and where the wall time goes.
+
+* :mod:`floorcalc.timeline.window`: the window, busy time (union of device intervals), idle gaps.
+* :mod:`floorcalc.timeline.calls`: what each host runtime call is (launch, sync, copy, cold start).
+* :mod:`floorcalc.timeline.partition`: the window cut into labelled segments (which kernel sets
+  the pace, which cause holds each idle stretch) and their integral over any slice.
+* :mod:`floorcalc.timeline.analysis`: gaps, copies, waits, launch statistics, the latency
+  decomposition per pass, step and range, memory, invariants: the :class:`Timeline` record.
+
+Everything here works on :class:`~floorcalc.records.Trace` records and plain arrays; the method
+is in docs/timeline.md.
+"""
+
+from floorcalc.timeline.window import Window, busy_us, idle_gaps, union_us, window
+
+__all__ = ["Window", "window", "busy_us", "union_us", "idle_gaps", "analyze"]
+
+
+def analyze(trace, win, units, spec, *, target, passes=None):
+    """Where the window's wall time goes: see :func:`floorcalc.timeline.analysis.analyze`.
+
+    A fault in the analysis never costs the rest of the report: the Timeline then holds only a
+    note saying what failed (``FLOORCALC_DEBUG=1`` raises it instead).
+    """
+    import os
+
+    from floorcalc.timeline.analysis import analyze as _analyze
+    from floorcalc.timeline.analysis import failed
+
+    try:
+        return _analyze(trace, win, units, spec, target=target, passes=passes)
+    except Exception as e:  # noqa: BLE001 - reported in the timeline's notes
+        if os.environ.get("FLOORCALC_DEBUG"):
+            raise
+        return failed(trace, win, target, passes, f"{type(e).__name__}: {e}")

@@ -1,0 +1,760 @@
+"""Where the window's wall time goes: gaps, copies, waits, launches, the decomposition.
+
+:func:`analyze` takes the trace, its window, the work units classify built (with their floors)
+and the device spec, and returns a :class:`~floorcalc.records.Timeline`. The method, step by
+step, is in docs/timeline.md; in short:
+
+1. Device events of the window, relative to its start; each kernel's floor from its unit.
+2. Busy time cut into segments owned by one event each, the critical stream first
+   (:func:`floorcalc.timeline.partition.busy_segments`); the gaps are the rest.
+3. Host activity as layers of intervals, in precedence order: work already queued on the
+   device, launches in flight, profiler overhead, blocking copies, syncs, collectives, cold
+   start, launching (host-bound), and Python/dispatch for the rest. Each gap is cut into pieces
+   labelled by the first layer covering them (:func:`floorcalc.timeline.partition.paint`).
+4. The partition of the window gives the decomposition of any slice: the pass, each
+   ProfilerStep, each user range.
+5. Copies, host waits, launch statistics, memory and invariants are read from the same arrays.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import statistics
+from collections import defaultdict
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from floorcalc.floor import bandwidth
+from floorcalc.records import (GAP_CAUSES, CopyRow, Decomposition, DeviceSpec, Gap, GpuEvent,
+                               HostWait, IdleRow, InvariantCheck, KernelLaunchRow, LaunchStats, MemoryStats,
+                               RangeRow, Timeline, Trace)
+from floorcalc.timeline import calls
+from floorcalc.timeline.partition import (BUSY_COLUMNS, COL, COLUMNS, GAP_EPS_US, IDLE_COLUMNS, Partition, build,
+                                          busy_segments, gaps_between, paint)
+from floorcalc.timeline.window import Window
+
+#: How many of the longest gaps, copies and waits a Timeline lists (all are analysed).
+LIST_GAPS = 40
+LIST_COPIES = 200
+LIST_WAITS = 40
+LIST_IDLE_OPS = 30
+LIST_KERNELS = 25
+QUEUE_BUCKETS = 100
+
+#: How long (us) after its launch call returns work may take to reach an idle device: beyond
+#: this, a launched event that has not started is held by the device (queued), not in flight.
+SUBMIT_US = 20.0
+
+_MEMCPY_NAME = re.compile(r"Memcpy\s+(\w+)(?:\s*\(([^)]*?)\s*->\s*([^)]*?)\))?")
+_OTHER_PARTS = ("unfloored_kernels", "queued", "cold_start", "profiler", "collective")
+
+
+def analyze(trace: Trace, win: Window, units: Sequence[Any], spec: DeviceSpec, *, target: str,
+            passes: Optional[int] = None) -> Timeline:
+    """The :class:`Timeline` of ``trace`` over ``win`` (see the module notes).
+
+    ``units`` are classify's work units (objects with ``events``, ``floor`` and ``duration_us``);
+    a unit's floor is shared among its events as the kernel rows share it.
+    """
+    n = passes or win.passes
+    notes: List[str] = list(trace.notes)
+    if trace.partial:
+        notes.append("PARTIAL: " + trace.partial)
+    cold = _cold_window(trace)
+    if target != "cuda" or not win.gpu_ids:
+        return _cpu_timeline(trace, win, n, notes, units)
+    W0, wall = win.start_us, win.wall_us
+    L = spec.launch_latency_us.value
+
+    # 1. device events of the window
+    ev = [trace.gpu[i] for i in win.gpu_ids]
+    ts = np.array([e.ts_us for e in ev]) - W0
+    dur = np.array([e.duration_us for e in ev])
+    end = ts + dur
+    ts_c, end_c = np.clip(ts, 0.0, wall), np.clip(end, 0.0, wall)
+    floors = _event_floors(units)
+    fl = np.array([floors.get(e.index, math.nan) for e in ev])
+    kind = np.array([0 if e.kind == "kernel" else 1 for e in ev], dtype=np.int8)
+
+    # 2. busy segments, the critical stream first
+    stream_key = [(e.device, e.stream) for e in ev]
+    per_stream: Dict[Tuple[int, int], float] = defaultdict(float)
+    for k, d in zip(stream_key, dur.tolist()):
+        per_stream[k] += d
+    rank = {k: r for r, k in enumerate(sorted(per_stream, key=lambda k: (-per_stream[k], k)))}
+    prio = np.array([rank[k] for k in stream_key], dtype=np.int64)
+    bs, be, bo = busy_segments(ts_c, end_c, prio)
+    rows = np.zeros((len(ev), len(COLUMNS)))
+    ratio = np.where(dur > 0, fl / np.where(dur > 0, dur, 1.0), 1.0)
+    is_kernel = kind == 0
+    has_floor = ~np.isnan(fl)
+    k_f = is_kernel & has_floor
+    rows[k_f, COL["floor"]] = ratio[k_f]
+    rows[k_f, COL["excess"]] = 1.0 - ratio[k_f]
+    rows[is_kernel & ~has_floor, COL["unfloored"]] = 1.0
+    rows[~is_kernel, COL["data_movement"]] = 1.0
+    gap_s, gap_e = gaps_between(bs, be, wall)
+
+    # 3. host activity layers, and the gaps painted with them
+    host = _HostLayers(trace, win, ev, ts, W0, wall, cold)
+    pieces = paint(gap_s, gap_e, host.layers)
+    ps, pe, pl, pg = pieces
+    part = build((bs, be, bo), rows[bo] if len(bo) else np.zeros((0, len(COLUMNS))), (ps, pe, pl, pg), wall)
+
+    # 4. decompositions
+    total = part.integrate(np.array([0.0]), np.array([wall]))[0]
+    decomposition = _decomposition("pass", 0.0, wall / n, total / n)
+    steps = _steps(trace, win, part)
+    spread = _spread(steps)
+
+    # gaps: per gap totals by cause, names of the ops around and inside (stretches shorter than
+    # GAP_EPS_US are rounding: they count in the decomposition, not as gaps)
+    G = len(gap_s)
+    by_gap = np.zeros((G, len(GAP_CAUSES)))
+    if len(ps):
+        np.add.at(by_gap, (pg, pl - IDLE_COLUMNS.start), pe - ps)
+    op_at = host.op_at(((ps + pe) * 0.5) if len(ps) else np.zeros(0))
+    gap_rows, idle_rows = _gaps(trace, ev, gap_s, gap_e, by_gap, pieces=(ps, pe, pl, pg), op_at=op_at,
+                                busy=(bs, be, bo), W0=W0, n=n)
+    idle_by_cause = {c: float(total[COL[c]]) / n for c in GAP_CAUSES}
+    real = (gap_e - gap_s) > GAP_EPS_US
+    count_by_cause = {c: int(((by_gap[:, i] > 0) & real).sum()) if G else 0 for i, c in enumerate(GAP_CAUSES)}
+
+    # 5. copies, waits, launches, ranges, memory, invariants
+    copies, copy_count, copy_totals = _copies(trace, ev, ts, spec, W0)
+    waits = _waits(trace, host, part, ev, W0)
+    launch = _launch(trace, ev, ts, dur, wall, W0, L, n)
+    ranges = _ranges(trace, win, part, W0)
+    memory = _memory(trace, win)
+    invariants = _invariants(trace, win, ev, units)
+    for chk in invariants:
+        if not chk.ok:
+            notes.append(f"invariant broken: {chk.name}: {chk.detail}")
+    if cold:
+        notes.append("the window was recorded with no warm-up (warmup 0 in the trace's floorcalc metadata): "
+                     "host time in the first call of each op counts as cold start")
+    busy = float(total[BUSY_COLUMNS].sum())
+    return Timeline(
+        target="cuda", passes=n, wall_us=wall / n, busy_us=busy / n, idle_us=(wall - busy) / n,
+        idle_us_by_cause=idle_by_cause, gap_count=int(real.sum()), gap_count_by_cause=count_by_cause, gaps=gap_rows,
+        idle_by_op=idle_rows, waits=waits, copies=copies, copy_count=copy_count, decomposition=decomposition,
+        steps=steps, step_spread=spread, launch=launch, invariants=invariants, ranges=ranges, memory=memory,
+        notes=tuple(notes), partial=trace.partial, copy_totals=copy_totals,
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# 1. floors
+
+
+def _event_floors(units: Sequence[Any]) -> Dict[int, float]:
+    """Each device event's floor: its unit's compute/memory floor shared by duration, plus one L."""
+    out: Dict[int, float] = {}
+    for u in units:
+        f = getattr(u, "floor", None)
+        evs = getattr(u, "events", None)
+        if f is None or not evs:
+            continue
+        base = max(f.compute_us, f.memory_us)
+        per_launch = f.overhead_us / len(evs)
+        total = u.duration_us
+        for e in evs:
+            share = e.duration_us / total if total > 0 else 1.0 / len(evs)
+            out[e.index] = base * share + per_launch
+    return out
+
+
+def _cold_window(trace: Trace) -> bool:
+    raw = trace.metadata.get("floorcalc")
+    if not raw:
+        return False
+    try:
+        meta = json.loads(raw)
+    except ValueError:
+        return False
+    return isinstance(meta, dict) and meta.get("warmup") == 0
+
+
+# ---------------------------------------------------------------------------------------------
+# 3. host activity
+
+
+class _HostLayers:
+    """The host-activity layers of the window (times relative to its start), in precedence order.
+
+    ``layers``: ``(cause, starts, ends)``. The first two are device-side: an event whose launch
+    call has returned is on its way to the device for :data:`SUBMIT_US` (``launch``), and held
+    by the device after that (``queued``: behind a stream or event dependency, or the device's
+    own scheduling between queued kernels).
+    """
+
+    def __init__(self, trace: Trace, win: Window, ev: Sequence[GpuEvent], ts: np.ndarray, W0: float,
+                 wall: float, cold: bool) -> None:
+        rt = trace.runtime
+        lo, hi = W0 - 1.0, W0 + wall + 1.0
+        in_win = [i for i, r in enumerate(rt) if r.ts_us <= hi and r.ts_us + r.duration_us >= lo]
+        self.rt_index = in_win
+        r_ts = np.array([rt[i].ts_us for i in in_win]) - W0 if in_win else np.zeros(0)
+        r_end = r_ts + (np.array([rt[i].duration_us for i in in_win]) if in_win else 0.0)
+        kinds = [calls.kind(rt[i].name) for i in in_win]
+
+        # runtime calls that issued the window's events, and their events' starts
+        launch_pos = {i: p for p, i in enumerate(in_win)}
+        issued = np.zeros(len(in_win), dtype=bool)
+        l_end, e_start = [], []
+        copy_ops = set()
+        pageable_calls = set()
+        for e, t in zip(ev, ts.tolist()):
+            if e.launch is None:
+                continue
+            p = launch_pos.get(e.launch)
+            if p is None:
+                continue
+            issued[p] = True
+            l_end.append(r_end[p])
+            e_start.append(t)
+            if e.kind == "memcpy":
+                if rt[e.launch].op is not None:
+                    copy_ops.add(rt[e.launch].op)
+                if "Pageable" in e.name:
+                    pageable_calls.add(p)
+        l_end_a, e_start_a = np.array(l_end), np.array(e_start)
+        flight = l_end_a < e_start_a
+
+        # classify each call
+        sync_s, sync_e, copy_s, copy_e, cold_s, cold_e, launch_s, launch_e = [], [], [], [], [], [], [], []
+        self.waits: List[Tuple[int, str]] = []   # (runtime index, kind) of host waits
+        tid_count: Dict[int, int] = defaultdict(int)
+        for p, i in enumerate(in_win):
+            r = rt[i]
+            k = kinds[p]
+            if issued[p]:
+                tid_count[r.tid] += 1
+            if k == "sync":
+                if r.op is not None and r.op in copy_ops:
+                    copy_s.append(r_ts[p]), copy_e.append(r_end[p])
+                    self.waits.append((i, "blocking_copy"))
+                else:
+                    sync_s.append(r_ts[p]), sync_e.append(r_end[p])
+                    self.waits.append((i, "sync"))
+            elif k == "sync_copy" or p in pageable_calls:
+                copy_s.append(r_ts[p]), copy_e.append(r_end[p])
+                self.waits.append((i, "blocking_copy"))
+            elif k == "cold" or ((k == "launch" or issued[p]) and r.duration_us > calls.SLOW_LAUNCH_US):
+                cold_s.append(r_ts[p]), cold_e.append(r_end[p])
+            elif k == "launch" or issued[p]:
+                launch_s.append(r_ts[p]), launch_e.append(r_end[p])
+        self.main_tid = max(tid_count, key=tid_count.__getitem__) if tid_count else (
+            trace.ops[0].tid if trace.ops else 0)
+
+        # ops: arrays over all ops, roots, spans of top-level ops up to their last launch
+        ops = trace.ops
+        self.op_ts = np.array([o.ts_us for o in ops]) - W0 if ops else np.zeros(0)
+        self.op_end = self.op_ts + (np.array([o.duration_us for o in ops]) if ops else 0.0)
+        parent = np.array([-1 if o.parent is None else o.parent for o in ops], dtype=np.int64)
+        self.parent = parent
+        root = np.where(parent < 0, np.arange(len(ops)), parent)
+        for _ in range(64):
+            nxt = root[root]
+            if np.array_equal(nxt, root):
+                break
+            root = nxt
+        span_end: Dict[int, float] = {}
+        for p, i in enumerate(in_win):
+            if issued[p] and rt[i].op is not None:
+                rr = int(root[rt[i].op])
+                if r_end[p] > span_end.get(rr, -math.inf):
+                    span_end[rr] = r_end[p]
+        span_s = [self.op_ts[rr] for rr in span_end]
+        span_e = list(span_end.values())
+
+        # collectives and cold first calls (top-level ops of the window)
+        coll_s, coll_e = [], []
+        seen = set()
+        collective_names: Dict[str, bool] = {}
+        last = int(np.searchsorted(self.op_ts, wall, side="right"))   # ops start-sorted: none after
+        for o in ops[:last]:
+            if o.ts_us + o.duration_us < W0:
+                continue
+            coll = collective_names.get(o.name)
+            if coll is None:
+                coll = collective_names[o.name] = calls.is_collective(o.name)
+            if coll:
+                coll_s.append(o.ts_us - W0), coll_e.append(o.ts_us + o.duration_us - W0)
+            if cold and o.parent is None and o.index in win.op_ids:
+                key = (o.name, o.module, o.call)
+                if key not in seen:
+                    seen.add(key)
+                    cold_s.append(o.ts_us - W0), cold_e.append(o.ts_us + o.duration_us - W0)
+        prof_s = [o.ts_us - W0 for o in trace.overhead]
+        prof_e = [o.ts_us + o.duration_us - W0 for o in trace.overhead]
+        fl_s = l_end_a[flight] if len(l_end_a) else np.zeros(0)
+        fl_e = e_start_a[flight] if len(e_start_a) else np.zeros(0)
+        held = fl_s + SUBMIT_US
+        self.layers = [
+            ("queued", held, fl_e),                      # launched, held by the device
+            ("launch", fl_s, np.minimum(fl_e, held)),    # launched, on its way to the device
+            ("profiler", np.array(prof_s), np.array(prof_e)),
+            ("blocking_copy", np.array(copy_s), np.array(copy_e)),
+            ("sync", np.array(sync_s), np.array(sync_e)),
+            ("collective", np.array(coll_s), np.array(coll_e)),
+            ("cold_start", np.array(cold_s), np.array(cold_e)),
+            ("launch", np.concatenate([np.array(launch_s), np.array(span_s)]),
+             np.concatenate([np.array(launch_e), np.array(span_e)])),
+        ]
+        # innermost-op lookup on the main thread
+        self._main_ops = np.array([o.index for o in ops if o.tid == self.main_tid], dtype=np.int64)
+        self.r_ts, self.r_end = r_ts, r_end
+
+    def op_at(self, t: np.ndarray) -> np.ndarray:
+        """The innermost op of the main thread running at each time (-1: none)."""
+        out = np.full(len(t), -1, dtype=np.int64)
+        if not len(self._main_ops) or not len(t):
+            return out
+        mts = self.op_ts[self._main_ops]
+        k = np.searchsorted(mts, t, side="right") - 1
+        ok = k >= 0
+        cand = np.where(ok, self._main_ops[np.maximum(k, 0)], -1)
+        for _ in range(64):
+            live = cand >= 0
+            bad = live & (self.op_end[np.maximum(cand, 0)] <= t)
+            if not bad.any():
+                break
+            cand = np.where(bad, self.parent[np.maximum(cand, 0)], cand)
+        return cand
+
+
+# ---------------------------------------------------------------------------------------------
+# 4. decompositions
+
+
+def _decomposition(label: str, at: float, wall: float, amounts: np.ndarray) -> Decomposition:
+    """A :class:`Decomposition` from per-column amounts of a slice ``wall`` long."""
+    a = {c: float(amounts[COL[c]]) for c in COLUMNS}
+    other_parts = {"unfloored_kernels": a["unfloored"], "queued": a["queued"], "cold_start": a["cold_start"],
+                   "profiler": a["profiler"], "collective": a["collective"]}
+    host = a["launch"] + a["python"]
+    blocking = a["sync"] + a["blocking_copy"]
+    other = sum(other_parts.values())
+    parts = {"device": a["floor"] + a["excess"], "data_movement": a["data_movement"], "host": host,
+             "blocking": blocking, "other": other}
+    residual = wall - (a["floor"] + a["excess"] + a["data_movement"] + host + blocking + other)
+    bound = max(parts, key=parts.__getitem__) if wall > 0 else "other"
+    return Decomposition(
+        label=label, at_us=at, wall_us=wall, floor_us=a["floor"], excess_us=a["excess"],
+        data_movement_us=a["data_movement"], host_overhead_us=host, blocking_us=blocking, other_us=other,
+        other_parts_us=other_parts, residual_us=residual, bound=bound,
+        idle_by_cause_us={c: a[c] for c in GAP_CAUSES},
+    )
+
+
+def _steps(trace: Trace, win: Window, part: Partition) -> Tuple[Decomposition, ...]:
+    """One decomposition per ProfilerStep: from its start to the next one's (the last to the
+    window's end), so the steps tile the window."""
+    steps = [s for s in trace.steps if win.start_us <= s.ts_us <= win.end_us]
+    if not steps:
+        return ()
+    a = np.array([s.ts_us for s in steps]) - win.start_us
+    b = np.concatenate([a[1:], [win.wall_us]])
+    amounts = part.integrate(a, b)
+    return tuple(_decomposition(f"ProfilerStep#{s.number}", float(x), float(y - x), row)
+                 for s, x, y, row in zip(steps, a.tolist(), b.tolist(), amounts))
+
+
+def _spread(steps: Sequence[Decomposition]) -> Dict[str, Tuple[float, float, float]]:
+    if len(steps) < 2:
+        return {}
+    out = {}
+    for key in ("wall_us",) + Decomposition.PARTS:
+        v = [getattr(s, key) for s in steps]
+        out[key] = (min(v), statistics.median(v), max(v))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# gaps
+
+
+def _op_label(trace: Trace, i: Optional[int]) -> Tuple[str, str]:
+    if i is None or i < 0:
+        return "", ""
+    o = trace.ops[i]
+    return o.name, o.module
+
+
+def _gaps(trace: Trace, ev: Sequence[GpuEvent], gap_s, gap_e, by_gap, *, pieces, op_at, busy, W0: float,
+          n: int) -> Tuple[Tuple[Gap, ...], Tuple[IdleRow, ...]]:
+    """The longest gaps as records, and idle time by (cause, op, module)."""
+    ps, pe, pl, pg = pieces
+    bs, be, bo = busy
+    # idle by op: each piece goes to the op running at its midpoint
+    idle: Dict[Tuple[str, str, str], List[float]] = {}
+    if len(ps):
+        keys = pl * (len(trace.ops) + 1) + (op_at + 1)
+        uk, inv = np.unique(keys, return_inverse=True)
+        sums = np.bincount(inv.reshape(-1), weights=pe - ps)
+        # gaps per key: distinct gap indices
+        G = max(int(pg.max()) + 1, 1)
+        pairs = np.unique(inv.reshape(-1).astype(np.int64) * G + pg)
+        gcount = np.bincount(pairs // G, minlength=len(uk))
+        for key, s, c in zip(uk.tolist(), sums.tolist(), gcount.tolist()):
+            col, opi = divmod(key, len(trace.ops) + 1)
+            name, module = _op_label(trace, opi - 1)
+            k = (COLUMNS[col], name, module)
+            cur = idle.setdefault(k, [0.0, 0])
+            cur[0] += s
+            cur[1] += c
+    idle_rows = sorted((IdleRow(cause=c, op=o, module=m, idle_us=v[0] / n, gaps=v[1] / n)
+                        for (c, o, m), v in idle.items()), key=lambda r: -r.idle_us)[:LIST_IDLE_OPS]
+    # the longest gaps
+    G = len(gap_s)
+    if not G:
+        return (), tuple(idle_rows)
+    longest = [g for g in np.argsort(-(gap_e - gap_s), kind="stable")[:LIST_GAPS].tolist()
+               if gap_e[g] - gap_s[g] > GAP_EPS_US]
+    step_starts = [s.ts_us - W0 for s in trace.steps]
+    out = []
+    # the longest piece of the dominant cause in each listed gap names the op
+    piece_len = pe - ps
+    for g in longest:
+        row = by_gap[g]
+        c = int(row.argmax())
+        cause = GAP_CAUSES[c]
+        sel = np.flatnonzero((pg == g) & (pl == COL[cause]))
+        opi = int(op_at[sel[np.argmax(piece_len[sel])]]) if len(sel) else -1
+        name, module = _op_label(trace, opi)
+        k_after = np.searchsorted(bs, gap_s[g], side="right") - 1
+        k_before = np.searchsorted(bs, gap_e[g], side="left")
+        after = ev[int(bo[k_after])].op if 0 <= k_after < len(bs) else None
+        before = ev[int(bo[k_before])].op if 0 <= k_before < len(bs) else None
+        step_k = _bisect_right(step_starts, gap_s[g]) - 1
+        out.append(Gap(
+            at_us=float(gap_s[g]), duration_us=float(gap_e[g] - gap_s[g]), cause=cause,
+            by_cause_us={GAP_CAUSES[i]: float(v) for i, v in enumerate(row) if v > 1e-6},
+            op=name, module=module, after=_op_label(trace, after)[0], before=_op_label(trace, before)[0],
+            step=trace.steps[step_k].number if step_k >= 0 else None,
+        ))
+    return tuple(out), tuple(idle_rows)
+
+
+def _bisect_right(a: Sequence[float], x: float) -> int:
+    import bisect
+
+    return bisect.bisect_right(a, x)
+
+
+# ---------------------------------------------------------------------------------------------
+# 5. copies, waits, launches, ranges, memory, invariants
+
+
+def parse_copy_name(name: str, kind: str) -> Tuple[str, str, str, Optional[bool]]:
+    """``(direction, src, dst, pinned)`` from a memcpy/memset name such as
+    ``"Memcpy HtoD (Pageable -> Device)"`` (CUDA) or ``"Memcpy DtoH (Device -> Host)"`` (ROCm)."""
+    if kind == "memset":
+        return "memset", "", "Device", None
+    m = _MEMCPY_NAME.search(name)
+    if not m:
+        return "unknown", "", "", None
+    direction, src, dst = m.group(1), (m.group(2) or "").strip(), (m.group(3) or "").strip()
+    sides = {src, dst}
+    pinned = True if "Pinned" in sides else False if "Pageable" in sides else None
+    return direction, src, dst, pinned
+
+
+def _copies(trace: Trace, ev: Sequence[GpuEvent], ts: np.ndarray, spec: DeviceSpec,
+            W0: float) -> Tuple[Tuple[CopyRow, ...], int, Dict[str, Dict[str, float]]]:
+    L = spec.launch_latency_us.value
+    rows = []
+    step_starts = [s.ts_us - W0 for s in trace.steps]
+    for e, t in zip(ev, ts.tolist()):
+        if e.kind == "kernel":
+            continue
+        direction, src, dst, pinned = parse_copy_name(e.name, e.kind)
+        host = direction in ("HtoD", "DtoH")
+        level = "host_link" if host else "dram"
+        link, bw = bandwidth(spec, level)
+        nbytes = e.bytes
+        moved = None if nbytes is None else (2 * nbytes if direction in ("DtoD", "PtoP") else nbytes)
+        floor = moved / bw.value * 1e6 + L if moved is not None and bw.value > 0 else None
+        name, module = _op_label(trace, e.op)
+        k = _bisect_right(step_starts, t) - 1
+        rows.append(CopyRow(
+            name=e.name, kind=e.kind, direction=direction, src=src, dst=dst, pinned=pinned, bytes=nbytes,
+            at_us=t, duration_us=e.duration_us,
+            achieved_bytes_per_s=(nbytes / (e.duration_us * 1e-6)) if nbytes and e.duration_us > 0 else None,
+            floor_us=floor, link=link, op=name, module=module, stream=e.stream,
+            step=trace.steps[k].number if k >= 0 else None,
+        ))
+    count = len(rows)
+    totals: Dict[str, Dict[str, float]] = {}
+    for r in rows:
+        t = totals.setdefault(r.direction, {"count": 0, "bytes": 0, "duration_us": 0.0})
+        t["count"] += 1
+        t["bytes"] += r.bytes or 0
+        t["duration_us"] += r.duration_us
+    if count > LIST_COPIES:
+        rows = sorted(rows, key=lambda r: -r.duration_us)[:LIST_COPIES]
+    return tuple(rows), count, totals
+
+
+def _waits(trace: Trace, host: _HostLayers, part: Partition, ev: Sequence[GpuEvent], W0: float) -> Tuple[HostWait, ...]:
+    if not host.waits:
+        return ()
+    rt = trace.runtime
+    a = np.array([rt[i].ts_us - W0 for i, _ in host.waits])
+    b = a + np.array([rt[i].duration_us for i, _ in host.waits])
+    amounts = part.integrate(a, b)
+    busy = amounts[:, BUSY_COLUMNS].sum(axis=1)
+    idle = amounts[:, IDLE_COLUMNS].sum(axis=1)
+    order = np.argsort(-(b - a), kind="stable")[:LIST_WAITS]
+    out = []
+    step_starts = [s.ts_us - W0 for s in trace.steps]
+    for k in order.tolist():
+        i, kind = host.waits[k]
+        r = rt[i]
+        # the event that ran longest inside the call
+        lo = np.searchsorted(part.end, a[k], side="right")
+        hi = np.searchsorted(part.start, b[k], side="left")
+        best, best_ov = -1, 0.0
+        for j in range(lo, hi):
+            o = int(part.owner[j])
+            if o < 0:
+                continue
+            ov = min(b[k], part.end[j]) - max(a[k], part.start[j])
+            if ov > best_ov:
+                best, best_ov = o, ov
+        waited = ev[best] if best >= 0 else None
+        name, module = _op_label(trace, r.op)
+        s = _bisect_right(step_starts, a[k]) - 1
+        out.append(HostWait(
+            name=r.name, kind=kind, at_us=float(a[k]), duration_us=r.duration_us, op=name, module=module,
+            busy_us=float(busy[k]), idle_us=float(idle[k]), waited_on=waited.name if waited else "",
+            waited_on_op=_op_label(trace, waited.op)[0] if waited else "",
+            step=trace.steps[s].number if s >= 0 else None,
+        ))
+    return tuple(out)
+
+
+def _stats(x: np.ndarray) -> Dict[str, float]:
+    if not len(x):
+        return {}
+    return {"mean": float(x.mean()), "p50": float(np.percentile(x, 50)), "p95": float(np.percentile(x, 95)),
+            "max": float(x.max())}
+
+
+def _launch(trace: Trace, ev: Sequence[GpuEvent], ts: np.ndarray, dur: np.ndarray, wall: float, W0: float,
+            L: float, n: int) -> LaunchStats:
+    rt = trace.runtime
+    has = np.array([e.launch is not None for e in ev])
+    l_ts = np.array([rt[e.launch].ts_us - W0 if e.launch is not None else math.nan for e in ev])
+    l_dur = np.array([rt[e.launch].duration_us if e.launch is not None else math.nan for e in ev])
+    delay = ts - l_ts
+    is_kernel = np.array([e.kind == "kernel" for e in ev])
+    short = is_kernel & (dur < L)
+    # queue depth: +1 when launched, -1 when started (events launched before they start)
+    ok = has & (delay >= 0)
+    t = np.concatenate([l_ts[ok], ts[ok]])
+    step = np.concatenate([np.ones(int(ok.sum())), -np.ones(int(ok.sum()))])
+    q_mean, q_max, buckets, width = 0.0, 0, (), 0.0
+    if len(t):
+        o = np.lexsort((step, t))           # starts (-1) before launches (+1) at the same time
+        t, step = t[o], step[o]
+        depth = np.cumsum(step)
+        q_max = int(depth.max())
+        tt = np.clip(t, 0.0, wall)
+        span = np.diff(np.concatenate([tt, [wall]]))
+        q_mean = float((depth * span).sum() / wall) if wall > 0 else 0.0
+        if wall > 0:
+            nb = QUEUE_BUCKETS
+            width = wall / nb
+            edges = np.arange(nb) * width
+            k = np.searchsorted(tt, edges, side="right") - 1          # depth as each bucket opens
+            peak = np.where(k >= 0, depth[np.maximum(k, 0)], 0)
+            inside = np.minimum((tt / width).astype(np.int64), nb - 1)
+            np.maximum.at(peak, inside, depth)
+            buckets = tuple(int(x) for x in peak)
+    # per name
+    names: Dict[str, List[int]] = defaultdict(list)
+    for k, e in enumerate(ev):
+        names[e.name].append(k)
+    kernels = []
+    for name, idx in sorted(names.items(), key=lambda kv: -len(kv[1]))[:LIST_KERNELS]:
+        ia = np.array(idx)
+        launched = ia[has[ia]]
+        kernels.append(KernelLaunchRow(
+            name=name, calls=len(idx), duration_mean_us=float(dur[ia].mean()),
+            launch_mean_us=float(l_dur[launched].mean()) if len(launched) else None,
+            launch_max_us=float(l_dur[launched].max()) if len(launched) else None,
+            delay_mean_us=float(delay[launched].mean()) if len(launched) else None,
+            delay_max_us=float(delay[launched].max()) if len(launched) else None,
+            short=int(short[ia].sum()),
+        ))
+    return LaunchStats(
+        events=len(ev), launched=int(has.sum()), launch_us=_stats(l_dur[has]), delay_us=_stats(delay[has]),
+        queue_depth_mean=q_mean, queue_depth_max=q_max, short_kernels=int(short.sum()),
+        short_kernel_us=float(dur[short].sum()) / n, launch_latency_us=L, kernels=tuple(kernels),
+        queue_depth_buckets=buckets, queue_depth_bucket_us=width,
+    )
+
+
+def _ranges(trace: Trace, win: Window, part: Optional[Partition], W0: float) -> Tuple[RangeRow, ...]:
+    rs = [r for r in trace.ranges if win.start_us <= r.ts_us <= win.end_us]
+    if not rs:
+        return ()
+    # ops and launches per thread, sorted by start
+    by_tid_ops: Dict[int, np.ndarray] = {}
+    by_tid_rt: Dict[int, Tuple[np.ndarray, np.ndarray]] = {}
+    launched_dur: Dict[int, float] = defaultdict(float)
+    launched_n: Dict[int, int] = defaultdict(int)
+    for e in trace.gpu:
+        if e.launch is not None:
+            launched_dur[e.launch] += e.duration_us
+            launched_n[e.launch] += 1
+    tids = {r.tid for r in rs}
+    for tid in tids:
+        by_tid_ops[tid] = np.array(sorted(o.ts_us for o in trace.ops if o.tid == tid))
+        calls_ = sorted((r.ts_us, i) for i, r in enumerate(trace.runtime) if r.tid == tid and i in launched_n)
+        by_tid_rt[tid] = (np.array([c[0] for c in calls_]), np.array([c[1] for c in calls_], dtype=np.int64))
+    a = np.array([r.ts_us for r in rs]) - W0
+    b = a + np.array([r.duration_us for r in rs])
+    amounts = part.integrate(a, b) if part is not None else None
+    agg: Dict[str, Dict[str, Any]] = {}
+    for k, r in enumerate(rs):
+        ots = by_tid_ops[r.tid]
+        n_ops = int(np.searchsorted(ots, r.end_us, "right") - np.searchsorted(ots, r.ts_us, "left"))
+        rts, ridx = by_tid_rt[r.tid]
+        lo, hi = np.searchsorted(rts, r.ts_us, "left"), np.searchsorted(rts, r.end_us, "right")
+        sel = ridx[lo:hi].tolist()
+        g = agg.setdefault(r.name, {"calls": 0, "wall": 0.0, "ops": 0, "kernels": 0, "device": 0.0,
+                                    "amounts": np.zeros(len(COLUMNS)), "at": float(a[k])})
+        g["calls"] += 1
+        g["wall"] += r.duration_us
+        g["ops"] += n_ops
+        g["kernels"] += sum(launched_n[i] for i in sel)
+        g["device"] += sum(launched_dur[i] for i in sel)
+        if amounts is not None:
+            g["amounts"] += amounts[k]
+    out = []
+    for name, g in agg.items():
+        dec = _decomposition(name, g["at"], g["wall"], g["amounts"]) if part is not None else None
+        out.append(RangeRow(name=name, calls=g["calls"], wall_us=g["wall"], ops=g["ops"], kernels=g["kernels"],
+                            device_us=g["device"], decomposition=dec))
+    out.sort(key=lambda r: -r.wall_us)
+    return tuple(out)
+
+
+def _memory(trace: Trace, win: Window) -> Tuple[MemoryStats, ...]:
+    if not trace.memory:
+        return ()
+    by_dev: Dict[Tuple[int, int], List[Any]] = defaultdict(list)
+    for m in trace.memory:
+        by_dev[(m.device_type, m.device)].append(m)
+    steps = [s for s in trace.steps if win.start_us <= s.ts_us <= win.end_us]
+    bounds = [(s.ts_us, nxt.ts_us if nxt else win.end_us) for s, nxt in zip(steps, steps[1:] + [None])] \
+        if steps else [(win.start_us, win.end_us)]
+    out = []
+    for (dtype, dev), samples in sorted(by_dev.items()):
+        t = np.array([m.ts_us for m in samples])
+        if all(m.total_allocated_bytes is not None for m in samples):
+            level = np.array([m.total_allocated_bytes for m in samples], dtype=np.float64)
+            before = level[0] - samples[0].bytes
+        else:
+            level = np.cumsum([m.bytes for m in samples]).astype(np.float64)
+            before = 0.0
+
+        def at(x: float) -> float:
+            k = int(np.searchsorted(t, x, side="right")) - 1
+            return float(level[k]) if k >= 0 else float(before)
+
+        peaks = []
+        for lo, hi in bounds:
+            i, j = np.searchsorted(t, lo, "left"), np.searchsorted(t, hi, "right")
+            inside = level[i:j]
+            peaks.append(int(max([at(lo)] + ([float(inside.max())] if len(inside) else []))))
+        reserved = [m.total_reserved_bytes for m in samples if m.total_reserved_bytes is not None
+                    and win.start_us <= m.ts_us <= win.end_us]
+        name = "cpu" if dtype == 0 else f"cuda:{dev}" if dtype == 1 else f"device{dtype}:{dev}"
+        start, stop = at(win.start_us), at(win.end_us)
+        out.append(MemoryStats(
+            device=name, samples=int(((t >= win.start_us) & (t <= win.end_us)).sum()),
+            start_allocated_bytes=int(start), end_allocated_bytes=int(stop), growth_bytes=int(stop - start),
+            peak_allocated_bytes=tuple(peaks), peak_reserved_bytes=max(reserved) if reserved else None,
+        ))
+    return tuple(out)
+
+
+def _invariants(trace: Trace, win: Window, ev: Sequence[GpuEvent], units: Sequence[Any]) -> Tuple[InvariantCheck, ...]:
+    out = []
+    # 1. exactly one launch record per device event, or an orphan
+    per_corr: Dict[int, int] = defaultdict(int)
+    for r in trace.runtime:
+        if r.correlation is not None:
+            per_corr[r.correlation] += 1
+    orphans = [e for e in ev if e.correlation is None or per_corr.get(e.correlation, 0) == 0]
+    dupes = [e for e in ev if e.correlation is not None and per_corr.get(e.correlation, 0) > 1]
+    detail = f"{len(ev) - len(orphans) - len(dupes):,} of {len(ev):,} device events have exactly one launch record"
+    if orphans:
+        names = sorted({e.name for e in orphans})
+        detail += f"; {len(orphans):,} orphans (no launch record): " + ", ".join(n[:60] for n in names[:3]) + \
+                  ("..." if len(names) > 3 else "")
+    if dupes:
+        detail += f"; {len(dupes):,} share their correlation id with more than one host call"
+    out.append(InvariantCheck("one launch record per device event", not dupes, detail))
+    # 2. per-op self device time adds up to the device time of the window
+    attributed = sum(u.duration_us for u in units)
+    lo, hi = win.start_us, win.end_us
+    in_time = sum(g.duration_us for g in trace.gpu if lo <= g.ts_us <= hi)
+    ok = math.isclose(attributed, in_time, rel_tol=1e-6, abs_tol=1e-3)
+    detail = (f"ops' device time {attributed:,.3f} us vs device events starting in the window {in_time:,.3f} us")
+    if not ok:
+        detail += (" (device work in the window launched outside it, or by no op of it)" if in_time > attributed
+                   else " (work of the window's ops runs outside it)")
+    out.append(InvariantCheck("op device time adds up to device event time", ok, detail))
+    # 3. no kernel starts before its launch
+    early = []
+    for e in ev:
+        if e.launch is not None:
+            lead = trace.runtime[e.launch].ts_us - e.ts_us
+            if lead > 1e-3:
+                early.append((lead, e.name))
+    detail = "every launched event starts after its launch call starts"
+    if early:
+        lead, name = max(early)
+        detail = f"{len(early):,} events start before their launch call, by up to {lead:,.3f} us ({name[:60]}): clocks misaligned?"
+    out.append(InvariantCheck("no event starts before its launch", not early, detail))
+    return tuple(out)
+
+
+# ---------------------------------------------------------------------------------------------
+# CPU-only traces
+
+
+def failed(trace: Trace, win: Window, target: str, passes: Optional[int], why: str) -> Timeline:
+    """An empty Timeline that says the analysis failed (see :func:`floorcalc.timeline.analyze`)."""
+    n = passes or win.passes
+    return Timeline(
+        target=target, passes=n, wall_us=win.wall_us / n, busy_us=0.0, idle_us=0.0,
+        idle_us_by_cause={c: 0.0 for c in GAP_CAUSES}, gap_count=0, gap_count_by_cause={c: 0 for c in GAP_CAUSES},
+        gaps=(), idle_by_op=(), waits=(), copies=(), copy_count=0, decomposition=None, steps=(), step_spread={},
+        launch=None, invariants=(), ranges=(), memory=(),
+        notes=tuple(trace.notes) + (f"the timeline analysis failed ({why}); the other figures stand "
+                                    "(set FLOORCALC_DEBUG=1 for the traceback)",),
+        partial=trace.partial,
+    )
+
+
+def _cpu_timeline(trace: Trace, win: Window, n: int, notes: List[str], units: Sequence[Any]) -> Timeline:
+    notes.append("no GPU events in the window: host-side figures only (no device timeline, gaps or decomposition)")
+    return Timeline(
+        target="cpu", passes=n, wall_us=win.wall_us / n, busy_us=0.0, idle_us=0.0,
+        idle_us_by_cause={c: 0.0 for c in GAP_CAUSES}, gap_count=0, gap_count_by_cause={c: 0 for c in GAP_CAUSES},
+        gaps=(), idle_by_op=(), waits=(), copies=(), copy_count=0, decomposition=None, steps=(), step_spread={},
+        launch=None, invariants=(), ranges=_ranges(trace, win, None, win.start_us), memory=_memory(trace, win),
+        notes=tuple(notes), partial=trace.partial,
+    )
+
+
+__all__ = ["analyze", "parse_copy_name"]

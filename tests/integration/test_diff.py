@@ -1,0 +1,151 @@
+"""`floorcalc diff A.json B.json` on reports of the committed H200 traces."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+import golden
+from floorcalc.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run(argv):
+    try:
+        return main(argv)
+    except SystemExit as e:
+        return e.code
+
+
+@pytest.fixture(scope="module")
+def reports(tmp_path_factory):
+    """JSON reports: gpt2 (datasheet spec), gpt2 against the calibrated spec, cold_mlp."""
+    d = tmp_path_factory.mktemp("diff")
+    out = {}
+    for name, trace, extra in (
+        ("gpt2", "h200_gpt2", []),
+        ("gpt2_cal", "h200_gpt2", ["--spec", str(ROOT / "docs" / "examples" / "h200-calibrated.yaml")]),
+        ("mlp", "h200_cold_mlp", []),
+    ):
+        p = d / f"{name}.json"
+        assert main(["analyze", str(golden.DATA / f"{trace}.trace.json.gz"), "-o", str(p), *extra]) == 0
+        out[name] = p
+    return out
+
+
+def test_a_report_against_itself_changes_nothing(reports, capsys, tmp_path):
+    out = tmp_path / "d.json"
+    assert main(["diff", str(reports["gpt2"]), str(reports["gpt2"]), "-o", str(out)]) == 0
+    assert "warning" not in capsys.readouterr().err
+    d = json.loads(out.read_text())
+    assert d["kind"] == "floorcalc.diff" and d["warnings"] == []
+    assert len(d["ops"]) == 114 and {o["status"] for o in d["ops"]} == {"both"}
+    assert all(o["change"]["duration_us"] == 0 and o["change"]["floor_us"] in (0, None) for o in d["ops"])
+    assert all(o["change"]["efficiency"] in (0, None) for o in d["ops"])
+    assert all(t["change"] in (0, None) for t in d["totals"])
+
+
+def test_table_against_itself(reports, capsys):
+    assert main(["diff", str(reports["gpt2"]), str(reports["gpt2"]), "--top", "5"]) == 0
+    out = capsys.readouterr().out
+    assert "0 appeared, 0 vanished" in out and "109 more ops, +0.0 us in all" in out
+    assert "MFU" in out and "sum of floors (us)" in out
+
+
+def test_two_different_runs_show_ops_that_appear_and_vanish(reports, capsys, tmp_path):
+    out = tmp_path / "d.json"
+    assert main(["diff", str(reports["mlp"]), str(reports["gpt2"]), "-o", str(out)]) == 0
+    d = json.loads(out.read_text())
+    status = {(o["name"], o["module"]): o["status"] for o in d["ops"]}
+    mlp = json.loads(reports["mlp"].read_text())
+    gpt2 = json.loads(reports["gpt2"].read_text())
+    only_a = {(o["name"], o["module"]) for o in mlp["ops"]} - {(o["name"], o["module"]) for o in gpt2["ops"]}
+    only_b = {(o["name"], o["module"]) for o in gpt2["ops"]} - {(o["name"], o["module"]) for o in mlp["ops"]}
+    assert only_a and only_b
+    assert {k for k, v in status.items() if v == "vanished"} == only_a
+    assert {k for k, v in status.items() if v == "appeared"} == only_b
+    # ranked by the absolute change in measured time; lm_head (213 us, only in B) leads
+    changes = [abs(o["change"]["duration_us"]) for o in d["ops"]]
+    assert changes == sorted(changes, reverse=True)
+    assert (d["ops"][0]["name"], d["ops"][0]["module"], d["ops"][0]["status"]) == ("aten::linear", "lm_head", "appeared")
+    total = {t["figure"]: t for t in d["totals"]}
+    assert total["op_time_us"]["change"] == pytest.approx(gpt2["summary"]["op_time_us"] - mlp["summary"]["op_time_us"])
+    # the table names them too
+    assert main(["diff", str(reports["mlp"]), str(reports["gpt2"])]) == 0
+    text = capsys.readouterr().out
+    assert f"appeared (only in B): {len(only_b)} ops" in text
+    assert "vanished (only in A)" in text
+
+
+def test_different_ceilings_are_warned_about(reports, capsys):
+    assert main(["diff", str(reports["gpt2"]), str(reports["gpt2_cal"])]) == 0
+    cap = capsys.readouterr()
+    warn = [line for line in cap.err.splitlines() if line.startswith("floorcalc: warning: ")]
+    assert len(warn) == 1 and "different device specs: A h200 (NVIDIA H200 SXM 141GB), B h200-calibrated" in warn[0]
+    assert "peak tensor.bfloat16 989.5 TFLOP/s -> 739.6 TFLOP/s" in warn[0]
+    assert "warning: the runs used different device specs" in cap.out
+    # same ops, same times: only the floors moved
+    d_out = json.loads(_json_diff(reports["gpt2"], reports["gpt2_cal"]))
+    assert all(o["change"]["duration_us"] == 0 for o in d_out["ops"])
+    assert any(o["change"]["floor_us"] for o in d_out["ops"])
+
+
+def _json_diff(a, b):
+    import contextlib
+    import io
+
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        assert main(["diff", str(a), str(b), "--format", "json"]) == 0
+    return buf.getvalue()
+
+
+def test_same_spec_other_ceilings_are_warned_about(reports, tmp_path, capsys):
+    other = json.loads(reports["gpt2"].read_text())
+    other["device"]["mem_bytes_per_s"] = 4.2e12
+    other["device"]["launch_latency_us"] = 1.5
+    p = tmp_path / "slow.json"
+    p.write_text(json.dumps(other))
+    assert main(["diff", str(reports["gpt2"]), str(p)]) == 0
+    err = capsys.readouterr().err
+    assert "different ceilings on h200: DRAM bandwidth 4.8 TB/s -> 4.2 TB/s; launch latency L 0.799 us -> 1.5 us" in err
+
+
+def test_different_devices_are_warned_about(reports, tmp_path, capsys):
+    other = json.loads(reports["gpt2"].read_text())
+    other["device"]["key"], other["device"]["name"] = "h100-sxm", "NVIDIA H100 SXM"
+    p = tmp_path / "h100.json"
+    p.write_text(json.dumps(other))
+    assert main(["diff", str(reports["gpt2"]), str(p), "--format", "md"]) == 0
+    cap = capsys.readouterr()
+    assert "different device specs: A h200 (NVIDIA H200 SXM 141GB), B h100-sxm (NVIDIA H100 SXM)" in cap.err
+    assert "> **Warning:**" in cap.out and "| figure | A | B | change | relative |" in cap.out
+
+
+@pytest.mark.parametrize("content, needle", [
+    (None, "report A not found"),
+    ("{not json", "is not valid JSON"),
+    ('{"traceEvents": []}', "is not a floorcalc report"),
+    ("[1, 2]", "is not a floorcalc report"),
+    ('{"tool": {"name": "floorcalc"}, "schema_version": 2, "ops": [], "summary": {}, "device": {}}',
+     "has schema_version 2; this floorcalc"),
+    ('{"tool": {"name": "floorcalc"}, "schema_version": 1, "summary": {}, "device": {}}', "has no 'ops' list"),
+])
+def test_bad_reports_are_one_line_errors(reports, tmp_path, capsys, content, needle):
+    bad = tmp_path / "a.json"
+    if content is not None:
+        bad.write_text(content)
+    assert main(["diff", str(bad), str(reports["gpt2"])]) == 6
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("floorcalc: error: ") and needle in err[0], err
+
+
+def test_diff_output_rules(reports, tmp_path, capsys):
+    out = tmp_path / "d.txt"
+    out.write_text("mine")
+    assert main(["diff", str(reports["gpt2"]), str(reports["gpt2"]), "-o", str(out)]) == 8
+    assert out.read_text() == "mine"
+    assert run(["diff", str(reports["gpt2"]), str(reports["gpt2"]), "-o", str(tmp_path / "d.xlsx")]) == 2
+    assert run(["diff", str(reports["gpt2"]), str(reports["gpt2"]), "--format", "latex"]) == 2
+    assert run(["diff", str(reports["gpt2"])]) == 2
