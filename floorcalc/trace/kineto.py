@@ -705,6 +705,10 @@ class _Acc:
                 raise TraceError(f"trace {path} is truncated before any profiler event (no cpu_op, kernel or memcpy events)")
             raise TraceError(f"trace {path} has no profiler events (no cpu_op, kernel or memcpy events): not a Kineto trace?")
         notes: List[str] = []
+        if partial and not n_dev and (data.get("deviceProperties") or any(
+                n.startswith(("cuda", "cu", "hip")) for n in self.rt_name[:1000])):
+            partial += ("; no device event survived the cut (Kineto writes them after the host events), "
+                        "so only host-side figures remain")
         scale, why = _time_scale(data, self)
         if scale != 1.0:
             notes.append(why)
