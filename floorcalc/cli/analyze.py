@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import shlex
+import sys
 from pathlib import Path
 from typing import Optional
 
@@ -43,6 +44,9 @@ def run(args: argparse.Namespace) -> int:
     output_format(args)
     report, trace = analyze_trace(args.trace, spec=args.spec, passes=args.passes, device=args.device,
                                   command="floorcalc " + shlex.join(args.argv))
+    if trace.partial:
+        print(f"floorcalc: warning: {args.trace} was read only in part ({trace.partial}); figures are partial",
+              file=sys.stderr)
     emit(report, args, trace=trace)
     return 0
 
@@ -67,7 +71,9 @@ def analyze_trace(path: Path, *, spec: Optional[str] = None, passes: Optional[in
     if device == "cpu" and trace.gpu:
         raise UsageError("trace has GPU kernels; --device cpu would floor them with a CPU spec")
     meta = _captured(trace)
-    target = device or ("cuda" if trace.gpu else "cpu")
+    # a truncated GPU trace can lose all its device events (Kineto writes them last): its
+    # deviceProperties still say it ran on a GPU
+    target = device or ("cuda" if trace.gpu or (trace.partial and trace.devices) else "cpu")
     gpu_name = trace.devices[0].name if trace.devices else meta.get("gpu_name")
     if target == "cuda" and not gpu_name and not spec:
         raise SpecError(f"trace {path} names no GPU (no deviceProperties); pass --spec FILE.yaml")

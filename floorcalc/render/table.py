@@ -66,11 +66,12 @@ class TableRenderer:
         wide = console.width >= 120
         narrow = console.width < 100
         t = Table(box=box.SIMPLE_HEAD, title="ops, per pass, ranked by measured time", title_justify="left")
-        t.add_column("#", justify="right")
-        t.add_column("op", no_wrap=True, min_width=min(34, max((len(r.name) for r in report.ops[: self.top]), default=4)))
+        t.add_column("#", justify="right", no_wrap=True, min_width=2)
+        t.add_column("op", no_wrap=True, overflow="ellipsis",
+                     min_width=min(34 if not narrow else 20, max((len(r.name) for r in report.ops[: self.top]), default=4)))
         if not narrow:
             t.add_column("module", overflow="fold", min_width=min(24, max((len(r.module) for r in report.ops[: self.top]), default=6)))
-        t.add_column("calls", justify="right")
+        t.add_column("calls", justify="right", no_wrap=True, min_width=5)
         t.add_column("measured\nus", justify="right", no_wrap=True)
         t.add_column("floor\nus", justify="right", no_wrap=True)
         ref = report.reference
@@ -80,7 +81,7 @@ class TableRenderer:
         if wide:
             t.add_column("achieved\nTFLOP/s", justify="right")
             t.add_column("achieved\nGB/s", justify="right")
-        t.add_column("bound", no_wrap=True)
+        t.add_column("bound", no_wrap=True, min_width=9)
         for i, r in enumerate(report.ops[: self.top], 1):
             style = BOUND_STYLE.get(r.bound, "")
             eff = Text(_pct(r.efficiency))
@@ -89,7 +90,9 @@ class TableRenderer:
             rates = [_rate(r.achieved_flop_per_s, 1e12), _rate(r.achieved_bytes_per_s, 1e9)] if wide else []
             module = r.module or "(top)"
             if narrow:
-                cells = [Text(r.name + "\n") + Text("  " + module, style="dim")]
+                name = r.name if len(r.name) <= 26 else r.name[:25] + "…"
+                mod = module if len(module) <= 24 else "…" + module[-23:]
+                cells = [Text(name + "\n") + Text("  " + mod, style="dim")]
             else:
                 cells = [Text(r.name), Text(module)]
             refcell = [_pct(r.reference_efficiency)] if ref is not None else []
