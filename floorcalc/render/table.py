@@ -128,9 +128,10 @@ class TableRenderer:
         st.add_row("counted FLOP", f"{s.flop:.4g}", "2 per multiply-add")
         st.add_row("counted bytes", f"{s.bytes:.4g}", "inputs read once + outputs written once")
         if s.mfu is not None:
-            st.add_row("MFU", _pct(s.mfu), "counted FLOP / wall / peak")
+            which = "bare (unprofiled) wall" if s.bare_wall_us else "profiled wall"
+            st.add_row("MFU", _pct(s.mfu), f"counted FLOP / {which} / peak")
         if s.mbu is not None:
-            st.add_row("MBU", _pct(s.mbu), "counted bytes / wall / DRAM bandwidth")
+            st.add_row("MBU", _pct(s.mbu), f"counted DRAM-side bytes / {'bare (unprofiled) wall' if s.bare_wall_us else 'profiled wall'} / DRAM bandwidth")
         if s.bare_wall_us is not None:
             st.add_row("wall, no profiler", f"{_us(s.bare_wall_us)} us", "same step timed bare")
             st.add_row("profiler distortion", _pct(s.profiler_distortion), "profiled wall / bare wall - 1")
