@@ -259,6 +259,21 @@ def _reference_figures(us: Sequence[Unit], passes: int, duration: float) -> Dict
     return {"reference_floor_us": ref, "reference_efficiency": ref / duration if duration > 0 and ref > 0 else None}
 
 
+def event_share(unit: Unit, event: GpuEvent) -> float:
+    """The share of its op's work given to one device event: its share of the op's device time
+    (equal shares when the op's events took no time)."""
+    return event.duration_us / unit.duration_us if unit.duration_us > 0 else 1.0 / len(unit.events)
+
+
+def event_floor_us(unit: Unit, event: GpuEvent) -> float:
+    """One device event's floor: its op's compute/memory floor times :func:`event_share`, plus
+    one launch latency. Raises ValueError for an uncounted unit."""
+    if unit.floor is None:
+        raise ValueError("an uncounted op has no floor")
+    per_launch = unit.floor.overhead_us / max(len(unit.events), 1)
+    return max(unit.floor.compute_us, unit.floor.memory_us) * event_share(unit, event) + per_launch
+
+
 def kernel_rows(units: Sequence[Unit], passes: int) -> List[KernelRow]:
     """Per-pass rows for each device event name under each op and stream."""
     acc: Dict[Tuple[str, str, str, str, int], List[float]] = {}
@@ -273,10 +288,7 @@ def kernel_rows(units: Sequence[Unit], passes: int) -> List[KernelRow]:
             a[0] += 1
             a[1] += ev.duration_us
             if u.floor is not None:
-                # the op's compute/memory floor shared in proportion to duration, plus one L
-                share = ev.duration_us / u.duration_us if u.duration_us > 0 else 1.0 / len(u.events)
-                per_launch = u.floor.overhead_us / max(len(u.events), 1)
-                a[2] += max(u.floor.compute_us, u.floor.memory_us) * share + per_launch
+                a[2] += event_floor_us(u, ev)
                 a[3] = 1.0
             meta[key] = (split, u.floor.bound if u.floor is not None else "uncounted")
     rows = []

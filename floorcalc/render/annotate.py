@@ -90,13 +90,12 @@ def event_figures(trace: Trace, report: Report) -> Tuple[Dict[Tuple, Dict[str, A
                          PREFIX + "formula": c.formula, PREFIX + "op_floor_us": f.floor_us,
                          PREFIX + "op_efficiency": f.floor_us / u.duration_us if u.duration_us > 0 else None})
         if gpu:
-            n = max(len(u.events), 1)
             for ev in u.events:
                 fig = dict(base)
                 fig[PREFIX + "floor_split"] = "whole" if len(u.events) == 1 else "by_duration"
                 if f is not None:
-                    share = ev.duration_us / u.duration_us if u.duration_us > 0 else 1.0 / n
-                    floor = max(f.compute_us, f.memory_us) * share + f.overhead_us / n
+                    share = classify.event_share(u, ev)
+                    floor = classify.event_floor_us(u, ev)
                     fig[PREFIX + "flop"] = c.flop * share
                     fig[PREFIX + "bytes"] = c.bytes * share
                     fig[PREFIX + "floor_us"] = floor
