@@ -1,7 +1,7 @@
 """A small MLP that runs in well under a second per pass on a laptop CPU.
 
 Flatten, Linear(784, 512), ReLU, Linear(512, 512), ReLU, Linear(512, 10) on a batch of 64
-MNIST-sized images: the network of shared/cases/counting.md case K10, batched.
+MNIST-sized images: the network of counting case K10 (docs/counting.md), batched.
 
     floorcalc report examples/mlp.py
 """

@@ -230,7 +230,7 @@ def op_rows(units: Sequence[Unit], passes: int, spec: DeviceSpec, *, gpu: bool) 
             overhead = sum(u.floor.overhead_us for u in us) / passes
             floor_us = sum(u.floor.floor_us for u in us) / passes
             terms = {"compute": compute, "memory": memory, "overhead": overhead}
-            bound = max(terms, key=terms.__getitem__)
+            bound = max(terms, key=terms.__getitem__) if any(terms.values()) else "overhead"
             rows.append(OpRow(
                 name=name, module=module, calls=len(us) / passes, kernels=n_events / passes,
                 duration_us=duration, flop=sum(u.count.flop for u in us) / passes,

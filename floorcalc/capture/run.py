@@ -226,8 +226,9 @@ def write_trace(prof: Any, dest: Path, force: bool) -> Path:
 
 def capture(mf: ModelFile, device: str, *, warmup: int = 3, iters: int = 5, trace_out: Optional[Path] = None,
             force: bool = False, modules: bool = True, log: Callable[[str], None] = lambda s: None,
-            profile_memory: bool = False) -> CaptureResult:
+            profile_memory: bool = False, command: str = "") -> CaptureResult:
     """Capture ``iters`` warmed-up passes of the model file on ``device`` (see module notes).
+    ``command`` (the command line that asked for it) is stored in the trace's metadata.
 
     Raises :class:`ModelRunError` if the model raises, :class:`OutputError` if the trace
     cannot be written, :class:`DeviceUnavailableError` for a missing device.
@@ -244,7 +245,8 @@ def capture(mf: ModelFile, device: str, *, warmup: int = 3, iters: int = 5, trac
         log(f"loading {mf.path} on {device}")
         step, model = build_step(mf, device)
     return _capture_step(step, model, device, dest, gpu_name=gpu_name, warmup=warmup, iters=iters, force=force,
-                         modules=modules, log=log, model_file=str(mf.path), profile_memory=profile_memory)
+                         modules=modules, log=log, model_file=str(mf.path), profile_memory=profile_memory,
+                         command=command)
 
 
 def capture_model(model: Any, inputs: Any, device: str, *, warmup: int = 3, iters: int = 5,
@@ -294,7 +296,7 @@ def capture_model(model: Any, inputs: Any, device: str, *, warmup: int = 3, iter
 
 def _capture_step(step: Callable[[], Any], model: Any, device: str, dest: Path, *, gpu_name: Optional[str],
                   warmup: int, iters: int, force: bool, modules: bool, log: Callable[[str], None],
-                  model_file: str, profile_memory: bool = False) -> CaptureResult:
+                  model_file: str, profile_memory: bool = False, command: str = "") -> CaptureResult:
     """Steps 2 to 6 of the module notes for a per-pass callable (and the model whose modules
     label the ops, or None)."""
     import torch
@@ -322,7 +324,8 @@ def _capture_step(step: Callable[[], Any], model: Any, device: str, dest: Path, 
             "float32_matmul_precision": torch.get_float32_matmul_precision(),
             "sm_count": torch.cuda.get_device_properties(0).multi_processor_count if device == "cuda" else None,
             "compute_capability": ("{}.{}".format(*torch.cuda.get_device_capability()) if device == "cuda" else None),
-            "model_file": model_file, "bare_wall_us": statistics.median(bare),
+            "model_file": model_file, "bare_wall_us": statistics.median(bare), "bare_wall_us_runs": bare,
+            "command": command,
             "launch_latency_us": launch.value, "launch_latency_source": launch.source,
         }
         if cpu_bw is not None:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Optional
 
 from floorcalc.cli.common import add_output_arguments, check_output, device_spec, emit, output_format, reference_spec
-from floorcalc.errors import SpecError, UsageError
+from floorcalc.errors import SpecError, TraceError, UsageError
 from floorcalc.records import Figure
 
 NAME = "analyze"
@@ -72,8 +72,11 @@ def analyze_trace(path: Path, *, spec: Optional[str] = None, passes: Optional[in
         raise UsageError("trace has GPU kernels; --device cpu would floor them with a CPU spec")
     meta = _captured(trace)
     # a truncated GPU trace can lose all its device events (Kineto writes them last): its
-    # deviceProperties still say it ran on a GPU
-    target = device or ("cuda" if trace.gpu or (trace.partial and trace.devices) else "cpu")
+    # deviceProperties still say it ran on a GPU, and its host ops alone say nothing of the GPU
+    if trace.partial and trace.devices and not trace.gpu:
+        raise TraceError(f"trace {path} is truncated ({trace.partial}) before any of its GPU events; "
+                         "nothing on the GPU can be analysed")
+    target = device or ("cuda" if trace.gpu else "cpu")
     gpu_name = trace.devices[0].name if trace.devices else meta.get("gpu_name")
     if target == "cuda" and not gpu_name and not spec:
         raise SpecError(f"trace {path} names no GPU (no deviceProperties); pass --spec FILE.yaml")
@@ -86,7 +89,8 @@ def analyze_trace(path: Path, *, spec: Optional[str] = None, passes: Optional[in
     dev = device_spec(target, gpu_name, spec, launch=launch, cpu_bandwidth=cpu_bw, captured_cpu=meta)
     report = build_report(trace, dev, passes=passes, bare_wall_us=meta.get("bare_wall_us"),
                           reference=reference_spec(dev, gpu_name),
-                          capture={"command": command, **{k: meta[k] for k in
-                                   ("model_file", "warmup", "iters", "torch_version", "cuda_version", "allow_tf32")
+                          capture={"command": command, "capture_command": meta.get("command") or None,
+                                   **{k: meta[k] for k in
+                                   ("model_file", "warmup", "iters", "torch_version", "cuda_version", "allow_tf32", "bare_wall_us_runs")
                                    if k in meta}})
     return report, trace

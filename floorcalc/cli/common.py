@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
@@ -87,11 +88,15 @@ def check_output(args: argparse.Namespace) -> None:
     folder, it exists without --force, two outputs are one file, or one is an input."""
     paths = output_paths(args)
     seen = {}
-    inputs = [p for p in (getattr(args, "trace", None), getattr(args, "trace_out", None), getattr(args, "model", None))
-              if isinstance(p, Path)]
+    inputs = [p for p in (getattr(args, "trace", None), getattr(args, "trace_out", None), getattr(args, "model", None),
+                          getattr(args, "a", None), getattr(args, "b", None), getattr(args, "spec", None))
+              if isinstance(p, (Path, str)) and p]
+    inputs = [Path(p) for p in inputs]
     for out in paths:
         if not out.parent.exists():
             raise OutputError(f"output folder does not exist: {out.parent}")
+        if not out.parent.is_dir():
+            raise OutputError(f"output folder {out.parent} is not a folder")
         if out.is_dir():
             raise OutputError(f"output {out} is a directory")
         if out.exists() and not out.is_file():
@@ -184,7 +189,10 @@ def _write_atomic(path: Path, data) -> None:
     import tempfile
 
     raw = data.encode() if isinstance(data, str) else data
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=str(path.parent))
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=str(path.parent))
+    except OSError as e:
+        raise OutputError(f"cannot write {path}: {e.strerror or e}") from None
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(raw)
@@ -192,6 +200,12 @@ def _write_atomic(path: Path, data) -> None:
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)
         os.replace(tmp, path)
+    except OSError as e:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise OutputError(f"cannot write {path}: {e.strerror or e}") from None
     except BaseException:
         try:
             os.unlink(tmp)
@@ -228,7 +242,10 @@ def reference_spec(spec, gpu_name: Optional[str]):
         return None
     name = gpu_name or (spec.nvml_names[0] if spec.nvml_names else None)
     ref = match_spec(name) if name else None
-    return ref if ref is not None and ref.origin != spec.origin else None
+    if ref is None or ref.origin == spec.origin:
+        return None
+    # only the ceilings P and W differ between the two; L is the one measured for this run
+    return dataclasses.replace(ref, launch_latency_us=spec.launch_latency_us)
 
 
 def device_spec(target: str, gpu_name: Optional[str], spec_arg: Optional[str], *, launch=None, cpu_bandwidth=None,

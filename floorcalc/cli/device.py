@@ -19,7 +19,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _fmt(key: str, value: float) -> str:
-    if key.startswith("peak") or "flop" in key:
+    if key.startswith("peak_flop_per_s"):
         return f"{value / 1e12:,.2f} TFLOP/s"
     if key.endswith("bytes_per_s"):
         return f"{value / 1e9:,.1f} GB/s"

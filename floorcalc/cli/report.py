@@ -45,6 +45,10 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"need --warmup >= 0 and --iters >= 1 (got {args.warmup} and {args.iters})")
     if args.trace_out is not None:
         check_output_path(args.trace_out, args.force, "trace")
+    if args.spec:  # a bad spec fails now, not after the capture
+        from floorcalc.device import load_spec
+
+        load_spec(args.spec)
     mf = load_model_file(args.model)
     device = resolve_device(args.device)
 
@@ -53,7 +57,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"floorcalc: {msg}", file=sys.stderr, flush=True)
 
     result = capture(mf, device, warmup=args.warmup, iters=args.iters, trace_out=args.trace_out,
-                     force=args.force, modules=not args.no_modules, log=log, profile_memory=args.profile_memory)
+                     force=args.force, modules=not args.no_modules, log=log, profile_memory=args.profile_memory,
+                     command="floorcalc " + shlex.join(args.argv))
     log(f"trace written: {result.trace_path}")
     spec = device_spec(device, result.gpu_name, args.spec, launch=result.launch_latency,
                        cpu_bandwidth=result.cpu_bandwidth, sm_count=result.metadata.get("sm_count"),

@@ -108,7 +108,7 @@ class TableRenderer:
         if any(r.floor_violation for r in report.ops):
             n = sum(r.floor_violation for r in report.ops)
             console.print(f"[bold red]![/bold red] {n} op(s) ran faster than their floor (efficiency > 100%): "
-                          "the floor assumes every byte comes from DRAM; see the notes in docs/method.md")
+                          "see 'Floor violations' in docs/method.md")
         st = Table(box=box.SIMPLE_HEAD, title="pass summary", title_justify="left", show_header=False)
         st.add_column("figure")
         st.add_column("value", justify="right")

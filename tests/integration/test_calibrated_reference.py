@@ -22,8 +22,11 @@ def test_json_gives_both_floors(tmp_path, capsys):
     assert rep["reference_device"]["figures"]["peak_flop_per_s.tensor.bfloat16"]["basis"] == "datasheet"
     counted = [o for o in rep["ops"] if o["floor_us"] is not None]
     assert counted and all(o["reference_floor_us"] is not None for o in counted)
-    # measured ceilings are below the datasheet's, so no floor against them is lower
-    assert all(o["floor_us"] >= o["reference_floor_us"] - 1e-9 for o in counted)
+    # measured ceilings are below the datasheet's (the L2 figure is the same measurement,
+    # rounded differently in the two files), so no floor against them is lower
+    assert all(o["floor_us"] >= o["reference_floor_us"] * (1 - 1e-4) for o in counted)
+    # both use the launch latency measured when the trace was captured
+    assert rep["device"]["launch_latency_us"] == rep["reference_device"]["launch_latency_us"]
     assert rep["summary"]["floor_us"] > rep["summary"]["reference_floor_us"]
 
 

@@ -149,3 +149,13 @@ def test_diff_output_rules(reports, tmp_path, capsys):
     assert run(["diff", str(reports["gpt2"]), str(reports["gpt2"]), "-o", str(tmp_path / "d.xlsx")]) == 2
     assert run(["diff", str(reports["gpt2"]), str(reports["gpt2"]), "--format", "latex"]) == 2
     assert run(["diff", str(reports["gpt2"])]) == 2
+
+
+def test_diff_never_overwrites_its_own_input(tmp_path, capsys):
+    from floorcalc.cli import main
+
+    rep = tmp_path / "a.json"
+    assert main(["analyze", str(ROOT / "tests" / "data" / "h200_tiny_ops.trace.json.gz"), "-o", str(rep)]) == 0
+    before = rep.read_text()
+    assert main(["diff", str(rep), str(rep), "-o", str(rep), "--force"]) == 2
+    assert rep.read_text() == before and "also an input" in capsys.readouterr().err

@@ -84,8 +84,10 @@ def test_a_failed_write_leaves_no_partial_file(tmp_path, monkeypatch):
     def boom(src, dst):
         raise OSError("disk full")
 
+    from floorcalc.errors import OutputError
+
     monkeypatch.setattr(os, "replace", boom)
-    with pytest.raises(OSError):
+    with pytest.raises(OutputError, match="cannot write .*disk full"):  # exit code 8, one line
         _write_atomic(tmp_path / "x.json", "{}")
     assert list(tmp_path.iterdir()) == []
 
@@ -129,3 +131,12 @@ def test_plot_without_matplotlib_is_refused_before_any_work(tmp_path, capsys, mo
     code = main(["analyze", TINY, "--plot", str(tmp_path / "r.png"), "-o", str(tmp_path / "r.json")])
     _one_line_error(capsys, code, 2, "--plot needs matplotlib")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_output_under_a_file_or_unwritable_folder_is_exit_8(tmp_path, capsys):
+    f = tmp_path / "afile.json"
+    f.write_text("{}")
+    assert main(["analyze", TINY, "-o", str(f / "x.json")]) == 8
+    assert main(["analyze", TINY, "-o", "/proc/floorcalc-x.json"]) == 8
+    err = capsys.readouterr().err
+    assert "internal error" not in err and err.count("floorcalc: error:") == 2
