@@ -220,17 +220,10 @@ def recorder(modules: ModuleStack, oracle: Any = None):
 
 
 def _to(obj: Any, device: str) -> Any:
-    import torch
+    """Every tensor in ``obj`` (nested tuples, lists, dicts) moved to ``device``."""
+    from floorcalc.capture.run import _to_device
 
-    if isinstance(obj, torch.Tensor):
-        return obj.to(device)
-    if isinstance(obj, tuple):
-        return tuple(_to(o, device) for o in obj)
-    if isinstance(obj, list):
-        return [_to(o, device) for o in obj]
-    if isinstance(obj, dict):
-        return {k: _to(v, device) for k, v in obj.items()}
-    return obj
+    return _to_device(obj, device)
 
 
 def _cast(obj: Any, dtype: Any) -> Any:
