@@ -26,7 +26,8 @@ def add_output_arguments(p: argparse.ArgumentParser) -> None:
                    help="write the report to this file (csv: the ops; beside it FILE.kernels.csv and "
                         "FILE.summary.csv)")
     p.add_argument("--force", action="store_true", help="overwrite existing output files")
-    p.add_argument("--top", type=int, default=25, help="op rows shown in the table, md and latex (default 25)")
+    p.add_argument("--top", type=int, default=None,
+                   help="op rows shown in the table and md (default 25) and latex (default 15, to fit a page)")
     p.add_argument("--spec", type=str, default=None,
                    help="device spec YAML file (or packaged key such as h200) overriding detection")
     p.add_argument("--plot", type=Path, default=None, metavar="FILE.png|svg|pdf",
@@ -130,11 +131,11 @@ def render(report: Report, args: argparse.Namespace) -> Tuple[Dict[Path, bytes],
     elif fmt == "md":
         from floorcalc.render.markdown import MarkdownRenderer
 
-        text = MarkdownRenderer(top=args.top).render(report)
+        text = MarkdownRenderer(top=args.top or 25).render(report)
     elif fmt == "latex":
         from floorcalc.render.latex import LatexRenderer
 
-        text = LatexRenderer(top=args.top).render(report)
+        text = LatexRenderer(top=args.top or 15).render(report)
     else:
         from floorcalc.render.table import TableRenderer
 
@@ -145,7 +146,7 @@ def render(report: Report, args: argparse.Namespace) -> Tuple[Dict[Path, bytes],
         from rich.console import Console
 
         buf = io.StringIO()
-        TableRenderer(top=args.top).render(report, Console(file=buf, width=160, force_terminal=False,
+        TableRenderer(top=args.top or 25).render(report, Console(file=buf, width=160, force_terminal=False,
                                                           color_system=None))
         text = buf.getvalue()
     if out is None:
@@ -179,7 +180,7 @@ def emit(report: Report, args: argparse.Namespace, trace: Optional[Trace] = None
     elif output_format(args) == "table" and args.output is None:
         from floorcalc.render.table import TableRenderer
 
-        TableRenderer(top=args.top).render(report)
+        TableRenderer(top=args.top or 25).render(report)
 
 
 def _write_atomic(path: Path, data) -> None:
