@@ -84,9 +84,10 @@ def gpu_units(trace: Trace, win: Window) -> List[Unit]:
             units[key] = Unit(op=None, events=[ev], duration_us=ev.duration_us)
             continue
         owner, _ = _owner(trace, ev.op, cache)
-        u = units.get(owner)
+        key = (owner, ev.graph_launch)  # each replay of a captured op is one call of it
+        u = units.get(key)
         if u is None:
-            u = units[owner] = Unit(op=trace.ops[owner])
+            u = units[key] = Unit(op=trace.ops[owner])
         u.events.append(ev)
         u.duration_us += ev.duration_us
     return list(units.values())
@@ -368,6 +369,7 @@ def build_report(trace: Trace, spec: DeviceSpec, *, passes: Optional[int] = None
     )
     notes = list(notes)
     notes.append(f"window: {win.source}; figures are per pass (totals / {n})")
+    notes.extend(t for t in trace.notes if t.startswith("CUDA graphs"))
     if allow_tf32 is None and any(r.peak_key == "tensor.tfloat32" for r in ops):
         notes.append("float32 matmuls floored at the TF32 tensor peak: the trace does not say whether TF32 was allowed")
     if key:

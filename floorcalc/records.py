@@ -161,7 +161,9 @@ class GpuEvent:
     ``kind`` is ``"kernel"``, ``"memcpy"`` or ``"memset"``. ``bytes`` is the transfer size for
     memcpy/memset (None for kernels). ``launch`` is the index of the host call that issued it
     in :attr:`Trace.runtime` (None: orphan). ``op`` is the index of the CPU op that launched it
-    (the innermost op enclosing the launch call; None: unattributed).
+    (the innermost op enclosing the launch call; None: unattributed). ``graph_launch``: for an
+    event replayed from a CUDA graph and attributed to the op that was captured
+    (floorcalc.trace.graphs), the index in :attr:`Trace.runtime` of its ``cudaGraphLaunch``.
     """
 
     index: int
@@ -176,6 +178,7 @@ class GpuEvent:
     bytes: Optional[int]
     launch: Optional[int]
     op: Optional[int]
+    graph_launch: Optional[int] = None
 
     @property
     def end_us(self) -> float:

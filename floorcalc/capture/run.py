@@ -226,8 +226,9 @@ def write_trace(prof: Any, dest: Path, force: bool) -> Path:
 
 def capture(mf: ModelFile, device: str, *, warmup: int = 3, iters: int = 5, trace_out: Optional[Path] = None,
             force: bool = False, modules: bool = True, log: Callable[[str], None] = lambda s: None,
-            profile_memory: bool = False, command: str = "") -> CaptureResult:
+            profile_memory: bool = False, command: str = "", cuda_graphs: bool = False) -> CaptureResult:
     """Capture ``iters`` warmed-up passes of the model file on ``device`` (see module notes).
+    ``cuda_graphs``: profile CUDA-graph replays of the step (see :func:`_capture_step`).
     ``command`` (the command line that asked for it) is stored in the trace's metadata.
 
     Raises :class:`ModelRunError` if the model raises, :class:`OutputError` if the trace
@@ -246,7 +247,7 @@ def capture(mf: ModelFile, device: str, *, warmup: int = 3, iters: int = 5, trac
         step, model = build_step(mf, device)
     return _capture_step(step, model, device, dest, gpu_name=gpu_name, warmup=warmup, iters=iters, force=force,
                          modules=modules, log=log, model_file=str(mf.path), profile_memory=profile_memory,
-                         command=command)
+                         command=command, cuda_graphs=cuda_graphs)
 
 
 def capture_model(model: Any, inputs: Any, device: str, *, warmup: int = 3, iters: int = 5,
@@ -296,9 +297,16 @@ def capture_model(model: Any, inputs: Any, device: str, *, warmup: int = 3, iter
 
 def _capture_step(step: Callable[[], Any], model: Any, device: str, dest: Path, *, gpu_name: Optional[str],
                   warmup: int, iters: int, force: bool, modules: bool, log: Callable[[str], None],
-                  model_file: str, profile_memory: bool = False, command: str = "") -> CaptureResult:
+                  model_file: str, profile_memory: bool = False, command: str = "",
+                  cuda_graphs: bool = False) -> CaptureResult:
     """Steps 2 to 6 of the module notes for a per-pass callable (and the model whose modules
-    label the ops, or None)."""
+    label the ops, or None).
+
+    ``cuda_graphs``: after the warm-up, capture the step in a CUDA graph and time and profile
+    its replays instead; the capture itself is profiled too, inside a
+    ``floorcalc.graph_capture`` range, so the replayed kernels can be attributed to the captured
+    ops (floorcalc.trace.graphs). Raises ModelRunError when the step cannot be captured.
+    """
     import torch
     from torch.profiler import ProfilerActivity, profile, record_function
 
@@ -309,6 +317,10 @@ def _capture_step(step: Callable[[], Any], model: Any, device: str, dest: Path, 
         for _ in range(warmup):
             step()
         _sync(device)
+        eager_step = step
+        if cuda_graphs:
+            log("capturing the step in a CUDA graph")
+            step = graph_replay(eager_step, device)
         log(f"timing {iters} passes without the profiler (3 sets)")
         bare = time_bare(step, device, iters)
         log("measuring launch latency")
@@ -325,7 +337,7 @@ def _capture_step(step: Callable[[], Any], model: Any, device: str, dest: Path, 
             "sm_count": torch.cuda.get_device_properties(0).multi_processor_count if device == "cuda" else None,
             "compute_capability": ("{}.{}".format(*torch.cuda.get_device_capability()) if device == "cuda" else None),
             "model_file": model_file, "bare_wall_us": statistics.median(bare), "bare_wall_us_runs": bare,
-            "command": command,
+            "command": command, "cuda_graphs": cuda_graphs,
             "launch_latency_us": launch.value, "launch_latency_source": launch.source,
         }
         if cpu_bw is not None:
@@ -341,6 +353,11 @@ def _capture_step(step: Callable[[], Any], model: Any, device: str, dest: Path, 
         try:
             calibrate.quiet_profiler_warnings()
             with profile(activities=activities, record_shapes=True, profile_memory=profile_memory) as prof:
+                if cuda_graphs:
+                    from floorcalc.trace.graphs import CAPTURE_RANGE
+
+                    with record_function(CAPTURE_RANGE):
+                        step = graph_replay(eager_step, device, warm=False)
                 for i in range(iters):
                     with record_function(f"ProfilerStep#{i}"):
                         try:
@@ -357,6 +374,39 @@ def _capture_step(step: Callable[[], Any], model: Any, device: str, dest: Path, 
     return CaptureResult(trace_path=dest, device=device, gpu_name=gpu_name, warmup=warmup, iters=iters,
                          bare_wall_us=statistics.median(bare), bare_wall_us_runs=bare, launch_latency=launch,
                          cpu_bandwidth=cpu_bw, metadata=meta)
+
+
+def graph_replay(step: Callable[[], Any], device: str, warm: bool = True) -> Callable[[], Any]:
+    """Capture ``step`` in a CUDA graph and return the graph's replay.
+
+    ``warm``: run the step three times on a side stream first (what capture needs after any
+    change of memory use). Raises ModelRunError naming the cause when the step cannot be
+    captured (a host sync such as ``.item()``, a CPU tensor, dynamic shapes, no GPU).
+    """
+    import torch
+
+    if device != "cuda":
+        raise ModelRunError("--cuda-graphs needs --device cuda")
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    try:
+        if warm:
+            with torch.cuda.stream(side):
+                for _ in range(3):
+                    step()
+            torch.cuda.current_stream().wait_stream(side)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            step()
+        torch.cuda.synchronize()
+    except ModelRunError as e:
+        raise ModelRunError(f"the step cannot be captured in a CUDA graph: {e}") from None
+    except (RuntimeError, AssertionError) as e:
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise ModelRunError(f"the step cannot be captured in a CUDA graph ({first}); a host sync (.item(), "
+                            ".cpu(), a print of a tensor) or a shape that changes between passes prevents "
+                            "capture") from None
+    return graph.replay
 
 
 def _version() -> str:

@@ -27,6 +27,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--trace-out", type=Path, default=None,
                    help="where to write the Kineto trace (default: a new MODEL.<time>.trace.json.gz here)")
     p.add_argument("--no-modules", action="store_true", help="do not record nn.Module ranges")
+    p.add_argument("--cuda-graphs", action="store_true",
+                   help="capture the step in a CUDA graph and profile its replays (kernels attributed to the captured ops)")
     p.add_argument("--profile-memory", action="store_true",
                    help="record allocator events (profile_memory): peak allocated memory per pass and growth")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress messages on stderr")
@@ -51,6 +53,8 @@ def run(args: argparse.Namespace) -> int:
         load_spec(args.spec)
     mf = load_model_file(args.model)
     device = resolve_device(args.device)
+    if args.cuda_graphs and device != "cuda":
+        raise UsageError("--cuda-graphs needs a CUDA device (--device cuda)")
 
     def log(msg: str) -> None:
         if not args.quiet:
@@ -58,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
 
     result = capture(mf, device, warmup=args.warmup, iters=args.iters, trace_out=args.trace_out,
                      force=args.force, modules=not args.no_modules, log=log, profile_memory=args.profile_memory,
-                     command="floorcalc " + shlex.join(args.argv))
+                     command="floorcalc " + shlex.join(args.argv), cuda_graphs=args.cuda_graphs)
     log(f"trace written: {result.trace_path}")
     spec = device_spec(device, result.gpu_name, args.spec, launch=result.launch_latency,
                        cpu_bandwidth=result.cpu_bandwidth, sm_count=result.metadata.get("sm_count"),

@@ -73,3 +73,14 @@ def test_calibrate_quick_writes_a_usable_spec(tmp_path):
     assert 1e11 < spec.mem_bytes_per_s.value < 2e13
     assert spec.l2_bytes_per_s is not None and spec.l2_bytes_per_s.value > 0
     assert 0.1 < spec.launch_latency_us.value < 20
+
+
+def test_cuda_graph_replays_are_attributed_like_eager(tmp_path):
+    """--cuda-graphs: every replayed kernel owned by a captured op, counted FLOPs as in eager."""
+    eager = run_report(tmp_path / "e", "mlp.py") if (tmp_path / "e").mkdir() is None else None
+    graphs = run_report(tmp_path / "g", "mlp.py", "--cuda-graphs") if (tmp_path / "g").mkdir() is None else None
+    assert graphs["summary"]["unattributed_us"] == 0 and graphs["summary"]["uncounted_share"] == 0
+    assert graphs["summary"]["flop"] == eager["summary"]["flop"]
+    assert {(o["name"], o["module"], o["calls"]) for o in graphs["ops"]} == \
+           {(o["name"], o["module"], o["calls"]) for o in eager["ops"]}
+    assert any("CUDA graphs" in n for n in graphs["notes"])
