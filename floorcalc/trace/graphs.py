@@ -9,11 +9,13 @@ kernel launch calls, made by the same ops, with their shapes, but executing noth
 Steps, per trace:
 
 1. The captured device work is every kernel launch, memset or memcpy call inside a capture
-   range, in the order it was made.
+   range that issued no device event of its own (a call that ran was not captured), in the
+   order it was made.
 2. Each ``cudaGraphLaunch`` issues a set of device events (its correlation id); ordered by
    start time they are the graph's nodes in execution order. For a graph captured from one
    stream, that order is the capture order.
-3. When a launch issued exactly as many events as were captured, event i is given the op of
+3. When a launch issued exactly as many events as were captured, with memsets and memcpys at
+   the positions where memset and memcpy calls were captured, event i is given the op of
    captured call i, and the index of the ``cudaGraphLaunch`` call. Otherwise nothing is
    changed and a note says that the replay's kernels stay unattributed (kernel-level figures
    only).
@@ -38,6 +40,7 @@ CAPTURED_CALLS = frozenset({
     "cudaMemsetAsync", "cudaMemcpyAsync", "hipLaunchKernel", "hipExtLaunchKernel",
 })
 GRAPH_LAUNCH_CALLS = frozenset({"cudaGraphLaunch", "hipGraphLaunch"})
+_COPY_CALLS = frozenset({"cudaMemsetAsync", "cudaMemcpyAsync"})
 
 
 def attribute_graph_replays(trace: Trace) -> Trace:
@@ -49,8 +52,11 @@ def attribute_graph_replays(trace: Trace) -> Trace:
     if not launches:
         return trace
     captures = [r for r in trace.ranges if r.name == CAPTURE_RANGE]
+    ran = {g.correlation for g in trace.gpu if g.correlation is not None}
+    # a launch inside the capture range that ran (it has a device event) was not captured
     captured = [r for r in trace.runtime
-                if r.name in CAPTURED_CALLS and any(c.tid == r.tid and c.ts_us <= r.ts_us <= c.end_us for c in captures)]
+                if r.name in CAPTURED_CALLS and r.correlation not in ran
+                and any(c.tid == r.tid and c.ts_us <= r.ts_us <= c.end_us for c in captures)]
     captured.sort(key=lambda r: r.ts_us)
     by_launch: Dict[int, List[int]] = {i: [] for i in launches}
     for g in trace.gpu:
@@ -63,7 +69,9 @@ def attribute_graph_replays(trace: Trace) -> Trace:
         if not idx:
             continue
         idx.sort(key=lambda i: gpu[i].ts_us)
-        if captured and len(idx) == len(captured):
+        # the same number of nodes, and memsets/memcpys where the capture made them
+        if captured and len(idx) == len(captured) and all(
+                (gpu[i].kind == "kernel") == (call.name not in _COPY_CALLS) for i, call in zip(idx, captured)):
             for i, call in zip(idx, captured):
                 gpu[i] = dataclasses.replace(gpu[i], op=call.op, graph_launch=li)
             matched += 1

@@ -97,3 +97,21 @@ def test_tiny_ops_are_overhead_bound_and_host_bound():
     assert sum(o["calls"] for o in rep["ops"]) == 200
     s = rep["summary"]
     assert s["gpu_busy_us"] < 0.1 * s["wall_us"]  # the GPU waits on the host most of the pass
+
+
+@pytest.mark.parametrize("model", ["mlp", "llama_decode"])
+def test_cuda_graph_replays_split_like_eager(model):
+    """report --cuda-graphs on the H200: every replayed kernel owned by a captured op; the same
+    ops, calls and counted FLOPs as the eager run, and each op's share of GPU time within 3
+    points of eager's (measurement noise between two runs)."""
+    eager, graphs = report(f"h200_{model}_eager"), report(f"h200_{model}_graphs")
+    assert graphs["summary"]["unattributed_us"] == 0 and graphs["summary"]["uncounted_share"] == 0
+    assert graphs["summary"]["flop"] == eager["summary"]["flop"]
+    assert graphs["summary"]["floor_us"] == pytest.approx(eager["summary"]["floor_us"], rel=0.02)
+    key = lambda r: {(o["name"], o["module"]): o["calls"] for o in r["ops"]}  # noqa: E731
+    assert key(graphs) == key(eager)
+    share = lambda r: {k: sum(o["duration_us"] for o in r["ops"] if o["name"] == k) / r["summary"]["op_time_us"]  # noqa: E731
+                       for k in {o["name"] for o in r["ops"]}}
+    e, g = share(eager), share(graphs)
+    assert all(abs(e[k] - g[k]) < 0.03 for k in e)
+    assert any("CUDA graphs" in n and "attributed to the captured ops" in n for n in graphs["notes"])
