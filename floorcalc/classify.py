@@ -133,7 +133,7 @@ def _level(unit: Unit) -> tuple[str, Optional[int]]:
 
 
 def count_units(units: Sequence[Unit], spec: DeviceSpec, *, gpu: bool, allow_tf32: Optional[bool],
-                reference: Optional[DeviceSpec] = None) -> None:
+                reference: Optional[DeviceSpec] = None, allow_tf32_conv: Optional[bool] = None) -> None:
     """Fill each unit's count and floor in place (note 3; L2 residency: note 4), and its floor
     against ``reference`` too when one is given."""
     for u in units:
@@ -163,13 +163,18 @@ def count_units(units: Sequence[Unit], spec: DeviceSpec, *, gpu: bool, allow_tf3
                 c = u.count = Count(c.flop, level_bytes, 0, c.dtype, c.unit, c.formula,
                                     (c.note + "; " if c.note else "") + "bytes: the transfer over the host link")
                 level_bytes = None
-            u.floor = floor_of(c, spec, launches, allow_tf32=allow_tf32, level=level, level_bytes=level_bytes,
-                               dram_bytes=u.dram_bytes)
-            if reference is not None:
-                u.reference_floor = floor_of(c, reference, launches, allow_tf32=allow_tf32, level=level,
-                                             level_bytes=level_bytes, dram_bytes=u.dram_bytes)
+            u.floor = floor_of(c, spec, launches, allow_tf32=allow_tf32, allow_tf32_conv=allow_tf32_conv,
+                               level=level, level_bytes=level_bytes, dram_bytes=u.dram_bytes)
         except KeyError as e:
             u.count, u.uncounted_reason = None, str(e)
+            continue
+        if reference is not None:
+            try:
+                u.reference_floor = floor_of(c, reference, launches, allow_tf32=allow_tf32,
+                                             allow_tf32_conv=allow_tf32_conv, level=level,
+                                             level_bytes=level_bytes, dram_bytes=u.dram_bytes)
+            except KeyError:
+                u.reference_floor = None  # the reference lacks a peak: no reference figure for this op
 
 
 def mark_l2_resident(units: Sequence[Unit], spec: DeviceSpec) -> None:
@@ -277,14 +282,15 @@ def event_floor_us(unit: Unit, event: GpuEvent) -> float:
 
 def kernel_rows(units: Sequence[Unit], passes: int) -> List[KernelRow]:
     """Per-pass rows for each device event name under each op and stream."""
-    acc: Dict[Tuple[str, str, str, str, int], List[float]] = {}
-    meta: Dict[Tuple[str, str, str, str, int], Tuple[str, str]] = {}
+    # keyed like op rows: counted and uncounted calls of one kernel under one op are two rows
+    acc: Dict[Tuple[str, str, str, str, int, bool], List[float]] = {}
+    meta: Dict[Tuple[str, str, str, str, int, bool], Tuple[str, str]] = {}
     for u in units:
         opname = u.op.name if u.op is not None else UNATTRIBUTED
         module = u.op.module if u.op is not None else ""
         split = "whole" if len(u.events) == 1 else "by_duration"
         for ev in u.events:
-            key = (ev.name, ev.kind, opname, module, ev.stream)
+            key = (ev.name, ev.kind, opname, module, ev.stream, u.floor is not None)
             a = acc.setdefault(key, [0.0, 0.0, 0.0, 0.0])  # calls, duration, floor, counted-flag
             a[0] += 1
             a[1] += ev.duration_us
@@ -294,7 +300,7 @@ def kernel_rows(units: Sequence[Unit], passes: int) -> List[KernelRow]:
             meta[key] = (split, u.floor.bound if u.floor is not None else "uncounted")
     rows = []
     for key, (calls, dur, fl, counted) in acc.items():
-        name, kind, opname, module, stream = key
+        name, kind, opname, module, stream, _counted = key
         split, bound = meta[key]
         rows.append(KernelRow(
             name=name, kind=kind, op=opname, module=module, stream=stream, calls=calls / passes,
@@ -305,15 +311,20 @@ def kernel_rows(units: Sequence[Unit], passes: int) -> List[KernelRow]:
     return rows
 
 
-def _allow_tf32(trace: Trace) -> Optional[bool]:
+def _capture_flag(trace: Trace, key: str) -> Optional[bool]:
+    """A boolean floorcalc's capture stored in the trace's metadata, or None when unknown."""
     cap = trace.metadata.get("floorcalc")
     if cap:
         try:
-            v = json.loads(cap).get("allow_tf32")
+            v = json.loads(cap).get(key)
             return bool(v) if v is not None else None
         except (ValueError, AttributeError):
             return None
     return None
+
+
+def _allow_tf32(trace: Trace) -> Optional[bool]:
+    return _capture_flag(trace, "allow_tf32")
 
 
 def _dominant_peak(rows: Sequence[OpRow], spec: DeviceSpec) -> Tuple[Optional[str], Optional[float]]:
@@ -341,7 +352,8 @@ def build_report(trace: Trace, spec: DeviceSpec, *, passes: Optional[int] = None
     gpu = bool(win.gpu_ids)
     units = gpu_units(trace, win) if gpu else cpu_units(trace, win)
     allow_tf32 = _allow_tf32(trace)
-    count_units(units, spec, gpu=gpu, allow_tf32=allow_tf32, reference=reference)
+    count_units(units, spec, gpu=gpu, allow_tf32=allow_tf32, reference=reference,
+                allow_tf32_conv=_capture_flag(trace, "cudnn_allow_tf32"))
     n = win.passes
     ops = op_rows(units, n, spec, gpu=gpu)
     kernels = kernel_rows(units, n) if gpu else []

@@ -32,18 +32,21 @@ _TENSOR_KEYS = {
 }
 
 
-def peak_key(count: Count, allow_tf32: Optional[bool]) -> str:
+def peak_key(count: Count, allow_tf32: Optional[bool], allow_tf32_conv: Optional[bool] = None) -> str:
     """The ``DeviceSpec.peak_flop_per_s`` key whose rate bounds ``count``'s arithmetic.
 
-    A float32 matrix op runs on the tensor cores as TF32 only when PyTorch allows it
-    (``torch.backends.cuda.matmul.allow_tf32``); where that is unknown (``None``, a trace
-    recorded elsewhere) the TF32 peak is used, the higher one, so the floor stays a lower bound.
+    A float32 matrix op runs on the tensor cores as TF32 only when PyTorch allows it:
+    ``torch.backends.cuda.matmul.allow_tf32`` (``allow_tf32``, off by default) for matmuls,
+    ``torch.backends.cudnn.allow_tf32`` (``allow_tf32_conv``, on by default) for convolutions.
+    Where a flag is unknown (``None``, a trace recorded elsewhere) the TF32 peak is used, the
+    higher one, so the floor stays a lower bound.
     """
     if count.unit == "none" or count.flop == 0:
         return "none"
     if count.unit == "tensor":
         if count.dtype == "float32":
-            return "vector.float32" if allow_tf32 is False else "tensor.tfloat32"
+            flag = allow_tf32_conv if "conv" in count.formula else allow_tf32
+            return "vector.float32" if flag is False else "tensor.tfloat32"
         return _TENSOR_KEYS.get(count.dtype, "tensor.tfloat32")
     if count.dtype in ("float64", "float16", "bfloat16"):
         return f"vector.{count.dtype}"
@@ -84,6 +87,7 @@ def bandwidth(spec: DeviceSpec, level: str) -> tuple[str, Figure]:
 
 
 def floor_of(count: Count, spec: DeviceSpec, launches: int, *, allow_tf32: Optional[bool] = None,
+             allow_tf32_conv: Optional[bool] = None,
              level: str = "dram", level_bytes: Optional[int] = None, dram_bytes: Optional[int] = None) -> Floor:
     """The floor of work counted as ``count``, issued as ``launches`` kernels (or CPU op calls).
 
@@ -97,7 +101,7 @@ def floor_of(count: Count, spec: DeviceSpec, launches: int, *, allow_tf32: Optio
     term decides, ``"dram+l2"`` when DRAM still does.
     Raises KeyError when the spec has no usable peak for the op's unit and dtype.
     """
-    key = peak_key(count, allow_tf32)
+    key = peak_key(count, allow_tf32, allow_tf32_conv)
     if key == "none":
         compute_us = 0.0
     else:

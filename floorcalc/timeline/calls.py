@@ -13,13 +13,12 @@ from typing import Optional
 
 _SUFFIX = re.compile(r"(_v\d+)?(_ptsz|_ptds)?$")
 
-#: Calls that block the host until the device (or a stream, or an event) is done, or make a
-#: stream wait on an event.
+#: Calls that block the host until the device (or a stream, or an event) is done.
+#: ``cudaStreamWaitEvent`` is not one: it makes a stream wait, and returns to the host at once.
 SYNC = frozenset({
-    "cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize", "cudaStreamWaitEvent",
+    "cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize",
     "cudaThreadSynchronize", "cuCtxSynchronize", "cuStreamSynchronize", "cuEventSynchronize",
-    "cuStreamWaitEvent", "hipDeviceSynchronize", "hipStreamSynchronize", "hipEventSynchronize",
-    "hipStreamWaitEvent",
+    "hipDeviceSynchronize", "hipStreamSynchronize", "hipEventSynchronize",
 })
 
 #: Copies the host waits for by their API (synchronous memcpy).
