@@ -61,7 +61,7 @@ def mfu_definition(report: Report) -> str:
 
 def mbu_definition(report: Report) -> str:
     w = report.device.mem_bytes_per_s
-    return (f"counted DRAM bytes (host-link copies excluded) / {wall_basis(report)} / DRAM bandwidth "
+    return (f"counted compulsory bytes (host-link copies excluded) / {wall_basis(report)} / DRAM bandwidth "
             f"({rate(w.value, 'B/s')}, {w.basis})")
 
 

@@ -342,7 +342,7 @@ def _short_rate(name: str, value: float) -> str:
 def _pct_line(mfu: Optional[float], mbu: Optional[float], basis: str, peak_key: Optional[str]) -> str:
     f = lambda x: "n/a" if x is None else f"{100 * x:.1f}%"  # noqa: E731
     return (f"MFU {f(mfu)} (counted FLOP / {basis} / {peak_key or 'the dominant'} peak), "
-            f"MBU {f(mbu)} (counted DRAM bytes / {basis} / DRAM bandwidth).")
+            f"MBU {f(mbu)} (counted compulsory bytes / {basis} / DRAM bandwidth).")
 
 
 def _metadata(fmt: str, report: Report) -> Dict[str, Optional[str]]:

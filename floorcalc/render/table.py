@@ -131,7 +131,7 @@ class TableRenderer:
             which = "bare (unprofiled) wall" if s.bare_wall_us else "profiled wall"
             st.add_row("MFU", _pct(s.mfu), f"counted FLOP / {which} / peak")
         if s.mbu is not None:
-            st.add_row("MBU", _pct(s.mbu), f"counted DRAM-side bytes / {'bare (unprofiled) wall' if s.bare_wall_us else 'profiled wall'} / DRAM bandwidth")
+            st.add_row("MBU", _pct(s.mbu), f"counted compulsory bytes / {'bare (unprofiled) wall' if s.bare_wall_us else 'profiled wall'} / DRAM bandwidth")
         if s.bare_wall_us is not None:
             st.add_row("wall, no profiler", f"{_us(s.bare_wall_us)} us", "same step timed bare")
             st.add_row("profiler distortion", _pct(s.profiler_distortion), "profiled wall / bare wall - 1")
