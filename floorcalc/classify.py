@@ -51,6 +51,7 @@ class Unit:
     duration_us: float = 0.0
     uncounted_reason: str = ""
     dram_bytes: Optional[int] = None   # set when part of count.bytes may come from L2
+    kernel: str = ""                   # a generated (Inductor) kernel counted on its own: its name
     reference_floor: Optional[Floor] = None
 
 
@@ -73,12 +74,41 @@ def _owner(trace: Trace, op_index: int, cache: Dict[int, Tuple[int, bool]]) -> T
     return owner, counted
 
 
+def _inductor_table(trace: Trace) -> Dict[str, List[dict]]:
+    """Generated-kernel counts floorcalc's capture stored for ``--compile`` runs (kernel name ->
+    its launches in launch order; floorcalc.counting.inductor)."""
+    raw = trace.metadata.get("floorcalc")
+    try:
+        table = json.loads(raw).get("inductor_kernels") if raw else None
+    except (ValueError, AttributeError):
+        return {}
+    return table if isinstance(table, dict) else {}
+
+
 def gpu_units(trace: Trace, win: Window) -> List[Unit]:
-    """Group the window's device events under their owning ops (note 1, GPU)."""
+    """Group the window's device events under their owning ops (note 1, GPU).
+
+    A kernel Inductor generated (named in the capture's table) is a unit of its own, counted
+    from what Inductor knew of it: the i-th launch of a kernel name in the window takes the
+    i-th (mod the launches per graph call) entry of the table.
+    """
     units: Dict[object, Unit] = {}
     cache: Dict[int, Tuple[int, bool]] = {}
+    table = _inductor_table(trace)
+    seen: Dict[str, int] = defaultdict(int)
     for gi in win.gpu_ids:
         ev = trace.gpu[gi]
+        entries = table.get(ev.name)
+        if entries and ev.kind == "kernel":
+            e = entries[seen[ev.name] % len(entries)]
+            seen[ev.name] += 1
+            owner = _owner(trace, ev.op, cache)[0] if ev.op is not None else None
+            u = Unit(op=trace.ops[owner] if owner is not None else None, events=[ev], duration_us=ev.duration_us,
+                     kernel=ev.name)
+            u.count = Count(int(e["flop"]), int(e["bytes"]), 0, str(e["dtype"]), str(e["unit"]), "inductor",
+                            str(e["method"]))
+            units[("inductor", ev.index)] = u
+            continue
         if ev.op is None:
             key: object = ("unattributed", ev.index)
             units[key] = Unit(op=None, events=[ev], duration_us=ev.duration_us)
@@ -137,6 +167,8 @@ def count_units(units: Sequence[Unit], spec: DeviceSpec, *, gpu: bool, allow_tf3
     """Fill each unit's count and floor in place (note 3; L2 residency: note 4), and its floor
     against ``reference`` too when one is given."""
     for u in units:
+        if u.kernel:
+            continue  # counted from Inductor's table in gpu_units
         if u.op is None:
             u.uncounted_reason = "no launching op in the trace"
         elif not has_formula(u.op.name):
@@ -221,7 +253,7 @@ def op_rows(units: Sequence[Unit], passes: int, spec: DeviceSpec, *, gpu: bool) 
     """Aggregate units into per-pass rows keyed by (op name, module, counted)."""
     groups: Dict[Tuple[str, str, bool], List[Unit]] = defaultdict(list)
     for u in units:
-        name = u.op.name if u.op is not None else UNATTRIBUTED
+        name = u.kernel or (u.op.name if u.op is not None else UNATTRIBUTED)
         module = u.op.module if u.op is not None else ""
         groups[(name, module, u.floor is not None)].append(u)
     L = spec.launch_latency_us.value
@@ -286,7 +318,7 @@ def kernel_rows(units: Sequence[Unit], passes: int) -> List[KernelRow]:
     acc: Dict[Tuple[str, str, str, str, int, bool], List[float]] = {}
     meta: Dict[Tuple[str, str, str, str, int, bool], Tuple[str, str]] = {}
     for u in units:
-        opname = u.op.name if u.op is not None else UNATTRIBUTED
+        opname = u.kernel or (u.op.name if u.op is not None else UNATTRIBUTED)
         module = u.op.module if u.op is not None else ""
         split = "whole" if len(u.events) == 1 else "by_duration"
         for ev in u.events:
@@ -321,6 +353,15 @@ def _capture_flag(trace: Trace, key: str) -> Optional[bool]:
         except (ValueError, AttributeError):
             return None
     return None
+
+
+def _capture_meta(trace: Trace) -> dict:
+    raw = trace.metadata.get("floorcalc")
+    try:
+        meta = json.loads(raw) if raw else {}
+    except ValueError:
+        return {}
+    return meta if isinstance(meta, dict) else {}
 
 
 def _allow_tf32(trace: Trace) -> Optional[bool]:
@@ -382,6 +423,15 @@ def build_report(trace: Trace, spec: DeviceSpec, *, passes: Optional[int] = None
     notes = list(notes)
     notes.append(f"window: {win.source}; figures are per pass (totals / {n})")
     notes.extend(t for t in trace.notes if t.startswith("CUDA graphs"))
+    table = _inductor_table(trace)
+    n_gen = sum(1 for u in units if u.kernel)
+    if n_gen:
+        notes.append(f"torch.compile: {n_gen} launches of {len(table)} generated kernels counted from Inductor's own "
+                     "records (FLOPs of the FX nodes each kernel computes; bytes: its kernel_num_gb, the fusion's "
+                     "inputs and outputs); extern kernels counted as the aten ops they are")
+    fallback = _capture_meta(trace).get("compile_fallback")
+    if fallback:
+        notes.append(f"torch.compile failed, so this run is eager: {fallback}")
     if allow_tf32 is None and any(r.peak_key == "tensor.tfloat32" for r in ops):
         notes.append("float32 matmuls floored at the TF32 tensor peak: the trace does not say whether TF32 was allowed")
     if key:

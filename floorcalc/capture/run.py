@@ -103,8 +103,11 @@ def _to_device(obj: Any, device: str) -> Any:
     return obj
 
 
-def build_step(mf: ModelFile, device: str) -> tuple[Callable[[], Any], Any]:
-    """The per-pass callable and the model (or None) whose modules label the ops."""
+def build_step(mf: ModelFile, device: str, compile: bool = False) -> tuple[Callable[[], Any], Any]:
+    """The per-pass callable and the model (or None) whose modules label the ops.
+
+    ``compile``: run the model (or the file's ``step``) through ``torch.compile``.
+    """
     import torch
 
     model = None
@@ -120,6 +123,8 @@ def build_step(mf: ModelFile, device: str) -> tuple[Callable[[], Any], Any]:
         if mf.fn("setup"):
             call_user(mf.fn("setup"), device, "setup()")
         user_step = mf.fn("step")
+        if compile:
+            user_step = torch.compile(user_step)
         return (lambda: call_user(user_step, device, "step()")), model
 
     inputs = call_user(mf.fn("get_inputs"), device, "get_inputs()")
@@ -132,9 +137,11 @@ def build_step(mf: ModelFile, device: str) -> tuple[Callable[[], Any], Any]:
                              "it must return a tuple of positional args or a dict of keyword args")
     inputs = _to_device(inputs, device)
 
+    target = torch.compile(model) if compile else model
+
     def forward() -> Any:
         try:
-            return model(**inputs) if isinstance(inputs, dict) else model(*inputs)
+            return target(**inputs) if isinstance(inputs, dict) else target(*inputs)
         except (Exception, SystemExit) as e:
             raise ModelRunError(f"the model's forward raised {type(e).__name__}: {e}") from None
 
@@ -226,8 +233,12 @@ def write_trace(prof: Any, dest: Path, force: bool) -> Path:
 
 def capture(mf: ModelFile, device: str, *, warmup: int = 3, iters: int = 5, trace_out: Optional[Path] = None,
             force: bool = False, modules: bool = True, log: Callable[[str], None] = lambda s: None,
-            profile_memory: bool = False, command: str = "", cuda_graphs: bool = False) -> CaptureResult:
+            profile_memory: bool = False, command: str = "", cuda_graphs: bool = False,
+            compile: bool = False) -> CaptureResult:
     """Capture ``iters`` warmed-up passes of the model file on ``device`` (see module notes).
+    ``compile``: run it through ``torch.compile`` and store what Inductor knows of each
+    generated kernel in the trace (see :func:`_compiled_step`); a model that fails to compile
+    falls back to eager, with a notice.
     ``cuda_graphs``: profile CUDA-graph replays of the step (see :func:`_capture_step`).
     ``command`` (the command line that asked for it) is stored in the trace's metadata.
 
@@ -242,12 +253,56 @@ def capture(mf: ModelFile, device: str, *, warmup: int = 3, iters: int = 5, trac
     check_output_path(dest, force, "trace")
     gpu_name = torch.cuda.get_device_name() if device == "cuda" else None
 
+    extra: Dict[str, Any] = {}
     with torch.inference_mode():
         log(f"loading {mf.path} on {device}")
-        step, model = build_step(mf, device)
+        if compile:
+            step, model, extra = _compiled_step(mf, device, log)
+        else:
+            step, model = build_step(mf, device)
     return _capture_step(step, model, device, dest, gpu_name=gpu_name, warmup=warmup, iters=iters, force=force,
                          modules=modules, log=log, model_file=str(mf.path), profile_memory=profile_memory,
-                         command=command, cuda_graphs=cuda_graphs)
+                         command=command, cuda_graphs=cuda_graphs, extra_meta=extra)
+
+
+def _compiled_step(mf: ModelFile, device: str, log: Callable[[str], None]):
+    """The step under torch.compile, its model, and the metadata that counts its kernels.
+
+    Inductor is asked to write its debug output (the post-grad graph, the generated code with
+    each kernel's ``kernel_num_gb``, the kernel-to-node provenance) to a temporary folder; one
+    call compiles the step; floorcalc.counting.inductor then counts every generated kernel,
+    and the table goes into the trace's metadata (``inductor_kernels``). If compiling fails,
+    the eager step is returned with ``compile_fallback`` saying why.
+    """
+    import shutil
+    import tempfile
+
+    import torch
+    import torch._inductor.config as ic
+
+    from floorcalc.counting.inductor import counts_for_folders, find_graph_folders
+
+    debug = tempfile.mkdtemp(prefix="floorcalc-inductor-")
+    saved = (ic.trace.enabled, ic.trace.debug_dir, ic.benchmark_kernel)
+    ic.trace.enabled, ic.trace.debug_dir, ic.benchmark_kernel = True, debug, True
+    if hasattr(ic.trace, "provenance_tracking_level"):
+        ic.trace.provenance_tracking_level = 1
+    try:
+        step, model = build_step(mf, device, compile=True)
+        log("compiling (torch.compile)")
+        try:
+            step()
+            _sync(device)
+        except ModelRunError as e:
+            log(f"torch.compile failed ({e}); falling back to eager")
+            torch._dynamo.reset()
+            step, model = build_step(mf, device)
+            return step, model, {"compile": False, "compile_fallback": str(e)}
+        table = counts_for_folders(find_graph_folders(Path(debug)))
+        return step, model, {"compile": True, "inductor_kernels": table}
+    finally:
+        ic.trace.enabled, ic.trace.debug_dir, ic.benchmark_kernel = saved
+        shutil.rmtree(debug, ignore_errors=True)
 
 
 def capture_model(model: Any, inputs: Any, device: str, *, warmup: int = 3, iters: int = 5,
@@ -298,7 +353,7 @@ def capture_model(model: Any, inputs: Any, device: str, *, warmup: int = 3, iter
 def _capture_step(step: Callable[[], Any], model: Any, device: str, dest: Path, *, gpu_name: Optional[str],
                   warmup: int, iters: int, force: bool, modules: bool, log: Callable[[str], None],
                   model_file: str, profile_memory: bool = False, command: str = "",
-                  cuda_graphs: bool = False) -> CaptureResult:
+                  cuda_graphs: bool = False, extra_meta: Optional[Dict[str, Any]] = None) -> CaptureResult:
     """Steps 2 to 6 of the module notes for a per-pass callable (and the model whose modules
     label the ops, or None).
 
@@ -338,7 +393,7 @@ def _capture_step(step: Callable[[], Any], model: Any, device: str, dest: Path, 
             "sm_count": torch.cuda.get_device_properties(0).multi_processor_count if device == "cuda" else None,
             "compute_capability": ("{}.{}".format(*torch.cuda.get_device_capability()) if device == "cuda" else None),
             "model_file": model_file, "bare_wall_us": statistics.median(bare), "bare_wall_us_runs": bare,
-            "command": command, "cuda_graphs": cuda_graphs,
+            "command": command, "cuda_graphs": cuda_graphs, **(extra_meta or {}),
             "launch_latency_us": launch.value, "launch_latency_source": launch.source,
         }
         if cpu_bw is not None:

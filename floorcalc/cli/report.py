@@ -27,6 +27,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--trace-out", type=Path, default=None,
                    help="where to write the Kineto trace (default: a new MODEL.<time>.trace.json.gz here)")
     p.add_argument("--no-modules", action="store_true", help="do not record nn.Module ranges")
+    p.add_argument("--compile", action="store_true",
+                   help="run the model through torch.compile; generated kernels counted from Inductor's own records")
     p.add_argument("--cuda-graphs", action="store_true",
                    help="capture the step in a CUDA graph and profile its replays (kernels attributed to the captured ops)")
     p.add_argument("--profile-memory", action="store_true",
@@ -62,7 +64,8 @@ def run(args: argparse.Namespace) -> int:
 
     result = capture(mf, device, warmup=args.warmup, iters=args.iters, trace_out=args.trace_out,
                      force=args.force, modules=not args.no_modules, log=log, profile_memory=args.profile_memory,
-                     command="floorcalc " + shlex.join(args.argv), cuda_graphs=args.cuda_graphs)
+                     command="floorcalc " + shlex.join(args.argv), cuda_graphs=args.cuda_graphs,
+                     compile=args.compile)
     log(f"trace written: {result.trace_path}")
     spec = device_spec(device, result.gpu_name, args.spec, launch=result.launch_latency,
                        cpu_bandwidth=result.cpu_bandwidth, sm_count=result.metadata.get("sm_count"),

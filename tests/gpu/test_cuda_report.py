@@ -86,3 +86,16 @@ def test_cuda_graph_replays_are_attributed_like_eager(tmp_path):
     assert {(o["name"], o["module"], o["calls"]) for o in graphs["ops"]} == \
            {(o["name"], o["module"], o["calls"]) for o in eager["ops"]}
     assert any("CUDA graphs" in n for n in graphs["notes"])
+
+
+@pytest.mark.parametrize("model", ["mlp.py", "llama_decode.py"])
+def test_compiled_kernels_are_counted_like_eager(tmp_path, model):
+    """--compile: Triton kernels counted from Inductor's records; FLOPs within 1% of eager, and
+    no uncounted kernels above 1% of GPU time."""
+    (tmp_path / "e").mkdir()
+    (tmp_path / "c").mkdir()
+    eager = run_report(tmp_path / "e", model)
+    comp = run_report(tmp_path / "c", model, "--compile")
+    assert comp["summary"]["flop"] == pytest.approx(eager["summary"]["flop"], rel=0.01)
+    assert comp["summary"]["uncounted_share"] < 0.01
+    assert any(n.startswith("torch.compile:") for n in comp["notes"])
