@@ -19,8 +19,8 @@ from typing import Any
 DATA = Path(__file__).resolve().parent / "data"
 GOLDEN = DATA / "golden"
 FIXTURES = ["h200_gpt2", "h200_k13_pageable_copy", "h200_k14_item", "h200_two_streams", "h200_tiny_ops",
-            "h200_cold_mlp", "h200_mlp_eager", "h200_mlp_graphs", "h200_llama_decode_eager",
-            "h200_llama_decode_graphs"]
+            "h200_cold_mlp", "h200_mlp_eager", "h200_mlp_graphs", "h200_mlp_compiled", "h200_llama_decode_eager",
+            "h200_llama_decode_graphs", "h200_llama_decode_compiled"]
 
 
 def analyze(name: str) -> dict:

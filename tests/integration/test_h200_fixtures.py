@@ -115,3 +115,16 @@ def test_cuda_graph_replays_split_like_eager(model):
     e, g = share(eager), share(graphs)
     assert all(abs(e[k] - g[k]) < 0.03 for k in e)
     assert any("CUDA graphs" in n and "attributed to the captured ops" in n for n in graphs["notes"])
+
+
+@pytest.mark.parametrize("model", ["mlp", "llama_decode"])
+def test_compiled_kernels_counted_within_1_percent_of_eager(model):
+    """report --compile on the H200: every Triton kernel counted from Inductor's records (FLOPs of
+    the FX nodes it computes, bytes from kernel_num_gb); the pass's FLOPs within 1% of eager's and
+    nothing uncounted."""
+    eager, comp = report(f"h200_{model}_eager"), report(f"h200_{model}_compiled")
+    assert comp["summary"]["flop"] == pytest.approx(eager["summary"]["flop"], rel=0.01)
+    assert comp["summary"]["uncounted_share"] == 0 and comp["summary"]["unattributed_us"] == 0
+    generated = [o for o in comp["ops"] if o["name"].startswith("triton_")]
+    assert generated and all(o["formula"] == "inductor" and o["bytes"] > 0 for o in generated)
+    assert any(n.startswith("torch.compile:") for n in comp["notes"])
