@@ -27,6 +27,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--trace-out", type=Path, default=None,
                    help="where to write the Kineto trace (default: a new MODEL.<time>.trace.json.gz here)")
     p.add_argument("--no-modules", action="store_true", help="do not record nn.Module ranges")
+    p.add_argument("--modes", default=None,
+                   help="run the step in several modes and compare them side by side: a comma list of "
+                        "eager, compile, cuda-graphs (one trace each; table or json output)")
     p.add_argument("--compile", action="store_true",
                    help="run the model through torch.compile; generated kernels counted from Inductor's own records")
     p.add_argument("--cuda-graphs", action="store_true",
@@ -38,10 +41,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from floorcalc import trace as trace_mod
     from floorcalc.capture.modelfile import load_model_file
-    from floorcalc.capture.run import capture, check_output_path, resolve_device
-    from floorcalc.classify import build_report
+    from floorcalc.capture.run import check_output_path, resolve_device
 
     check_output(args)
     output_format(args)
@@ -62,10 +63,70 @@ def run(args: argparse.Namespace) -> int:
         if not args.quiet:
             print(f"floorcalc: {msg}", file=sys.stderr, flush=True)
 
-    result = capture(mf, device, warmup=args.warmup, iters=args.iters, trace_out=args.trace_out,
+    if args.modes:
+        return _run_modes(args, mf, device, log)
+    report, trace = _one_run(args, mf, device, log, compile=args.compile, cuda_graphs=args.cuda_graphs,
+                             trace_out=args.trace_out)
+    emit(report, args, trace=trace)
+    return 0
+
+
+MODES = ("eager", "compile", "cuda-graphs")
+
+
+def _run_modes(args: argparse.Namespace, mf, device: str, log) -> int:
+    """--modes: the same step in each mode, one trace each, compared side by side."""
+    from pathlib import Path
+
+    from floorcalc.capture.run import check_output_path, default_trace_path
+    from floorcalc.cli.common import _write_atomic
+    from floorcalc.render import modes as modes_render
+
+    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+    bad = [m for m in modes if m not in MODES]
+    if bad or not modes:
+        raise UsageError(f"--modes takes a comma list of {', '.join(MODES)} (got {args.modes!r})")
+    if "cuda-graphs" in modes and device != "cuda":
+        raise UsageError("--modes cuda-graphs needs a CUDA device (--device cuda)")
+    fmt = output_format(args)
+    if fmt not in ("table", "json"):
+        raise UsageError("--modes writes a table or json")
+    outs = {}
+    for m in modes:
+        if args.trace_out is not None:
+            name = args.trace_out.name
+            stem = name[: -len(".trace.json.gz")] if name.endswith(".trace.json.gz") else args.trace_out.stem
+            outs[m] = args.trace_out.with_name(f"{stem}.{m}.trace.json.gz")
+        else:
+            outs[m] = default_trace_path(Path(f"{mf.path.stem}.{m}"))
+        check_output_path(outs[m], args.force, "trace")
+    reports = []
+    for m in modes:
+        log(f"mode {m}")
+        report, _trace = _one_run(args, mf, device, log, compile=m == "compile", cuda_graphs=m == "cuda-graphs",
+                                  trace_out=outs[m])
+        reports.append((m, report))
+    if fmt == "json":
+        text = modes_render.dumps(reports)
+        if args.output is None:
+            sys.stdout.write(text)
+        else:
+            _write_atomic(args.output, text)
+    else:
+        modes_render.render_table(reports)
+    return 0
+
+
+def _one_run(args: argparse.Namespace, mf, device: str, log, *, compile: bool, cuda_graphs: bool, trace_out):
+    """Capture, then build the report: (Report, Trace)."""
+    from floorcalc import trace as trace_mod
+    from floorcalc.capture.run import capture
+    from floorcalc.classify import build_report
+
+    result = capture(mf, device, warmup=args.warmup, iters=args.iters, trace_out=trace_out,
                      force=args.force, modules=not args.no_modules, log=log, profile_memory=args.profile_memory,
-                     command="floorcalc " + shlex.join(args.argv), cuda_graphs=args.cuda_graphs,
-                     compile=args.compile)
+                     command="floorcalc " + shlex.join(args.argv), cuda_graphs=cuda_graphs,
+                     compile=compile)
     log(f"trace written: {result.trace_path}")
     spec = device_spec(device, result.gpu_name, args.spec, launch=result.launch_latency,
                        cpu_bandwidth=result.cpu_bandwidth, sm_count=result.metadata.get("sm_count"),
@@ -80,5 +141,4 @@ def run(args: argparse.Namespace) -> int:
     }
     report = build_report(trace, spec, bare_wall_us=result.bare_wall_us, capture=capture_info,
                           reference=reference_spec(spec, result.gpu_name))
-    emit(report, args, trace=trace)
-    return 0
+    return report, trace

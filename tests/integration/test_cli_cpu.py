@@ -173,3 +173,16 @@ def test_unknown_gpu_on_this_machine_gets_a_derived_spec(monkeypatch, capsys):
     # a GPU that is not on this machine (a trace from elsewhere) is still an error
     with pytest.raises(Exception, match="no device spec matches"):
         device_spec("cuda", "NVIDIA Other 1", None)
+
+
+def test_modes_side_by_side_on_cpu(tmp_path, capsys):
+    """--modes eager (the one mode a CPU runs here) gives a side-by-side table and a JSON per mode."""
+    out = tmp_path / "modes.json"
+    assert main(["report", str(MLP), "--device", "cpu", "-q", "--warmup", "1", "--iters", "1", "--modes", "eager",
+                 "--trace-out", str(tmp_path / "m.trace.json.gz"), "-o", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    assert list(doc["modes"]) == ["eager"] and doc["modes"]["eager"]["summary"]["flop"] > 0
+    assert (tmp_path / "m.eager.trace.json.gz").exists()
+    assert main(["report", str(MLP), "--device", "cpu", "-q", "--modes", "eager,cuda-graphs"]) == 2
+    assert main(["report", str(MLP), "--device", "cpu", "-q", "--modes", "fast"]) == 2
+    assert "--modes" in capsys.readouterr().err

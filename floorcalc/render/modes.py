@@ -1,0 +1,71 @@
+"""Side-by-side rendering of one step run in several execution modes (eager, compile,
+cuda-graphs): ``floorcalc report MODEL.py --modes eager,compile,cuda-graphs``.
+
+Per mode, per pass: the step timed without the profiler, GPU busy time, the sum of floors,
+counted FLOPs and bytes, MFU and MBU (over the bare wall time), the share of the profiled wall
+time the device sat idle while the host launched or ran Python (host overhead), and the
+uncounted share. Each mode's full report is in the JSON.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Dict, Optional, Sequence, Tuple
+
+from floorcalc.records import Report
+
+
+def _pct(x: Optional[float]) -> str:
+    return "-" if x is None else f"{100 * x:.1f}%"
+
+
+def _us(x: Optional[float]) -> str:
+    return "-" if x is None else (f"{x:,.0f}" if x >= 1000 else f"{x:.1f}")
+
+
+def host_overhead_share(r: Report) -> Optional[float]:
+    """Host overhead over the profiled wall time, from the latency decomposition (or None)."""
+    t = r.timeline
+    d = getattr(t, "decomposition", None) if t is not None else None
+    if d is None or not d.wall_us:
+        return None
+    return d.host_overhead_us / d.wall_us
+
+
+def rows(reports: Sequence[Tuple[str, Report]]):
+    """(mode, bare us, GPU busy us, floor us, FLOP, bytes, MFU, MBU, host overhead, uncounted)."""
+    out = []
+    for mode, r in reports:
+        s = r.summary
+        out.append((mode, s.bare_wall_us, s.gpu_busy_us, s.floor_us, s.flop, s.bytes, s.mfu, s.mbu,
+                    host_overhead_share(r), s.uncounted_share))
+    return out
+
+
+def render_table(reports: Sequence[Tuple[str, Report]], console=None) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = console or Console()
+    t = Table(title="the same step in each mode, per pass", title_justify="left")
+    for col in ("mode", "step us\n(no profiler)", "GPU busy\nus", "floor\nus", "counted\nGFLOP", "counted\nMB",
+                "MFU", "MBU", "host\noverhead", "uncounted"):
+        t.add_column(col, justify="right" if col != "mode" else "left", no_wrap=True)
+    for mode, bare, busy, floor, flop, nbytes, mfu, mbu, host, unc in rows(reports):
+        t.add_row(mode, _us(bare), _us(busy), _us(floor), f"{flop / 1e9:.3f}", f"{nbytes / 1e6:.2f}", _pct(mfu),
+                  _pct(mbu), _pct(host), _pct(unc))
+    console.print(t)
+    console.print("[dim]step us: the step timed without the profiler; MFU/MBU over it; host overhead: share of the "
+                  "profiled wall time the device was idle while the host launched or ran Python; the traces: "
+                  + ", ".join(f"{m}: {r.capture.get('trace')}" for m, r in reports) + "[/dim]")
+
+
+def dumps(reports: Sequence[Tuple[str, Report]]) -> str:
+    from floorcalc.render.jsonfmt import to_dict
+
+    doc: Dict[str, object] = {"schema_version": 1, "modes": {}}
+    for mode, r in reports:
+        d = to_dict(r)
+        d["summary"]["host_overhead_share"] = host_overhead_share(r)
+        doc["modes"][mode] = d
+    return json.dumps(doc, indent=1, default=str) + "\n"
