@@ -429,6 +429,11 @@ def build_report(trace: Trace, spec: DeviceSpec, *, passes: Optional[int] = None
         notes.append(f"torch.compile: {n_gen} launches of {len(table)} generated kernels counted from Inductor's own "
                      "records (FLOPs of the FX nodes each kernel computes; bytes: its kernel_num_gb, the fusion's "
                      "inputs and outputs); extern kernels counted as the aten ops they are")
+    no_shapes = _capture_meta(trace).get("profiled_no_shapes_wall_us")
+    if bare_wall_us and no_shapes:
+        notes.append(f"profiler distortion: {no_shapes / bare_wall_us - 1:+.0%} with the profiler alone (no shapes, no "
+                     f"module ranges; {no_shapes:.0f} us per pass, host-timed), {wall / bare_wall_us - 1:+.0%} with shapes and "
+                     "module ranges (this trace); timing figures (MFU, MBU) use the bare run, shapes come from this trace")
     fallback = _capture_meta(trace).get("compile_fallback")
     if fallback:
         notes.append(f"torch.compile failed, so this run is eager: {fallback}")

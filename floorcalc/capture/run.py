@@ -405,9 +405,19 @@ def _capture_step(step: Callable[[], Any], model: Any, device: str, dest: Path, 
             here = cpu_spec()
             meta["cpu_name"] = here.name
             meta["cpu_peak_flop_per_s"] = {k: [f.value, f.basis, f.source] for k, f in here.peak_flop_per_s.items()}
+        # the profiler's own cost, apart from shape recording and module ranges: the same passes
+        # timed on the host under a profiler that records neither (its events are discarded)
+        log(f"timing {iters} passes under the profiler without shapes")
+        calibrate.quiet_profiler_warnings()
+        with profile(activities=activities):
+            _sync(device)
+            t0 = time.perf_counter()
+            for _ in range(iters):
+                step()
+            _sync(device)
+            meta["profiled_no_shapes_wall_us"] = (time.perf_counter() - t0) * 1e6 / iters
         log(f"profiling {iters} passes")
         try:
-            calibrate.quiet_profiler_warnings()
             with profile(activities=activities, record_shapes=True, profile_memory=profile_memory) as prof:
                 if cuda_graphs:
                     from floorcalc.trace.graphs import CAPTURE_RANGE
