@@ -410,6 +410,7 @@ def _capture_step(step: Callable[[], Any], model: Any, device: str, dest: Path, 
         log(f"timing {iters} passes under the profiler without shapes")
         calibrate.quiet_profiler_warnings()
         with profile(activities=activities):
+            step()  # untimed: the first pass under a new profiler session pays its buffer set-up
             _sync(device)
             t0 = time.perf_counter()
             for _ in range(iters):
