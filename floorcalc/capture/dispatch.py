@@ -38,6 +38,7 @@ from floorcalc.counting.shapes import SCALAR_TYPE_CODES
 from floorcalc.errors import ModelFileError, ModelRunError
 from floorcalc.records import OpCall, TensorMeta
 from floorcalc.tally import ModuleInfo, RecordedOp, Recording
+from floorcalc.capture.run import ModuleHooks
 
 _CODES = {name: code for code, name in SCALAR_TYPE_CODES.items()}
 
@@ -97,40 +98,12 @@ def op_name(func: Any) -> str:
     return func._schema.name
 
 
-class ModuleStack:
-    """Forward pre/post hooks on every named submodule of ``model`` that keep the dotted path of
-    the innermost module running (:attr:`current`)."""
-
-    def __init__(self, model: Any) -> None:
-        self._stack: List[str] = []
-        self._handles: List[Any] = []
-        if model is None:
-            return
-        for name, mod in model.named_modules():
-            if not name:
-                continue
-            self._handles.append(mod.register_forward_pre_hook(self._enter(name)))
-            self._handles.append(mod.register_forward_hook(self._exit))
-
-    def _enter(self, name: str) -> Callable[..., None]:
-        def pre(_mod: Any, _args: Any) -> None:
-            self._stack.append(name)
-
-        return pre
-
-    def _exit(self, _mod: Any, _args: Any, _out: Any) -> None:
-        if self._stack:
-            self._stack.pop()
+class ModuleStack(ModuleHooks):
+    """Forward hooks that keep the dotted path of the innermost module running (:attr:`current`)."""
 
     @property
     def current(self) -> str:
         return self._stack[-1] if self._stack else ""
-
-    def remove(self) -> None:
-        self._stack.clear()
-        for h in self._handles:
-            h.remove()
-        self._handles.clear()
 
 
 def _real_layout(name: str, out: Any) -> Any:

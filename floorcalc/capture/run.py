@@ -148,13 +148,12 @@ def build_step(mf: ModelFile, device: str, compile: bool = False) -> tuple[Calla
     return forward, model
 
 
-class ModuleRanges:
-    """Forward hooks that wrap each submodule's call in a ``module: <path>`` profiler range."""
+class ModuleHooks:
+    """Forward pre/post hooks on every named submodule of ``model`` (the root excluded), kept on
+    a stack: :meth:`enter` runs with the module's dotted path before its forward, and the value
+    it returns is pushed; :meth:`leave` pops it after. Subclasses say what to push."""
 
     def __init__(self, model: Any) -> None:
-        from torch.autograd.profiler import record_function
-
-        self._rf = record_function
         self._stack: List[Any] = []
         self._handles: List[Any] = []
         if model is None:
@@ -162,33 +161,53 @@ class ModuleRanges:
         for name, mod in model.named_modules():
             if not name:
                 continue
-            self._handles.append(mod.register_forward_pre_hook(self._enter(name)))
-            self._handles.append(mod.register_forward_hook(self._exit))
+            self._handles.append(mod.register_forward_pre_hook(self._pre(name)))
+            self._handles.append(mod.register_forward_hook(self._post))
 
-    def _enter(self, name: str) -> Callable[..., None]:
-        label = f"module: {name}"
-
+    def _pre(self, name: str) -> Callable[..., None]:
         def pre(_mod: Any, _args: Any) -> None:
-            rf = self._rf(label)
-            rf.__enter__()
-            self._stack.append(rf)
+            self._stack.append(self.enter(name))
 
         return pre
 
-    def _exit(self, _mod: Any, _args: Any, _out: Any) -> None:
+    def _post(self, _mod: Any, _args: Any, _out: Any) -> None:
         if self._stack:
-            self._stack.pop().__exit__(None, None, None)
+            self.leave(self._stack.pop())
+
+    def enter(self, name: str) -> Any:
+        return name
+
+    def leave(self, item: Any) -> None:
+        pass
 
     def unwind(self) -> None:
-        """Close ranges left open by a forward that raised."""
+        """Close what a forward that raised left open."""
         while self._stack:
-            self._stack.pop().__exit__(None, None, None)
+            self.leave(self._stack.pop())
 
     def remove(self) -> None:
         self.unwind()
         for h in self._handles:
             h.remove()
         self._handles.clear()
+
+
+class ModuleRanges(ModuleHooks):
+    """Each submodule's call wrapped in a ``module: <path>`` profiler range."""
+
+    def __init__(self, model: Any) -> None:
+        from torch.autograd.profiler import record_function
+
+        self._rf = record_function
+        super().__init__(model)
+
+    def enter(self, name: str) -> Any:
+        rf = self._rf(f"module: {name}")
+        rf.__enter__()
+        return rf
+
+    def leave(self, item: Any) -> None:
+        item.__exit__(None, None, None)
 
 
 def _sync(device: str) -> None:
