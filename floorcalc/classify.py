@@ -422,7 +422,6 @@ def build_report(trace: Trace, spec: DeviceSpec, *, passes: Optional[int] = None
     )
     notes = list(notes)
     notes.append(f"window: {win.source}; figures are per pass (totals / {n})")
-    notes.extend(t for t in trace.notes if t.startswith("CUDA graphs"))
     table = _inductor_table(trace)
     n_gen = sum(1 for u in units if u.kernel)
     if n_gen:
@@ -434,6 +433,13 @@ def build_report(trace: Trace, spec: DeviceSpec, *, passes: Optional[int] = None
         notes.append(f"profiler distortion: {no_shapes / bare_wall_us - 1:+.0%} with the profiler alone (no shapes, no "
                      f"module ranges; {no_shapes:.0f} us per pass, host-timed), {wall / bare_wall_us - 1:+.0%} with shapes and "
                      "module ranges (this trace); timing figures (MFU, MBU) use the bare run, shapes come from this trace")
+    if _capture_meta(trace).get("compile") and not table:
+        notes.append("torch.compile: Inductor left no kernel records for this run, so its generated kernels are "
+                     "uncounted (Torch-Compiled Region rows)")
+    launch_floor = sum(r.overhead_us for r in ops if r.floor_us is not None)
+    if gpu and summary.floor_us > 0:
+        notes.append(f"of the {summary.floor_us:.1f} us sum of floors, {launch_floor:.1f} us is launch latency "
+                     f"(L = {spec.launch_latency_us.value:.3g} us per launch): fewer launches lower it")
     fallback = _capture_meta(trace).get("compile_fallback")
     if fallback:
         notes.append(f"torch.compile failed, so this run is eager: {fallback}")

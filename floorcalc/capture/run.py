@@ -302,8 +302,10 @@ def _compiled_step(mf: ModelFile, device: str, log: Callable[[str], None]):
     from floorcalc.counting.inductor import counts_for_folders, find_graph_folders
 
     debug = tempfile.mkdtemp(prefix="floorcalc-inductor-")
-    saved = (ic.trace.enabled, ic.trace.debug_dir, ic.benchmark_kernel)
+    # a compile served from Inductor's caches writes no debug records: compile afresh
+    saved = (ic.trace.enabled, ic.trace.debug_dir, ic.benchmark_kernel, ic.fx_graph_cache, ic.autotune_local_cache)
     ic.trace.enabled, ic.trace.debug_dir, ic.benchmark_kernel = True, debug, True
+    ic.fx_graph_cache, ic.autotune_local_cache = False, False
     if hasattr(ic.trace, "provenance_tracking_level"):
         ic.trace.provenance_tracking_level = 1
     try:
@@ -318,9 +320,12 @@ def _compiled_step(mf: ModelFile, device: str, log: Callable[[str], None]):
             step, model = build_step(mf, device)
             return step, model, {"compile": False, "compile_fallback": str(e)}
         table = counts_for_folders(find_graph_folders(Path(debug)))
+        if not table:
+            log("Inductor wrote no kernel records: generated kernels will be uncounted")
         return step, model, {"compile": True, "inductor_kernels": table}
     finally:
-        ic.trace.enabled, ic.trace.debug_dir, ic.benchmark_kernel = saved
+        (ic.trace.enabled, ic.trace.debug_dir, ic.benchmark_kernel, ic.fx_graph_cache,
+         ic.autotune_local_cache) = saved
         shutil.rmtree(debug, ignore_errors=True)
 
 

@@ -52,7 +52,7 @@ def render_table(reports: Sequence[Tuple[str, Report]], console=None) -> None:
                 "MFU", "MBU", "host\noverhead", "uncounted"):
         t.add_column(col, justify="right" if col != "mode" else "left", no_wrap=True)
     for mode, bare, busy, floor, flop, nbytes, mfu, mbu, host, unc in rows(reports):
-        t.add_row(mode, _us(bare), _us(busy), _us(floor), f"{flop / 1e9:.3f}", f"{nbytes / 1e6:.2f}", _pct(mfu),
+        t.add_row(mode, _us(bare), _us(busy) if dict(reports)[mode].target == "cuda" else "-", _us(floor), f"{flop / 1e9:.3f}", f"{nbytes / 1e6:.2f}", _pct(mfu),
                   _pct(mbu), _pct(host), _pct(unc))
     console.print(t)
     console.print("[dim]step us: the step timed without the profiler; MFU/MBU over it; host overhead: share of the "

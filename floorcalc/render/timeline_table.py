@@ -222,7 +222,8 @@ def _launch(t: Timeline, console: Console) -> None:
     lu, de = la.launch_us, la.delay_us
     console.print(Text.assemble(
         ("launches: ", "bold"),
-        f"{la.launched:,} of {la.events:,} device events have a launch call; host launch call "
+        f"{la.launched:,} of {la.events:,} device events have a launch call of their own (graph replays share "
+        "one); host launch call "
         f"mean {_us(lu.get('mean'))} us (p95 {_us(lu.get('p95'))}); launch-to-start mean {_us(de.get('mean'))} us "
         f"(p95 {_us(de.get('p95'))}); queue depth mean {la.queue_depth_mean:.2f}, max {la.queue_depth_max}; "
         f"{la.short_kernels:,} kernels shorter than L = {la.launch_latency_us:.3g} us"))

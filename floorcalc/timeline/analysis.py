@@ -548,7 +548,9 @@ def _stats(x: np.ndarray) -> Dict[str, float]:
 def _launch(trace: Trace, ev: Sequence[GpuEvent], ts: np.ndarray, dur: np.ndarray, wall: float, W0: float,
             L: float, n: int) -> LaunchStats:
     rt = trace.runtime
-    has = np.array([e.launch is not None for e in ev])
+    # a graph-replayed event shares one cudaGraphLaunch with the whole graph: it has no launch
+    # call of its own, so per-launch figures (call duration, launch-to-start, queue) leave it out
+    has = np.array([e.launch is not None and e.graph_launch is None for e in ev])
     l_ts = np.array([rt[e.launch].ts_us - W0 if e.launch is not None else math.nan for e in ev])
     l_dur = np.array([rt[e.launch].duration_us if e.launch is not None else math.nan for e in ev])
     delay = ts - l_ts

@@ -85,7 +85,7 @@ def test_cuda_graph_replays_are_attributed_like_eager(tmp_path):
     assert graphs["summary"]["flop"] == eager["summary"]["flop"]
     assert {(o["name"], o["module"], o["calls"]) for o in graphs["ops"]} == \
            {(o["name"], o["module"], o["calls"]) for o in eager["ops"]}
-    assert any("CUDA graphs" in n for n in graphs["notes"])
+    assert any("CUDA graphs" in n for n in graphs["timeline"]["notes"])
 
 
 @pytest.mark.parametrize("model", ["mlp.py", "llama_decode.py"])

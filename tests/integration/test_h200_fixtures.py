@@ -114,7 +114,7 @@ def test_cuda_graph_replays_split_like_eager(model):
                        for k in {o["name"] for o in r["ops"]}}
     e, g = share(eager), share(graphs)
     assert all(abs(e[k] - g[k]) < 0.03 for k in e)
-    assert any("CUDA graphs" in n and "attributed to the captured ops" in n for n in graphs["notes"])
+    assert any("CUDA graphs" in n and "attributed to the captured ops" in n for n in graphs["timeline"]["notes"])
 
 
 @pytest.mark.parametrize("model", ["mlp", "llama_decode"])

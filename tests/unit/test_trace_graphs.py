@@ -46,7 +46,7 @@ def test_replayed_kernels_belong_to_the_captured_ops_once_per_replay():
     assert rows["aten::linear"].calls == 1 and rows["aten::linear"].kernels == 1
     assert rows["aten::linear"].flop == 1088 and rows["aten::relu"].duration_us == pytest.approx(4.0)
     assert rep.summary.unattributed_us == 0
-    assert any("CUDA graphs: 2 replay(s)" in n for n in rep.notes)
+    assert any("CUDA graphs: 2 replay(s)" in n for n in rep.timeline.notes)
 
 
 def test_a_replay_that_does_not_match_the_capture_stays_unattributed():
@@ -54,7 +54,7 @@ def test_a_replay_that_does_not_match_the_capture_stays_unattributed():
     assert all(g.op is None for g in tr.gpu)
     rep = build_report(tr, toy_spec())
     assert rep.summary.unattributed_us == pytest.approx(12.0)
-    assert any("could not be attributed" in n and "kernel-level figures only" in n for n in rep.notes)
+    assert any("could not be attributed" in n and "kernel-level figures only" in n for n in rep.timeline.notes)
 
 
 def test_replay_without_capture_says_so():
