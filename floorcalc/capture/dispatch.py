@@ -38,7 +38,7 @@ from floorcalc.counting.shapes import SCALAR_TYPE_CODES
 from floorcalc.errors import ModelFileError, ModelRunError
 from floorcalc.records import OpCall, TensorMeta
 from floorcalc.tally import ModuleInfo, RecordedOp, Recording
-from floorcalc.capture.run import ModuleHooks
+from floorcalc.capture.run import ModuleHooks, model_inputs
 
 _CODES = {name: code for code, name in SCALAR_TYPE_CODES.items()}
 
@@ -275,14 +275,7 @@ def prepare(mf: ModelFile, device: str, dtype: Optional[str] = None) -> Prepared
 
             return Prepared(step, model)
         inputs = call_user(mf.fn("get_inputs"), device, "get_inputs()")
-    if isinstance(inputs, torch.Tensor):
-        inputs = (inputs,)
-    if isinstance(inputs, list):
-        inputs = tuple(inputs)
-    if not isinstance(inputs, (tuple, dict)):
-        raise ModelFileError(f"get_inputs() in {mf.path} returned {type(inputs).__name__}; "
-                             "it must return a tuple of positional args or a dict of keyword args")
-    inputs = _to(inputs, device)
+    inputs = _to(model_inputs(inputs, mf.path), device)
     if tdtype is not None:
         inputs = _cast(inputs, tdtype)
 

@@ -103,6 +103,21 @@ def _to_device(obj: Any, device: str) -> Any:
     return obj
 
 
+def model_inputs(inputs: Any, path: Any) -> Any:
+    """What ``get_inputs()`` returned as positional args (a tuple) or keyword args (a dict): a
+    single tensor becomes a 1-tuple, a list a tuple. Raises ModelFileError for anything else."""
+    import torch
+
+    if isinstance(inputs, torch.Tensor):
+        inputs = (inputs,)
+    if isinstance(inputs, list):
+        inputs = tuple(inputs)
+    if not isinstance(inputs, (tuple, dict)):
+        raise ModelFileError(f"get_inputs() in {path} returned {type(inputs).__name__}; "
+                             "it must return a tuple of positional args or a dict of keyword args")
+    return inputs
+
+
 def build_step(mf: ModelFile, device: str, compile: bool = False) -> tuple[Callable[[], Any], Any]:
     """The per-pass callable and the model (or None) whose modules label the ops.
 
@@ -127,15 +142,7 @@ def build_step(mf: ModelFile, device: str, compile: bool = False) -> tuple[Calla
             user_step = torch.compile(user_step)
         return (lambda: call_user(user_step, device, "step()")), model
 
-    inputs = call_user(mf.fn("get_inputs"), device, "get_inputs()")
-    if isinstance(inputs, torch.Tensor):
-        inputs = (inputs,)
-    if isinstance(inputs, list):
-        inputs = tuple(inputs)
-    if not isinstance(inputs, (tuple, dict)):
-        raise ModelFileError(f"get_inputs() in {mf.path} returned {type(inputs).__name__}; "
-                             "it must return a tuple of positional args or a dict of keyword args")
-    inputs = _to_device(inputs, device)
+    inputs = _to_device(model_inputs(call_user(mf.fn("get_inputs"), device, "get_inputs()"), mf.path), device)
 
     target = torch.compile(model) if compile else model
 
