@@ -186,3 +186,14 @@ def test_modes_side_by_side_on_cpu(tmp_path, capsys):
     assert main(["report", str(MLP), "--device", "cpu", "-q", "--modes", "eager,cuda-graphs"]) == 2
     assert main(["report", str(MLP), "--device", "cpu", "-q", "--modes", "fast"]) == 2
     assert "--modes" in capsys.readouterr().err
+
+
+def test_cuda_graphs_without_a_gpu_is_a_usage_error(tmp_path, capsys):
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a GPU")
+    rc = main(["report", str(MLP), "--device", "cpu", "-q", "--cuda-graphs", "--trace-out", str(tmp_path / "t.json.gz")])
+    err = capsys.readouterr().err
+    assert rc == 2 and "--cuda-graphs needs a CUDA device" in err and err.count("\n") == 1
+    assert not (tmp_path / "t.json.gz").exists()

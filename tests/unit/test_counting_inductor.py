@@ -32,3 +32,13 @@ def test_table_keeps_generated_kernels_only_in_launch_order():
     assert all(e["bytes"] > 0 for launches in table.values() for e in launches)
     rms = table["triton_per_fused_add_embedding_mean_mul_pow_rsqrt_0"][0]
     assert rms["flop"] > 0 and rms["unit"] == "vector"
+
+
+def test_folders_without_inductor_records_give_no_counts(tmp_path):
+    (tmp_path / "g").mkdir()
+    (tmp_path / "g" / "output_code.py").write_text("# no kernels\n")  # provenance and graph missing
+    assert counts_for_folders(find_graph_folders(tmp_path)) == {}
+    import pytest
+
+    with pytest.raises(FileNotFoundError):
+        kernel_counts(tmp_path / "g")
