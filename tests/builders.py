@@ -1,6 +1,9 @@
 """Hand-built Kineto traces and records for tests (no torch, no GPU).
 
-``KinetoBuilder`` writes the event shapes torch.profiler writes, so the real parser reads them.
+``KinetoBuilder`` writes the event shapes torch.profiler writes, so the real parser reads them;
+``tensor_meta`` and ``count_op`` build op calls and count them, as the counting tests do
+(``from builders import count_op as c, tensor_meta as T``); ``toy_spec`` is a device with round
+figures.
 """
 
 from __future__ import annotations
@@ -10,7 +13,20 @@ import json
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
 
-from floorcalc.records import DeviceSpec, Figure
+from floorcalc.counting import count
+from floorcalc.records import Count, DeviceSpec, Figure, OpCall, TensorMeta
+
+def tensor_meta(*shape: int, dtype: str = "float32") -> TensorMeta:
+    """A tensor argument of ``shape`` and ``dtype``: ``tensor_meta(4, 8)`` is a [4, 8] float32."""
+    return TensorMeta(tuple(shape), dtype)
+
+
+def count_op(name: str, *args: Any) -> Count:
+    """The count of ``aten::<name>`` called with ``args``; fails the test when no formula covers it."""
+    result = count(OpCall(f"aten::{name}", tuple(args)))
+    assert result is not None, f"aten::{name} is uncounted"
+    return result
+
 
 TYPE_NAMES = {"float32": "float", "bfloat16": "c10::BFloat16", "float16": "c10::Half", "int64": "long int"}
 

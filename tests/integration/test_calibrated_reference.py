@@ -1,6 +1,7 @@
 """A calibrated spec in use: efficiencies against it and against the datasheet, each labelled."""
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -30,10 +31,21 @@ def test_json_gives_both_floors(tmp_path, capsys):
     assert rep["summary"]["floor_us"] > rep["summary"]["reference_floor_us"]
 
 
-def test_table_labels_both(capsys):
-    assert main(["analyze", str(TRACE), "--spec", str(CALIBRATED), "--top", "3"]) == 0
-    out = capsys.readouterr().out
-    assert "calibrated" in out and "datasheet" in out
+def test_table_labels_both(tmp_path):
+    """The table has an efficiency column per spec, headed by which it is, and each op row
+    shows both efficiencies of the JSON, in that order."""
+    table, js = tmp_path / "r.txt", tmp_path / "r.json"
+    for out in (table, js):
+        assert main(["analyze", str(TRACE), "--spec", str(CALIBRATED), "--top", "3", "-o", str(out)]) == 0
+    text = table.read_text()
+    header = text[: text.index("─")]  # the column headings, above the rule
+    assert re.search(r"\beff\s+eff\b", header) and re.search(r"\bcalibrated\s+datasheet\b", header), header
+    ops = json.loads(js.read_text())["ops"][:3]
+    rows = text[text.index("─"):].splitlines()[1:4]
+    for i, (op, row) in enumerate(zip(ops, rows), 1):
+        cal, sheet = f"{100 * op['efficiency']:.1f}%", f"{100 * op['reference_efficiency']:.1f}%"
+        assert cal != sheet  # the two ceilings differ for every op shown, or this test proves little
+        assert re.search(rf"^\s*{i}\s.*\s{re.escape(cal)}\s+{re.escape(sheet)}\s", row), (row, cal, sheet)
 
 
 def test_datasheet_spec_alone_has_no_reference(tmp_path):

@@ -5,20 +5,11 @@ import itertools
 
 import pytest
 
+from builders import count_op as c, tensor_meta as T
 from floorcalc.counting import count
 from floorcalc.counting.attention import band_pairs
-from floorcalc.records import OpCall, TensorMeta
+from floorcalc.records import OpCall
 from floorcalc.trace.args import op_call_from_kineto
-
-
-def T(*shape, dtype="float32"):
-    return TensorMeta(tuple(shape), dtype)
-
-
-def c(name, *args):
-    result = count(OpCall(f"aten::{name}", tuple(args)))
-    assert result is not None, name
-    return result
 
 
 def sdpa(q, k, v, mask=None, dropout=0.0, causal=False, scale=None, gqa=False):

@@ -4,19 +4,10 @@ recorded from torch 2.11+cu130 on an H200)."""
 
 import pytest
 
+from builders import count_op as c, tensor_meta as T
 from floorcalc.counting import count
-from floorcalc.records import OpCall, TensorMeta
+from floorcalc.records import OpCall
 from floorcalc.trace.args import op_call_from_kineto
-
-
-def T(*shape, dtype="float32"):
-    return TensorMeta(tuple(shape), dtype)
-
-
-def c(name, *args):
-    result = count(OpCall(f"aten::{name}", tuple(args)))
-    assert result is not None, name
-    return result
 
 
 def conv_t2d(x, w, bias, stride=(1, 1), padding=(0, 0), output_padding=(0, 0), groups=1, dilation=(1, 1)):

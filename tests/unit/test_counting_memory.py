@@ -1,17 +1,8 @@
 """Data movement on hand-built calls: copies, casts, cat, fills, factories, gathers, scatters."""
 
+from builders import count_op as c, tensor_meta as T
 from floorcalc.counting import count
-from floorcalc.records import UNKNOWN_DTYPE, OpCall, TensorMeta
-
-
-def T(*shape, dtype="float32"):
-    return TensorMeta(tuple(shape), dtype)
-
-
-def c(name, *args):
-    result = count(OpCall(f"aten::{name}", tuple(args)))
-    assert result is not None, name
-    return result
+from floorcalc.records import UNKNOWN_DTYPE, OpCall
 
 
 def test_copy_and_cast():

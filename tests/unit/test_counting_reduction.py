@@ -2,18 +2,9 @@
 
 import pytest
 
+from builders import count_op as c, tensor_meta as T
 from floorcalc.counting import count
-from floorcalc.records import OpCall, TensorMeta
-
-
-def T(*shape, dtype="float32"):
-    return TensorMeta(tuple(shape), dtype)
-
-
-def c(name, *args):
-    result = count(OpCall(f"aten::{name}", tuple(args)))
-    assert result is not None, name
-    return result
+from floorcalc.records import OpCall
 
 
 X = T(2, 3, 4)

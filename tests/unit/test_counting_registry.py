@@ -7,14 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from builders import tensor_meta as T
 from floorcalc.counting import count, formula, formula_names, has_formula
-from floorcalc.records import OpCall, TensorMeta
+from floorcalc.records import OpCall
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def T(*shape, dtype="float32"):
-    return TensorMeta(tuple(shape), dtype)
 
 
 def test_unknown_op_is_uncounted_never_zero():

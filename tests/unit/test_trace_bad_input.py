@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+import golden
 from builders import KinetoBuilder, tensor_args, toy_spec
 from floorcalc.classify import build_report
 from floorcalc.cli import main
@@ -60,7 +61,7 @@ def test_streaming_reader_matches_a_whole_parse(tmp_path, monkeypatch):
 
 
 def test_committed_kineto_trace_reads_the_same_streamed_and_whole():
-    p = "tests/data/h200_gpt2.trace.json.gz"
+    p = str(golden.DATA / "h200_gpt2.trace.json.gz")
     same_records(load(p), parse(kineto.read_json(p), p))
 
 
