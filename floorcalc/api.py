@@ -9,8 +9,8 @@
     rep.plot("roofline.png"); rep.to_json(); rep.to_markdown()
 
 This module only delegates: capture (:mod:`floorcalc.capture.run`), the analysis
-(:func:`floorcalc.cli.analyze.analyze_trace`, :func:`floorcalc.classify.build_report`) and the
-renderers (:mod:`floorcalc.render`) do the work. Nothing heavy is imported until it is used.
+(:mod:`floorcalc.analysis`, the same one the CLI uses) and the renderers (:mod:`floorcalc.render`)
+do the work. Nothing heavy is imported until it is used, and nothing from floorcalc.cli.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from typing import Any, Optional, Tuple, Union
 from floorcalc.records import DeviceSpec, KernelRow, OpRow, Summary, Trace
 from floorcalc.records import Report as ReportRecord
 
+#: a spec YAML file, a packaged key, a DeviceSpec used as it is, or None (floorcalc.analysis.SpecArg)
 SpecArg = Union[None, str, Path, DeviceSpec]
 
 
@@ -55,7 +56,7 @@ class Report:
     @property
     def trace_path(self) -> Optional[str]:
         """Where the Kineto trace this report was made from is on disk."""
-        return self.trace.path if self.trace is not None else self.record.capture.get("trace")  # type: ignore[return-value]
+        return self.trace.path if self.trace is not None else (self.record.capture.trace or None)
 
     def __getattr__(self, name: str) -> Any:
         if name in ("record", "trace"):  # not set yet (during unpickling): no recursion
@@ -148,48 +149,26 @@ class Report:
 
 
 def _write(path: Path, data: bytes) -> None:
-    from floorcalc.cli.common import _write_atomic
+    from floorcalc.output import write_file
 
-    if not path.parent.exists():
-        from floorcalc.errors import OutputError
-
-        raise OutputError(f"output folder does not exist: {path.parent}")
-    _write_atomic(path, data)
-
-
-def _resolve_spec(spec: SpecArg) -> Tuple[Optional[str], Optional[DeviceSpec]]:
-    """(a spec file or key for device_spec, or a DeviceSpec to use as it is)."""
-    if spec is None or isinstance(spec, DeviceSpec):
-        return None, spec
-    return str(spec), None
+    write_file(path, data)
 
 
 def analyze(path: Union[str, Path], spec: SpecArg = None, passes: Optional[int] = None) -> Report:
     """Analyse a Kineto trace (``.json`` or ``.json.gz``) as ``floorcalc analyze`` does.
 
-    ``spec``: a spec YAML file, a packaged key (``"h200"``) or a :class:`DeviceSpec` (None:
-    from the trace's GPU, or the CPU it ran on); ``passes``: for a trace without ProfilerStep
-    ranges. Raises the :class:`floorcalc.errors.FloorcalcError` subclasses the CLI turns into
-    exit codes.
+    ``spec``: a spec YAML file, a packaged key (``"h200"``) or a :class:`DeviceSpec` (used as it
+    is; None: from the trace's GPU, or the CPU it ran on); ``passes``: for a trace without
+    ProfilerStep ranges. Raises the :class:`floorcalc.errors.FloorcalcError` subclasses the CLI
+    turns into exit codes, for the same inputs (floorcalc.analysis makes both).
     """
-    from floorcalc.cli.analyze import analyze_trace
+    from floorcalc.analysis import analyze_file
 
-    spec_arg, spec_obj = _resolve_spec(spec)
-    command = f"floorcalc.analyze({str(path)!r}" + (f", spec={spec_arg!r}" if spec_arg else "") + \
+    shown = None if spec is None or isinstance(spec, DeviceSpec) else str(spec)
+    command = f"floorcalc.analyze({str(path)!r}" + (f", spec={shown!r}" if shown else "") + \
         (f", passes={passes}" if passes else "") + ")"
-    if spec_obj is None:
-        record, trace = analyze_trace(Path(path), spec=spec_arg, passes=passes, command=command)
-        return Report(record, trace)
-    from floorcalc import trace as trace_mod
-    from floorcalc.classify import build_report
-    from floorcalc.cli.analyze import _captured
-
-    trace = trace_mod.load(path)
-    meta = _captured(trace)
-    capture = {"command": command, **{k: meta[k] for k in ("model_file", "warmup", "iters", "torch_version",
-                                                            "cuda_version", "allow_tf32") if k in meta}}
-    return Report(build_report(trace, spec_obj, passes=passes, bare_wall_us=meta.get("bare_wall_us"),
-                               capture=capture), trace)
+    record, trace = analyze_file(path, spec=spec, passes=passes, command=command)
+    return Report(record, trace)
 
 
 def report(model: Any, inputs: Any, device: str = "auto", warmup: int = 3, iters: int = 5,
@@ -207,9 +186,8 @@ def report(model: Any, inputs: Any, device: str = "auto", warmup: int = 3, iters
     import sys
 
     from floorcalc import trace as trace_mod
+    from floorcalc.analysis import analyze as analyze_trace
     from floorcalc.capture.run import capture_model, resolve_device
-    from floorcalc.classify import build_report
-    from floorcalc.cli.common import device_spec, reference_spec
 
     dev = resolve_device(device)
 
@@ -217,22 +195,9 @@ def report(model: Any, inputs: Any, device: str = "auto", warmup: int = 3, iters
         if not quiet:
             print(f"floorcalc: {msg}", file=sys.stderr, flush=True)
 
+    command = f"floorcalc.report({type(model).__name__}, device={device!r}, warmup={warmup}, iters={iters})"
     result = capture_model(model, inputs, dev, warmup=warmup, iters=iters,
                            trace_out=Path(trace_out) if trace_out is not None else None, force=force,
-                           modules=modules, log=log)
-    spec_arg, spec_obj = _resolve_spec(spec)
-    if spec_obj is None:
-        spec_obj = device_spec(dev, result.gpu_name, spec_arg, launch=result.launch_latency,
-                               cpu_bandwidth=result.cpu_bandwidth, sm_count=result.metadata.get("sm_count"),
-                               compute_capability=result.metadata.get("compute_capability"))
+                           modules=modules, log=log, command=command)
     trace = trace_mod.load(result.trace_path)
-    capture_info = {
-        "command": f"floorcalc.report({type(model).__name__}, device={device!r}, warmup={warmup}, iters={iters})",
-        "model_file": result.metadata.get("model_file"), "device": dev, "gpu_name": result.gpu_name,
-        "warmup": result.warmup, "iters": result.iters, "trace": str(result.trace_path),
-        "bare_wall_us_runs": result.bare_wall_us_runs, "torch_version": result.metadata.get("torch_version"),
-        "cuda_version": result.metadata.get("cuda_version"), "allow_tf32": result.metadata.get("allow_tf32"),
-    }
-    record = build_report(trace, spec_obj, bare_wall_us=result.bare_wall_us, capture=capture_info,
-                          reference=reference_spec(spec_obj, result.gpu_name))
-    return Report(record, trace)
+    return Report(analyze_trace(trace, spec=spec, device=dev, command=command, live=True), trace)

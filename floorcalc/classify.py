@@ -1,4 +1,7 @@
-"""Classify stage: attribute measured work to ops, count it, floor it, and build the report.
+"""Classify stage: attribute measured work to ops, count it and floor it, once: the frozen
+:class:`~floorcalc.records.WorkUnit` records every later stage reads (the rows and summary
+below, the timeline, the annotated trace); and the per-pass op rows, kernel rows and summary
+built from them.
 
 Notes on the method:
 
@@ -14,7 +17,9 @@ Notes on the method:
 2. **Per pass.** Every figure is a window total divided by the number of passes.
 3. **Floors.** Each op instance gets ``floor_of(count, spec, launches)`` (see
    :mod:`floorcalc.floor`); a group's terms are the sums of its instances' terms, and its
-   bound is the largest of its summed terms.
+   bound is the largest of its summed terms. A unit's floor is shared among its device events
+   in proportion to their duration, plus one L each (:func:`event_floors`): the per-event
+   floor the kernel rows, the timeline and the annotated trace read.
 4. **Memory level.** On a GPU, inputs written shortly before by another op may still be in
    L2, and outputs that fit in L2 stay there when the kernel ends: those bytes are floored at
    the L2 bandwidth instead of DRAM's (:func:`mark_l2_resident`), so a floor never asks more
@@ -23,36 +28,32 @@ Notes on the method:
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
-from floorcalc import __version__
 from floorcalc.counting import count as count_call
 from floorcalc.counting import has_formula
-from floorcalc.floor import floor_of
-from floorcalc.records import (Count, CpuOp, DeviceSpec, Floor, GpuEvent, KernelRow, OpRow, Report,
-                               Summary, Trace)
-from floorcalc.timeline import Window, busy_us, window
+from floorcalc.floor import floor_of, largest_term
+from floorcalc.records import (UNATTRIBUTED, Bound, CaptureInfo, Count, CpuOp, DeviceSpec, EventKind, Floor, FloorSplit,
+                               GpuEvent, KernelRow, Level, OpRow, Summary, Trace, Window, WorkUnit)
+from floorcalc.timeline.window import busy_us
 
-SCHEMA_VERSION = 1
-UNATTRIBUTED = "(unattributed)"
+__all__ = ["UNATTRIBUTED", "classify", "event_floors", "kernel_rows", "mark_l2_resident", "mfu_peak", "op_rows",
+           "summarise"]
 
 
 @dataclass
-class Unit:
-    """One owning op instance (or an unattributed event) and the device events it owns."""
+class _Pending:
+    """A work unit while classify builds it (mutable; frozen into a WorkUnit at the end)."""
 
     op: Optional[CpuOp]
     events: List[GpuEvent] = field(default_factory=list)
     count: Optional[Count] = None
-    floor: Optional[Floor] = None
     duration_us: float = 0.0
     uncounted_reason: str = ""
     dram_bytes: Optional[int] = None   # set when part of count.bytes may come from L2
     kernel: str = ""                   # a generated (Inductor) kernel counted on its own: its name
-    reference_floor: Optional[Floor] = None
 
 
 def _owner(trace: Trace, op_index: int, cache: Dict[int, Tuple[int, bool]]) -> Tuple[int, bool]:
@@ -74,27 +75,34 @@ def _owner(trace: Trace, op_index: int, cache: Dict[int, Tuple[int, bool]]) -> T
     return owner, counted
 
 
-def _inductor_table(trace: Trace) -> Dict[str, List[dict]]:
-    """Generated-kernel counts floorcalc's capture stored for ``--compile`` runs (kernel name ->
-    its launches in launch order; floorcalc.counting.inductor)."""
-    raw = trace.metadata.get("floorcalc")
-    try:
-        table = json.loads(raw).get("inductor_kernels") if raw else None
-    except (ValueError, AttributeError):
-        return {}
-    return table if isinstance(table, dict) else {}
+def classify(trace: Trace, win: Window, spec: DeviceSpec, *,
+             reference: Optional[DeviceSpec] = None) -> Tuple[WorkUnit, ...]:
+    """The work units of ``trace``'s window, counted and floored against ``spec`` (and against
+    ``reference`` too when given): notes 1, 3 and 4.
+
+    On a GPU trace (the window has device events) the units are device work; on a CPU-only
+    trace they are op calls. The TF32 flags come from the capture's record
+    (:attr:`Trace.capture`): unknown flags floor float32 matrix work at the TF32 peak.
+    """
+    gpu = bool(win.gpu_ids)
+    pending = _gpu_units(trace, win) if gpu else _cpu_units(trace, win)
+    _count(pending)
+    if gpu:
+        mark_l2_resident(pending, spec)
+    cap = trace.capture
+    return tuple(_freeze(u, spec, reference, gpu=gpu, capture=cap) for u in pending)
 
 
-def gpu_units(trace: Trace, win: Window) -> List[Unit]:
+def _gpu_units(trace: Trace, win: Window) -> List[_Pending]:
     """Group the window's device events under their owning ops (note 1, GPU).
 
     A kernel Inductor generated (named in the capture's table) is a unit of its own, counted
     from what Inductor knew of it: the i-th launch of a kernel name in the window takes the
     i-th (mod the launches per graph call) entry of the table.
     """
-    units: Dict[object, Unit] = {}
+    units: Dict[object, _Pending] = {}
     cache: Dict[int, Tuple[int, bool]] = {}
-    table = _inductor_table(trace)
+    table = trace.capture.inductor_kernels
     seen: Dict[str, int] = defaultdict(int)
     for gi in win.gpu_ids:
         ev = trace.gpu[gi]
@@ -103,27 +111,24 @@ def gpu_units(trace: Trace, win: Window) -> List[Unit]:
             e = entries[seen[ev.name] % len(entries)]
             seen[ev.name] += 1
             owner = _owner(trace, ev.op, cache)[0] if ev.op is not None else None
-            u = Unit(op=trace.ops[owner] if owner is not None else None, events=[ev], duration_us=ev.duration_us,
-                     kernel=ev.name)
-            u.count = Count(int(e["flop"]), int(e["bytes"]), 0, str(e["dtype"]), str(e["unit"]), "inductor",
-                            str(e["method"]))
-            units[("inductor", ev.index)] = u
+            units[("inductor", ev.index)] = _Pending(
+                op=trace.ops[owner] if owner is not None else None, events=[ev], duration_us=ev.duration_us,
+                kernel=ev.name, count=Count(e.flop, e.bytes, 0, e.dtype, e.unit, "inductor", e.method))
             continue
         if ev.op is None:
-            key: object = ("unattributed", ev.index)
-            units[key] = Unit(op=None, events=[ev], duration_us=ev.duration_us)
+            units[("unattributed", ev.index)] = _Pending(op=None, events=[ev], duration_us=ev.duration_us)
             continue
         owner, _ = _owner(trace, ev.op, cache)
         key = (owner, ev.graph_launch)  # each replay of a captured op is one call of it
         u = units.get(key)
         if u is None:
-            u = units[key] = Unit(op=trace.ops[owner])
+            u = units[key] = _Pending(op=trace.ops[owner])
         u.events.append(ev)
         u.duration_us += ev.duration_us
     return list(units.values())
 
 
-def cpu_units(trace: Trace, win: Window) -> List[Unit]:
+def _cpu_units(trace: Trace, win: Window) -> List[_Pending]:
     """The CPU-only work units (note 1, CPU)."""
     kids: Dict[int, List[int]] = defaultdict(list)
     for op in trace.ops:
@@ -134,12 +139,12 @@ def cpu_units(trace: Trace, win: Window) -> List[Unit]:
     sub = [False] * len(trace.ops)
     for op in reversed(trace.ops):
         sub[op.index] = has_formula(op.name) or any(sub[k] for k in kids.get(op.index, ()))
-    units: List[Unit] = []
+    units: List[_Pending] = []
 
     def visit(i: int) -> None:
         op = trace.ops[i]
         if has_formula(op.name) or not sub[i]:
-            units.append(Unit(op=op, duration_us=op.duration_us))
+            units.append(_Pending(op=op, duration_us=op.duration_us))
             return
         for k in kids.get(i, ()):
             visit(k)
@@ -150,7 +155,24 @@ def cpu_units(trace: Trace, win: Window) -> List[Unit]:
     return units
 
 
-def _level(unit: Unit) -> tuple[str, Optional[int]]:
+def _count(units: Sequence[_Pending]) -> None:
+    """Count each unit's op call in place, or say why it is uncounted."""
+    for u in units:
+        if u.kernel:
+            continue  # counted from Inductor's table in _gpu_units
+        if u.op is None:
+            u.uncounted_reason = "no launching op in the trace"
+        elif not has_formula(u.op.name):
+            u.uncounted_reason = f"no formula for {u.op.name}"
+        elif u.op.call is None:
+            u.uncounted_reason = "trace has no shapes for this op (record_shapes off)"
+        else:
+            u.count = count_call(u.op.call)
+            if u.count is None:
+                u.uncounted_reason = f"formula for {u.op.name} does not fit these arguments"
+
+
+def _level(unit: _Pending) -> Tuple[Level, Optional[int]]:
     """The memory level an op's bytes move through, and the bytes that cross it.
 
     Host<->device copies (memcpy events named HtoD or DtoH) go over the host link, and what
@@ -162,54 +184,60 @@ def _level(unit: Unit) -> tuple[str, Optional[int]]:
     return "dram", None
 
 
-def count_units(units: Sequence[Unit], spec: DeviceSpec, *, gpu: bool, allow_tf32: Optional[bool],
-                reference: Optional[DeviceSpec] = None, allow_tf32_conv: Optional[bool] = None) -> None:
-    """Fill each unit's count and floor in place (note 3; L2 residency: note 4), and its floor
-    against ``reference`` too when one is given."""
-    for u in units:
-        if u.kernel:
-            continue  # counted from Inductor's table in gpu_units
-        if u.op is None:
-            u.uncounted_reason = "no launching op in the trace"
-        elif not has_formula(u.op.name):
-            u.uncounted_reason = f"no formula for {u.op.name}"
-        elif u.op.call is None:
-            u.uncounted_reason = "trace has no shapes for this op (record_shapes off)"
-        else:
-            u.count = count_call(u.op.call)
-            if u.count is None:
-                u.uncounted_reason = f"formula for {u.op.name} does not fit these arguments"
-    if gpu:
-        mark_l2_resident(units, spec)
-    for u in units:
-        c = u.count
-        if c is None:
-            continue
-        # On CPU an op is one dispatch; one that moves no data and does no arithmetic (a view,
-        # an allocation) has a floor of 0: all of its time is host overhead.
-        launches = len(u.events) if gpu else (0 if c.flop == 0 and c.bytes == 0 else 1)
+def _freeze(u: _Pending, spec: DeviceSpec, reference: Optional[DeviceSpec], *, gpu: bool,
+            capture: CaptureInfo) -> WorkUnit:
+    """Floor one counted unit (note 3; L2 residency, note 4) and freeze it into a WorkUnit."""
+    c = u.count
+    if c is None:
+        return WorkUnit(op=u.op, events=tuple(u.events), duration_us=u.duration_us,
+                        uncounted_reason=u.uncounted_reason, kernel=u.kernel)
+    # On CPU an op is one dispatch; one that moves no data and does no arithmetic (a view,
+    # an allocation) has a floor of 0: all of its time is host overhead.
+    launches = len(u.events) if gpu else (0 if c.flop == 0 and c.bytes == 0 else 1)
+    tf32, tf32_conv = capture.allow_tf32, capture.cudnn_allow_tf32
+    try:
+        level, level_bytes = _level(u)
+        if level == "host_link" and level_bytes:
+            # what a host<->device copy moves is its transfer size, once, over the link
+            c = Count(c.flop, level_bytes, 0, c.dtype, c.unit, c.formula,
+                      (c.note + "; " if c.note else "") + "bytes: the transfer over the host link")
+            level_bytes = None
+        floor = floor_of(c, spec, launches, allow_tf32=tf32, allow_tf32_conv=tf32_conv, level=level,
+                         level_bytes=level_bytes, dram_bytes=u.dram_bytes)
+    except KeyError as e:
+        return WorkUnit(op=u.op, events=tuple(u.events), duration_us=u.duration_us, uncounted_reason=str(e),
+                        kernel=u.kernel)
+    ref: Optional[Floor] = None
+    if reference is not None:
         try:
-            level, level_bytes = _level(u)
-            if level == "host_link" and level_bytes:
-                # what a host<->device copy moves is its transfer size, once, over the link
-                c = u.count = Count(c.flop, level_bytes, 0, c.dtype, c.unit, c.formula,
-                                    (c.note + "; " if c.note else "") + "bytes: the transfer over the host link")
-                level_bytes = None
-            u.floor = floor_of(c, spec, launches, allow_tf32=allow_tf32, allow_tf32_conv=allow_tf32_conv,
-                               level=level, level_bytes=level_bytes, dram_bytes=u.dram_bytes)
-        except KeyError as e:
-            u.count, u.uncounted_reason = None, str(e)
-            continue
-        if reference is not None:
-            try:
-                u.reference_floor = floor_of(c, reference, launches, allow_tf32=allow_tf32,
-                                             allow_tf32_conv=allow_tf32_conv, level=level,
-                                             level_bytes=level_bytes, dram_bytes=u.dram_bytes)
-            except KeyError:
-                u.reference_floor = None  # the reference lacks a peak: no reference figure for this op
+            ref = floor_of(c, reference, launches, allow_tf32=tf32, allow_tf32_conv=tf32_conv, level=level,
+                           level_bytes=level_bytes, dram_bytes=u.dram_bytes)
+        except KeyError:
+            ref = None  # the reference lacks a peak: no reference figure for this op
+    shares, floors = event_floors(floor, u.events, u.duration_us)
+    return WorkUnit(op=u.op, events=tuple(u.events), duration_us=u.duration_us, count=c, floor=floor,
+                    uncounted_reason="", kernel=u.kernel, reference_floor=ref, event_shares=shares,
+                    event_floors_us=floors)
 
 
-def mark_l2_resident(units: Sequence[Unit], spec: DeviceSpec) -> None:
+def event_floors(floor: Floor, events: Sequence[GpuEvent],
+                 duration_us: float) -> Tuple[Tuple[float, ...], Tuple[float, ...]]:
+    """Each device event's share of its unit's work and its floor, in ``events`` order.
+
+    The share is the event's share of ``duration_us`` (the events' summed duration; equal
+    shares when they took no time); the floor is ``max(compute_us, memory_us) * share`` plus one
+    launch latency (``overhead_us / len(events)``). Both empty for a unit with no events (CPU).
+    """
+    if not events:
+        return (), ()
+    n = len(events)
+    shares = tuple(ev.duration_us / duration_us if duration_us > 0 else 1.0 / n for ev in events)
+    base = max(floor.compute_us, floor.memory_us)
+    per_launch = floor.overhead_us / n
+    return shares, tuple(base * s + per_launch for s in shares)
+
+
+def mark_l2_resident(units: Sequence[_Pending], spec: DeviceSpec) -> None:
     """Decide, per GPU op, which input bytes may still be in L2 (note 4); sets ``dram_bytes``.
 
     An input tensor may be L2-resident when an op that ran shortly before wrote an output of
@@ -249,13 +277,11 @@ def _shapes(op: Optional[CpuOp]) -> str:
     return ", ".join(parts)
 
 
-def op_rows(units: Sequence[Unit], passes: int, spec: DeviceSpec, *, gpu: bool) -> List[OpRow]:
-    """Aggregate units into per-pass rows keyed by (op name, module, counted)."""
-    groups: Dict[Tuple[str, str, bool], List[Unit]] = defaultdict(list)
+def op_rows(units: Sequence[WorkUnit], passes: int, spec: DeviceSpec, *, gpu: bool) -> List[OpRow]:
+    """Aggregate units into per-pass rows keyed by (op name, module, counted), longest first."""
+    groups: Dict[Tuple[str, str, bool], List[WorkUnit]] = defaultdict(list)
     for u in units:
-        name = u.kernel or (u.op.name if u.op is not None else UNATTRIBUTED)
-        module = u.op.module if u.op is not None else ""
-        groups[(name, module, u.floor is not None)].append(u)
+        groups[(u.name, u.module, u.floor is not None)].append(u)
     L = spec.launch_latency_us.value
     rows = []
     for (name, module, counted), us in groups.items():
@@ -263,20 +289,21 @@ def op_rows(units: Sequence[Unit], passes: int, spec: DeviceSpec, *, gpu: bool) 
         duration = sum(u.duration_us for u in us) / passes
         first = us[0]
         if counted:
-            compute = sum(u.floor.compute_us for u in us) / passes
-            memory = sum(u.floor.memory_us for u in us) / passes
-            overhead = sum(u.floor.overhead_us for u in us) / passes
-            floor_us = sum(u.floor.floor_us for u in us) / passes
-            terms = {"compute": compute, "memory": memory, "overhead": overhead}
-            bound = max(terms, key=terms.__getitem__) if any(terms.values()) else "overhead"
+            floors = [u.floor for u in us if u.floor is not None]
+            counts = [u.count for u in us if u.count is not None]
+            compute = sum(f.compute_us for f in floors) / passes
+            memory = sum(f.memory_us for f in floors) / passes
+            overhead = sum(f.overhead_us for f in floors) / passes
+            floor_us = sum(f.floor_us for f in floors) / passes
+            bound = largest_term(compute, memory, overhead)
             rows.append(OpRow(
                 name=name, module=module, calls=len(us) / passes, kernels=n_events / passes,
-                duration_us=duration, flop=sum(u.count.flop for u in us) / passes,
-                bytes=sum(u.count.bytes for u in us) / passes, compute_us=compute, memory_us=memory,
+                duration_us=duration, flop=sum(c.flop for c in counts) / passes,
+                bytes=sum(c.bytes for c in counts) / passes, compute_us=compute, memory_us=memory,
                 overhead_us=overhead, floor_us=floor_us, bound=bound,
                 efficiency=floor_us / duration if duration > 0 and floor_us > 0 else None,
-                peak_key=first.floor.peak_key, formula=first.count.formula, shapes=_shapes(first.op),
-                note=first.count.note, level="/".join(sorted({u.floor.bandwidth_key for u in us})),
+                peak_key=floors[0].peak_key, formula=counts[0].formula, shapes=_shapes(first.op),
+                note=counts[0].note, level="/".join(sorted({f.bandwidth_key for f in floors})),
                 **_reference_figures(us, passes, duration),
             ))
         else:
@@ -290,44 +317,31 @@ def op_rows(units: Sequence[Unit], passes: int, spec: DeviceSpec, *, gpu: bool) 
     return rows
 
 
-def _reference_figures(us: Sequence[Unit], passes: int, duration: float) -> Dict[str, Optional[float]]:
-    if any(u.reference_floor is None for u in us):
+def _reference_figures(us: Sequence[WorkUnit], passes: int, duration: float) -> Dict[str, Optional[float]]:
+    refs = [u.reference_floor for u in us]
+    if any(f is None for f in refs):
         return {}
-    ref = sum(u.reference_floor.floor_us for u in us) / passes
+    ref = sum(f.floor_us for f in refs if f is not None) / passes
     return {"reference_floor_us": ref, "reference_efficiency": ref / duration if duration > 0 and ref > 0 else None}
 
 
-def event_share(unit: Unit, event: GpuEvent) -> float:
-    """The share of its op's work given to one device event: its share of the op's device time
-    (equal shares when the op's events took no time)."""
-    return event.duration_us / unit.duration_us if unit.duration_us > 0 else 1.0 / len(unit.events)
-
-
-def event_floor_us(unit: Unit, event: GpuEvent) -> float:
-    """One device event's floor: its op's compute/memory floor times :func:`event_share`, plus
-    one launch latency. Raises ValueError for an uncounted unit."""
-    if unit.floor is None:
-        raise ValueError("an uncounted op has no floor")
-    per_launch = unit.floor.overhead_us / max(len(unit.events), 1)
-    return max(unit.floor.compute_us, unit.floor.memory_us) * event_share(unit, event) + per_launch
-
-
-def kernel_rows(units: Sequence[Unit], passes: int) -> List[KernelRow]:
-    """Per-pass rows for each device event name under each op and stream."""
+def kernel_rows(units: Sequence[WorkUnit], passes: int) -> List[KernelRow]:
+    """Per-pass rows for each device event name under each op and stream, longest first; each
+    event's floor is the unit's ``event_floors_us`` entry."""
     # keyed like op rows: counted and uncounted calls of one kernel under one op are two rows
-    acc: Dict[Tuple[str, str, str, str, int, bool], List[float]] = {}
-    meta: Dict[Tuple[str, str, str, str, int, bool], Tuple[str, str]] = {}
+    acc: Dict[Tuple[str, EventKind, str, str, int, bool], List[float]] = {}
+    meta: Dict[Tuple[str, EventKind, str, str, int, bool], Tuple[FloorSplit, Bound]] = {}
     for u in units:
-        opname = u.kernel or (u.op.name if u.op is not None else UNATTRIBUTED)
-        module = u.op.module if u.op is not None else ""
-        split = "whole" if len(u.events) == 1 else "by_duration"
-        for ev in u.events:
-            key = (ev.name, ev.kind, opname, module, ev.stream, u.floor is not None)
+        opname, module = u.name, u.module
+        split = u.floor_split
+        counted = u.floor is not None
+        for i, ev in enumerate(u.events):
+            key = (ev.name, ev.kind, opname, module, ev.stream, counted)
             a = acc.setdefault(key, [0.0, 0.0, 0.0, 0.0])  # calls, duration, floor, counted-flag
             a[0] += 1
             a[1] += ev.duration_us
             if u.floor is not None:
-                a[2] += event_floor_us(u, ev)
+                a[2] += u.event_floors_us[i]
                 a[3] = 1.0
             meta[key] = (split, u.floor.bound if u.floor is not None else "uncounted")
     rows = []
@@ -343,33 +357,9 @@ def kernel_rows(units: Sequence[Unit], passes: int) -> List[KernelRow]:
     return rows
 
 
-def _capture_flag(trace: Trace, key: str) -> Optional[bool]:
-    """A boolean floorcalc's capture stored in the trace's metadata, or None when unknown."""
-    cap = trace.metadata.get("floorcalc")
-    if cap:
-        try:
-            v = json.loads(cap).get(key)
-            return bool(v) if v is not None else None
-        except (ValueError, AttributeError):
-            return None
-    return None
-
-
-def _capture_meta(trace: Trace) -> dict:
-    raw = trace.metadata.get("floorcalc")
-    try:
-        meta = json.loads(raw) if raw else {}
-    except ValueError:
-        return {}
-    return meta if isinstance(meta, dict) else {}
-
-
-def _allow_tf32(trace: Trace) -> Optional[bool]:
-    return _capture_flag(trace, "allow_tf32")
-
-
-def _dominant_peak(rows: Sequence[OpRow], spec: DeviceSpec) -> Tuple[Optional[str], Optional[float]]:
-    """The peak key carrying the most counted FLOPs, and its value (for MFU)."""
+def mfu_peak(rows: Sequence[OpRow], spec: DeviceSpec) -> Tuple[Optional[str], Optional[float]]:
+    """The peak MFU divides by: the peak key carrying the most counted FLOPs, and its value in
+    FLOP/s from ``spec`` (None, None when no counted row has FLOPs)."""
     by_key: Dict[str, float] = defaultdict(float)
     for r in rows:
         if r.flop and r.peak_key and r.peak_key != "none":
@@ -381,87 +371,30 @@ def _dominant_peak(rows: Sequence[OpRow], spec: DeviceSpec) -> Tuple[Optional[st
     return key, (fig.value if fig else None)
 
 
-def build_report(trace: Trace, spec: DeviceSpec, *, passes: Optional[int] = None,
-                 bare_wall_us: Optional[float] = None, capture: Optional[Mapping[str, object]] = None,
-                 notes: Sequence[str] = (), reference: Optional[DeviceSpec] = None) -> Report:
-    """Turn a parsed trace and a device spec into a :class:`Report` (all figures per pass).
-
-    ``reference``: a second spec (the datasheet one when ``spec`` is calibrated); every floor
-    and efficiency is then also given against it, labelled ``reference_*``.
-    """
-    win = window(trace, passes)
-    gpu = bool(win.gpu_ids)
-    units = gpu_units(trace, win) if gpu else cpu_units(trace, win)
-    allow_tf32 = _allow_tf32(trace)
-    count_units(units, spec, gpu=gpu, allow_tf32=allow_tf32, reference=reference,
-                allow_tf32_conv=_capture_flag(trace, "cudnn_allow_tf32"))
+def summarise(trace: Trace, win: Window, ops: Sequence[OpRow], spec: DeviceSpec, *, gpu: bool,
+              bare_wall_us: Optional[float], reference: bool) -> Summary:
+    """The pass figures (per pass) of the window's op rows: wall, busy and idle time, sums of
+    floors and counts, MFU and MBU (over the bare wall time when the step was timed without the
+    profiler, else the profiled one) and the peak MFU divides by."""
     n = win.passes
-    ops = op_rows(units, n, spec, gpu=gpu)
-    kernels = kernel_rows(units, n) if gpu else []
-    win_events = [trace.gpu[i] for i in win.gpu_ids]
-    busy = busy_us(win_events) / n if gpu else 0.0
+    busy = busy_us([trace.gpu[i] for i in win.gpu_ids]) / n if gpu else 0.0
     wall = win.wall_us / n
-    op_time = sum(r.duration_us for r in ops)
     flop = sum(r.flop or 0.0 for r in ops)
-    nbytes = sum(r.bytes or 0.0 for r in ops)
-    key, peak = _dominant_peak(ops, spec)
+    key, peak = mfu_peak(ops, spec)
     # MFU/MBU divide by the least distorted wall time: the bare one when the step was timed
     # without the profiler, else the profiled one. Host<->device copies are not DRAM traffic.
     t_wall = bare_wall_us if bare_wall_us else wall
     dram_bytes = sum(r.bytes or 0.0 for r in ops if r.level != "host_link")
-    mfu = flop / (t_wall * 1e-6) / peak if peak and t_wall > 0 else None
-    mbu = dram_bytes / (t_wall * 1e-6) / spec.mem_bytes_per_s.value if t_wall > 0 and dram_bytes else None
-    summary = Summary(
+    return Summary(
         passes=n, wall_us=wall, gpu_busy_us=busy, idle_us=(wall - busy) if gpu else 0.0,
         floor_us=sum(r.floor_us or 0.0 for r in ops),
         uncounted_us=sum(r.duration_us for r in ops if r.bound == "uncounted"),
-        op_time_us=op_time, flop=flop, bytes=nbytes, mfu=mfu, mbu=mbu, bare_wall_us=bare_wall_us,
+        op_time_us=sum(r.duration_us for r in ops), flop=flop, bytes=sum(r.bytes or 0.0 for r in ops),
+        mfu=flop / (t_wall * 1e-6) / peak if peak and t_wall > 0 else None,
+        mbu=dram_bytes / (t_wall * 1e-6) / spec.mem_bytes_per_s.value if t_wall > 0 and dram_bytes else None,
+        bare_wall_us=bare_wall_us,
         profiler_distortion=(wall / bare_wall_us - 1.0) if bare_wall_us else None,
         unattributed_us=sum(r.duration_us for r in ops if r.name == UNATTRIBUTED),
-        reference_floor_us=sum(r.reference_floor_us or 0.0 for r in ops) if reference is not None else None,
+        reference_floor_us=sum(r.reference_floor_us or 0.0 for r in ops) if reference else None,
+        mfu_peak_key=key, mfu_peak_flop_per_s=peak,
     )
-    notes = list(notes)
-    notes.append(f"window: {win.source}; figures are per pass (totals / {n})")
-    table = _inductor_table(trace)
-    n_gen = sum(1 for u in units if u.kernel)
-    if n_gen:
-        notes.append(f"torch.compile: {n_gen} launches of {len(table)} generated kernels counted from Inductor's own "
-                     "records (FLOPs of the FX nodes each kernel computes; bytes: its kernel_num_gb, the fusion's "
-                     "inputs and outputs); extern kernels counted as the aten ops they are")
-    no_shapes = _capture_meta(trace).get("profiled_no_shapes_wall_us")
-    if bare_wall_us and no_shapes:
-        notes.append(f"profiler distortion: {no_shapes / bare_wall_us - 1:+.0%} with the profiler alone (no shapes, no "
-                     f"module ranges; {no_shapes:.0f} us per pass, host-timed), {wall / bare_wall_us - 1:+.0%} with shapes and "
-                     "module ranges (this trace); timing figures (MFU, MBU) use the bare run, shapes come from this trace")
-    if _capture_meta(trace).get("compile") and not table:
-        notes.append("torch.compile: Inductor left no kernel records for this run, so its generated kernels are "
-                     "uncounted (Torch-Compiled Region rows)")
-    launch_floor = sum(r.overhead_us for r in ops if r.floor_us is not None)
-    if gpu and summary.floor_us > 0:
-        notes.append(f"of the {summary.floor_us:.1f} us sum of floors, {launch_floor:.1f} us is launch latency "
-                     f"(L = {spec.launch_latency_us.value:.3g} us per launch): fewer launches lower it")
-    fallback = _capture_meta(trace).get("compile_fallback")
-    if fallback:
-        notes.append(f"torch.compile failed, so this run is eager: {fallback}")
-    if allow_tf32 is None and any(r.peak_key == "tensor.tfloat32" for r in ops):
-        notes.append("float32 matmuls floored at the TF32 tensor peak: the trace does not say whether TF32 was allowed")
-    if key:
-        notes.append(f"MFU uses {key} = {peak:.4g} FLOP/s ({spec.peak_flop_per_s[key].basis}); "
-                     f"MBU uses DRAM {spec.mem_bytes_per_s.value:.4g} B/s ({spec.mem_bytes_per_s.basis}); "
-                     f"both over the {'bare (unprofiled)' if bare_wall_us else 'profiled'} wall time")
-    runs = [float(x) for x in (capture or {}).get("bare_wall_us_runs") or []]
-    if bare_wall_us and (wall < 0.9 * bare_wall_us or (runs and max(runs) > 1.5 * min(runs))):
-        notes.append(f"host timing looks noisy: bare passes took {', '.join(f'{r:.0f}' for r in runs) or bare_wall_us} us "
-                     f"against {wall:.0f} us profiled; another process may share this CPU, so treat the "
-                     "wall times and the profiler distortion with care")
-    if not trace.has_shapes:
-        notes.append("trace has no shapes (record_shapes was off): nothing can be counted, timeline only")
-    cap = dict(capture or {})
-    cap.setdefault("trace", trace.path)
-    # where the rest of the wall time goes: gaps, copies, decomposition (floorcalc.timeline)
-    from floorcalc.timeline import analyze as analyze_timeline
-
-    timeline = analyze_timeline(trace, win, units, spec, target="cuda" if gpu else "cpu")
-    return Report(schema_version=SCHEMA_VERSION, tool_version=__version__, target="cuda" if gpu else "cpu",
-                  device=spec, ops=tuple(ops), kernels=tuple(kernels), summary=summary, capture=cap,
-                  notes=tuple(notes), reference=reference, timeline=timeline)

@@ -14,9 +14,9 @@ No figure is clipped: a kernel that runs faster than its floor shows an efficien
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Dict, Optional, Tuple
 
-from floorcalc.records import Count, DeviceSpec, Figure, Floor
+from floorcalc.records import Count, DeviceSpec, Figure, Floor, FloorBound, Level
 
 #: Which tensor-unit peak a matrix op of a given dtype runs at.
 _TENSOR_KEYS = {
@@ -53,7 +53,7 @@ def peak_key(count: Count, allow_tf32: Optional[bool], allow_tf32_conv: Optional
     return "vector.float32"
 
 
-def _peak(spec: DeviceSpec, key: str) -> tuple[str, Figure]:
+def _peak(spec: DeviceSpec, key: str) -> Tuple[str, Figure]:
     """Look ``key`` up in the spec, falling back to the nearest figure the spec has.
 
     Fallbacks: ``vector.float16``/``vector.bfloat16`` -> ``vector.float32`` (datasheets rarely
@@ -74,7 +74,7 @@ def _peak(spec: DeviceSpec, key: str) -> tuple[str, Figure]:
     raise KeyError(f"device spec {spec.key!r} has no peak for {key!r} (nor {', '.join(chain[1:]) or 'a fallback'})")
 
 
-def bandwidth(spec: DeviceSpec, level: str) -> tuple[str, Figure]:
+def bandwidth(spec: DeviceSpec, level: Level) -> Tuple[Level, Figure]:
     """The bandwidth figure for a memory level: ``"dram"``, ``"l2"`` or ``"host_link"``.
 
     A level the spec lacks falls back to DRAM, and the key returned says so.
@@ -88,7 +88,7 @@ def bandwidth(spec: DeviceSpec, level: str) -> tuple[str, Figure]:
 
 def floor_of(count: Count, spec: DeviceSpec, launches: int, *, allow_tf32: Optional[bool] = None,
              allow_tf32_conv: Optional[bool] = None,
-             level: str = "dram", level_bytes: Optional[int] = None, dram_bytes: Optional[int] = None) -> Floor:
+             level: Level = "dram", level_bytes: Optional[int] = None, dram_bytes: Optional[int] = None) -> Floor:
     """The floor of work counted as ``count``, issued as ``launches`` kernels (or CPU op calls).
 
     ``level`` is the memory level the bytes move through (see :func:`bandwidth`);
@@ -116,9 +116,25 @@ def floor_of(count: Count, spec: DeviceSpec, launches: int, *, allow_tf32: Optio
         memory_us = max(dram_us, l2_us)
         bw_key = "l2" if l2_us >= dram_us else "dram+l2"
     overhead_us = launches * spec.launch_latency_us.value
-    terms = {"compute": compute_us, "memory": memory_us, "overhead": overhead_us}
-    # no work and no launch (a CPU view): nothing but overhead
-    bound = max(terms, key=terms.__getitem__) if any(terms.values()) else "overhead"
     return Floor(compute_us=compute_us, memory_us=memory_us, overhead_us=overhead_us,
-                 floor_us=max(compute_us, memory_us) + overhead_us, bound=bound,
-                 peak_key=key, bandwidth_key=bw_key)
+                 floor_us=max(compute_us, memory_us) + overhead_us,
+                 bound=largest_term(compute_us, memory_us, overhead_us), peak_key=key, bandwidth_key=bw_key)
+
+
+def largest_term(compute_us: float, memory_us: float, overhead_us: float) -> FloorBound:
+    """The bound of a floor: the largest of its three terms (the first of them on a tie), and
+    ``"overhead"`` when all are 0 (no work and no launch, a CPU view: nothing but overhead)."""
+    terms: Dict[FloorBound, float] = {"compute": compute_us, "memory": memory_us, "overhead": overhead_us}
+    return max(terms, key=terms.__getitem__) if any(terms.values()) else "overhead"
+
+
+def arithmetic_intensity(flop: float, nbytes: float) -> Optional[float]:
+    """Arithmetic intensity in FLOP per byte: ``flop / nbytes`` (None when no bytes move)."""
+    return flop / nbytes if nbytes > 0 else None
+
+
+def ridge_point(peak_flop_per_s: float, bytes_per_s: float) -> float:
+    """The roofline's ridge point in FLOP per byte: ``P / W``, the arithmetic intensity above
+    which work with that peak and that bandwidth is compute-bound (below it, memory-bound).
+    Raises ZeroDivisionError for a zero bandwidth."""
+    return peak_flop_per_s / bytes_per_s

@@ -13,7 +13,49 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Mapping, Optional, Tuple, Union
+from typing import Dict, FrozenSet, List, Literal, Mapping, Optional, Tuple, Union, get_args
+
+# --------------------------------------------------------------------------------------------
+# Enumerations: each a Literal type, and its values as a tuple where code iterates over them
+
+#: What a run was analysed as: work on a CUDA device, or CPU ops only.
+Target = Literal["cuda", "cpu"]
+#: What a device spec describes.
+DeviceKind = Literal["gpu", "cpu"]
+#: What a device event is.
+EventKind = Literal["kernel", "memcpy", "memset"]
+#: The execution units a count may ask for: matrix (tensor) cores, vector ALUs, or none.
+ComputeUnit = Literal["tensor", "vector", "none"]
+#: Where a hardware figure came from.
+Basis = Literal["datasheet", "measured", "derived", "assumed", "user"]
+#: The term of a floor that is largest.
+FloorBound = Literal["compute", "memory", "overhead"]
+#: What bounds an op or kernel row: a floor's largest term, or no floor at all.
+Bound = Literal["compute", "memory", "overhead", "uncounted"]
+#: The memory level a floor's bytes were floored at (floorcalc.floor.bandwidth, floor_of).
+Level = Literal["dram", "l2", "dram+l2", "host_link"]
+#: How an op's floor was given to its device events: one event takes it whole, several share it
+#: in proportion to their duration.
+FloorSplit = Literal["whole", "by_duration"]
+#: Causes of device idle time, in the order they take precedence when several hold at once
+#: (definitions in docs/timeline.md).
+GapCause = Literal["queued", "profiler", "blocking_copy", "sync", "collective", "cold_start", "launch", "python"]
+#: The decomposition term an idle cause belongs to.
+IdleTerm = Literal["host_overhead", "blocking", "other"]
+#: A host call that waits for the device.
+WaitKind = Literal["sync", "blocking_copy"]
+#: What a slice of the window is bound by (Decomposition.bound).
+SliceBound = Literal["device", "data_movement", "host", "blocking", "other"]
+#: Where ``floorcalc count`` ran the forward: on the meta device (shapes only) or the CPU.
+CountRun = Literal["meta", "cpu"]
+#: The families ``floorcalc count`` sums FLOPs in.
+Family = Literal["matmul", "conv", "attention", "vector", "memory"]
+
+UNITS: Tuple[ComputeUnit, ...] = get_args(ComputeUnit)
+BASES: Tuple[Basis, ...] = get_args(Basis)
+BOUNDS: Tuple[Bound, ...] = get_args(Bound)
+GAP_CAUSES: Tuple[GapCause, ...] = get_args(GapCause)
+FAMILIES: Tuple[Family, ...] = get_args(Family)
 
 # --------------------------------------------------------------------------------------------
 # dtypes
@@ -167,7 +209,7 @@ class GpuEvent:
     """
 
     index: int
-    kind: str
+    kind: EventKind
     name: str
     ts_us: float
     duration_us: float
@@ -209,6 +251,89 @@ class GpuProperties:
     compute_capability: Optional[str]
 
 
+@dataclass(frozen=True, slots=True)
+class GeneratedKernel:
+    """What Inductor knew of one launch of a kernel it generated (``torch.compile``), as
+    floorcalc.counting.inductor counted it at capture time.
+
+    ``flop``: the FLOPs of the FX nodes the kernel computes; ``bytes``: its ``kernel_num_gb``
+    (the fusion's inputs read and outputs written, in bytes); ``dtype``/``unit``: the peak its
+    floor divides by; ``method``: how it was counted; ``graph``: the compiled graph's folder.
+    """
+
+    flop: int
+    bytes: int
+    dtype: str
+    unit: ComputeUnit
+    method: str
+    graph: str = ""
+
+
+@dataclass(frozen=True)
+class CaptureInfo:
+    """How a pass was captured, and how the report on it was made.
+
+    floorcalc's capture writes the capture part once into the trace's metadata (under the
+    ``floorcalc`` key, :func:`floorcalc.trace.capture_info.capture_metadata`); the trace reader
+    parses it once (:func:`floorcalc.trace.capture_info.read_capture_info`) onto
+    :attr:`Trace.capture`; the analysis adds how the report was made and carries it as
+    :attr:`Report.capture`. Every field is None (or empty) where the trace does not say: a
+    trace floorcalc did not capture has ``recorded`` False and nothing else.
+
+    Captured: ``capture_command`` (the command line that captured the trace, metadata key
+    ``command``), ``floorcalc_version``, ``device`` (``cuda``/``cpu``), ``gpu_name``,
+    ``model_file``, ``warmup`` (unprofiled passes before timing), ``iters`` (profiled passes),
+    ``torch_version``, ``cuda_version`` (None for a CPU build of torch), ``allow_tf32``
+    (``torch.backends.cuda.matmul.allow_tf32``), ``cudnn_allow_tf32``
+    (``torch.backends.cudnn.allow_tf32``), ``float32_matmul_precision``, ``sm_count``,
+    ``compute_capability``, ``bare_wall_us`` (median per-pass time without the profiler) and
+    ``bare_wall_us_runs`` (each of the timed sets), ``profiled_no_shapes_wall_us`` (per pass
+    under a profiler recording no shapes), ``launch_latency`` (L measured by
+    floorcalc.capture.calibrate.launch_latency, basis ``measured``), ``cpu_bandwidth``
+    (floorcalc.capture.calibrate.cpu_bandwidth), ``cpu_name`` and ``cpu_peak_flop_per_s`` (the
+    capturing CPU's derived peaks, floorcalc.device.cpu_spec), ``cuda_graphs``, ``compile``,
+    ``compile_fallback`` (why torch.compile failed and the run is eager),
+    ``inductor_kernels`` (kernel name -> its launches in launch order), ``note``.
+    ``problems``: what the reader could not read in the metadata.
+
+    The analysis: ``command`` (the command that made this report), ``trace`` (the trace
+    file's path) and ``live`` (True when the report was made by the run that captured the
+    trace, ``floorcalc report`` or ``floorcalc.report()``; False for a trace read back).
+    """
+
+    recorded: bool = False
+    capture_command: str = ""
+    floorcalc_version: Optional[str] = None
+    device: Optional[Target] = None
+    gpu_name: Optional[str] = None
+    model_file: Optional[str] = None
+    warmup: Optional[int] = None
+    iters: Optional[int] = None
+    torch_version: Optional[str] = None
+    cuda_version: Optional[str] = None
+    allow_tf32: Optional[bool] = None
+    cudnn_allow_tf32: Optional[bool] = None
+    float32_matmul_precision: Optional[str] = None
+    sm_count: Optional[int] = None
+    compute_capability: Optional[str] = None
+    bare_wall_us: Optional[float] = None
+    bare_wall_us_runs: Optional[Tuple[float, ...]] = None
+    profiled_no_shapes_wall_us: Optional[float] = None
+    launch_latency: Optional[Figure] = None
+    cpu_bandwidth: Optional[Figure] = None
+    cpu_name: Optional[str] = None
+    cpu_peak_flop_per_s: Mapping[str, Figure] = field(default_factory=dict)
+    cuda_graphs: Optional[bool] = None
+    compile: Optional[bool] = None
+    compile_fallback: Optional[str] = None
+    inductor_kernels: Mapping[str, Tuple[GeneratedKernel, ...]] = field(default_factory=dict)
+    note: str = ""
+    problems: Tuple[str, ...] = ()
+    command: str = ""
+    trace: str = ""
+    live: bool = False
+
+
 @dataclass(frozen=True)
 class Trace:
     """A parsed Kineto trace: host ops, host runtime calls, device activity, steps.
@@ -237,14 +362,35 @@ class Trace:
     notes: Tuple[str, ...] = ()
     #: why the trace was read only in part (a truncated file), "" when it was read whole
     partial: str = ""
+    #: what floorcalc's capture recorded in the trace (empty for a trace it did not capture)
+    capture: CaptureInfo = field(default_factory=CaptureInfo)
+
+
+@dataclass(frozen=True)
+class Window:
+    """The analysed part of a trace (output of floorcalc.timeline.window).
+
+    ``start_us``: the first pass's start. ``end_us``: the later of the last pass's end on the
+    host and the end of the last device event launched inside the window. ``passes``: how many
+    passes the window holds (the ``ProfilerStep`` count, or what the user said).
+    ``op_ids``: indices of the host ops inside the window; ``gpu_ids``: device events whose
+    launching op is inside it, plus unattributed ones that start inside it.
+    """
+
+    start_us: float
+    end_us: float
+    passes: int
+    op_ids: FrozenSet[int]
+    gpu_ids: Tuple[int, ...]
+    source: str
+
+    @property
+    def wall_us(self) -> float:
+        return self.end_us - self.start_us
 
 
 # --------------------------------------------------------------------------------------------
 # Counting (output of floorcalc.counting)
-
-#: The execution units a count may ask for: matrix (tensor) cores, vector ALUs, or none.
-UNITS = ("tensor", "vector", "none")
-
 
 @dataclass(frozen=True, slots=True)
 class Count:
@@ -261,7 +407,7 @@ class Count:
     bytes_read: int
     bytes_written: int
     dtype: str
-    unit: str
+    unit: ComputeUnit
     formula: str
     note: str = ""
 
@@ -273,10 +419,6 @@ class Count:
 # --------------------------------------------------------------------------------------------
 # Device (output of floorcalc.device)
 
-#: Where a figure came from.
-BASES = ("datasheet", "measured", "derived", "assumed", "user")
-
-
 @dataclass(frozen=True, slots=True)
 class Figure:
     """A hardware figure with its provenance.
@@ -286,7 +428,7 @@ class Figure:
     """
 
     value: float
-    basis: str
+    basis: Basis
     source: str
 
 
@@ -303,7 +445,7 @@ class DeviceSpec:
 
     key: str
     name: str
-    kind: str
+    kind: DeviceKind
     peak_flop_per_s: Mapping[str, Figure]
     mem_bytes_per_s: Figure
     launch_latency_us: Figure
@@ -317,9 +459,6 @@ class DeviceSpec:
 # --------------------------------------------------------------------------------------------
 # Floor and classification (outputs of floorcalc.floor and floorcalc.classify)
 
-BOUNDS = ("compute", "memory", "overhead", "uncounted")
-
-
 @dataclass(frozen=True, slots=True)
 class Floor:
     """The hardware floor of some work: ``floor_us = max(compute_us, memory_us) + overhead_us``.
@@ -332,9 +471,56 @@ class Floor:
     memory_us: float
     overhead_us: float
     floor_us: float
-    bound: str
+    bound: FloorBound
     peak_key: str
-    bandwidth_key: str
+    bandwidth_key: Level
+
+
+#: The op name of device work that no op launched.
+UNATTRIBUTED = "(unattributed)"
+
+
+@dataclass(frozen=True)
+class WorkUnit:
+    """One piece of measured work and what classify made of it (output of floorcalc.classify;
+    the kernel rows, the timeline and the annotated trace all read it).
+
+    On a GPU trace: the device events (kernels, memcpys, memsets) that one instance of ``op``
+    launched, one unattributed event (``op`` None), or one launch of a kernel Inductor
+    generated (``kernel``: its name, "" otherwise); on a CPU trace: one op call (``events``
+    empty). ``duration_us``: the events' summed duration (GPU) or the op's inclusive duration
+    (CPU), microseconds. ``count``: its FLOPs and bytes, None when uncounted
+    (``uncounted_reason`` says why). ``floor``: its hardware floor against the spec in use,
+    ``reference_floor`` against the reference spec (None: no reference, or it lacks the peak).
+    ``event_shares``: each event's share of the unit's work (its share of ``duration_us``,
+    equal shares when the events took no time), in ``events`` order. ``event_floors_us``: each
+    event's floor, ``max(compute_us, memory_us) * share + overhead_us / len(events)``: computed
+    once, by classify; empty when the unit is uncounted.
+    """
+
+    op: Optional[CpuOp]
+    events: Tuple[GpuEvent, ...]
+    duration_us: float
+    count: Optional[Count] = None
+    floor: Optional[Floor] = None
+    uncounted_reason: str = ""
+    kernel: str = ""
+    reference_floor: Optional[Floor] = None
+    event_shares: Tuple[float, ...] = ()
+    event_floors_us: Tuple[float, ...] = ()
+
+    @property
+    def name(self) -> str:
+        """The name its rows carry: the generated kernel's, else the op's, else UNATTRIBUTED."""
+        return self.kernel or (self.op.name if self.op is not None else UNATTRIBUTED)
+
+    @property
+    def module(self) -> str:
+        return self.op.module if self.op is not None else ""
+
+    @property
+    def floor_split(self) -> FloorSplit:
+        return "whole" if len(self.events) == 1 else "by_duration"
 
 
 @dataclass(frozen=True)
@@ -362,7 +548,7 @@ class OpRow:
     memory_us: Optional[float]
     overhead_us: float
     floor_us: Optional[float]
-    bound: str
+    bound: Bound
     efficiency: Optional[float]
     peak_key: str = ""
     formula: str = ""
@@ -398,16 +584,16 @@ class KernelRow:
     """
 
     name: str
-    kind: str
+    kind: EventKind
     op: str
     module: str
     stream: int
     calls: float
     duration_us: float
     floor_us: Optional[float]
-    bound: str
+    bound: Bound
     efficiency: Optional[float]
-    floor_split: str = "whole"
+    floor_split: FloorSplit = "whole"
 
     @property
     def floor_violation(self) -> bool:
@@ -422,7 +608,9 @@ class Summary:
     divided by passes. ``gpu_busy_us``: union of device activity intervals. ``floor_us``: sum
     of the counted ops' floors. ``uncounted_us``: device (or CPU op) time of uncounted ops.
     ``bare_wall_us``: the same step timed without the profiler; ``profiler_distortion`` is
-    ``wall_us / bare_wall_us - 1``.
+    ``wall_us / bare_wall_us - 1``. ``mfu_peak_key``/``mfu_peak_flop_per_s``: the peak MFU
+    divides by (the spec's peak carrying the most counted FLOPs; floorcalc.classify.mfu_peak),
+    None when nothing counted has FLOPs.
     """
 
     passes: int
@@ -440,6 +628,8 @@ class Summary:
     profiler_distortion: Optional[float] = None
     unattributed_us: float = 0.0
     reference_floor_us: Optional[float] = None
+    mfu_peak_key: Optional[str] = None
+    mfu_peak_flop_per_s: Optional[float] = None
 
     @property
     def uncounted_share(self) -> float:
@@ -448,22 +638,27 @@ class Summary:
 
 @dataclass(frozen=True)
 class Report:
-    """Everything a renderer needs. ``target`` is ``"cuda"`` or ``"cpu"``. ``reference`` is the
+    """Everything a renderer needs. ``target`` is ``"cuda"`` or ``"cpu"``. ``capture``: how the
+    trace was captured and how this report was made. ``reference`` is the
     spec the ``reference_*`` figures were computed against (the datasheet spec when a calibrated
     one is in use), else None."""
 
     schema_version: int
     tool_version: str
-    target: str
+    target: Target
     device: DeviceSpec
     ops: Tuple[OpRow, ...]
     kernels: Tuple[KernelRow, ...]
     summary: Summary
-    capture: Mapping[str, object] = field(default_factory=dict)
+    capture: CaptureInfo = field(default_factory=CaptureInfo)
     notes: Tuple[str, ...] = ()
     reference: Optional[DeviceSpec] = None
     #: where the wall time goes (floorcalc.timeline), None when it was not analysed
     timeline: Optional["Timeline"] = None
+    #: the work units and the window the figures were built from (kept to annotate the trace
+    #: with the same floors; not part of the JSON document, empty for a report read back)
+    units: Tuple[WorkUnit, ...] = field(default=(), compare=False, repr=False)
+    window: Optional[Window] = field(default=None, compare=False, repr=False)
 
 
 # --------------------------------------------------------------------------------------------
@@ -533,12 +728,8 @@ class DeviceSync:
     correlation: Optional[int]
 
 
-#: Causes of device idle time, in the order they take precedence when several hold at once
-#: (definitions in docs/timeline.md).
-GAP_CAUSES = ("queued", "profiler", "blocking_copy", "sync", "collective", "cold_start", "launch", "python")
-
 #: Which decomposition term each idle cause belongs to.
-CAUSE_TERM = {
+CAUSE_TERM: Mapping[GapCause, IdleTerm] = {
     "launch": "host_overhead", "python": "host_overhead",
     "sync": "blocking", "blocking_copy": "blocking",
     "queued": "other", "profiler": "other", "collective": "other", "cold_start": "other",
@@ -559,8 +750,8 @@ class Gap:
 
     at_us: float
     duration_us: float
-    cause: str
-    by_cause_us: Mapping[str, float]
+    cause: GapCause
+    by_cause_us: Mapping[GapCause, float]
     op: str = ""
     module: str = ""
     after: str = ""
@@ -572,7 +763,7 @@ class Gap:
 class IdleRow:
     """Device idle time of one cause while the host was in one op (module), per pass."""
 
-    cause: str
+    cause: GapCause
     op: str
     module: str
     idle_us: float
@@ -590,7 +781,7 @@ class HostWait:
     """
 
     name: str
-    kind: str
+    kind: WaitKind
     at_us: float
     duration_us: float
     op: str
@@ -615,7 +806,7 @@ class CopyRow:
     """
 
     name: str
-    kind: str
+    kind: EventKind
     direction: str
     src: str
     dst: str
@@ -625,7 +816,7 @@ class CopyRow:
     duration_us: float
     achieved_bytes_per_s: Optional[float]
     floor_us: Optional[float]
-    link: str
+    link: Level
     op: str
     module: str
     stream: int
@@ -659,8 +850,8 @@ class Decomposition:
     other_us: float
     other_parts_us: Mapping[str, float]
     residual_us: float
-    bound: str
-    idle_by_cause_us: Mapping[str, float] = field(default_factory=dict)
+    bound: SliceBound
+    idle_by_cause_us: Mapping[GapCause, float] = field(default_factory=dict)
 
     #: the parts, in display order
     PARTS = ("floor_us", "excess_us", "data_movement_us", "host_overhead_us", "blocking_us", "other_us")
@@ -771,14 +962,14 @@ class Timeline:
     the trace was read only in part ("" when whole).
     """
 
-    target: str
+    target: Target
     passes: int
     wall_us: float
     busy_us: float
     idle_us: float
-    idle_us_by_cause: Mapping[str, float]
+    idle_us_by_cause: Mapping[GapCause, float]
     gap_count: int
-    gap_count_by_cause: Mapping[str, int]
+    gap_count_by_cause: Mapping[GapCause, int]
     gaps: Tuple[Gap, ...]
     idle_by_op: Tuple[IdleRow, ...]
     waits: Tuple[HostWait, ...]
@@ -796,3 +987,157 @@ class Timeline:
     #: per copy direction (``HtoD``, ``DtoH``, ``memset``...): ``count``, ``bytes`` and
     #: ``duration_us`` over all the window's copies (window totals)
     copy_totals: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
+
+
+# --------------------------------------------------------------------------------------------
+# ``floorcalc count`` (capture.dispatch records the forward, floorcalc.tally sums it)
+
+
+@dataclass(frozen=True)
+class RecordedOp:
+    """One aten op call of a recorded forward.
+
+    ``module`` is the dotted path of the innermost ``nn.Module`` running it ("" for the root,
+    or when there is no model). ``oracle_flop`` holds, for ``--compare``, the FLOPs
+    FlopCounterMode gave this call (and whatever it decomposed into), by FlopCounterMode's op
+    name.
+    """
+
+    call: OpCall
+    module: str = ""
+    oracle_flop: Tuple[Tuple[str, int], ...] = ()
+
+
+@dataclass(frozen=True)
+class ModuleInfo:
+    """A module of the model: its dotted path ("" is the root) and its parameters, inclusive
+    of its submodules, each parameter once (``params``: elements; ``param_bytes``: bytes)."""
+
+    path: str
+    params: int
+    param_bytes: int
+
+
+@dataclass(frozen=True)
+class Recording:
+    """Everything one counted forward produced.
+
+    ``run`` is ``"meta"`` (shapes only, nothing allocated) or ``"cpu"`` (a real run, used when
+    the forward needs real data); ``notice`` says why a real run was used. ``modules`` is in
+    ``named_modules()`` order, root first, and empty when the model file has no model.
+    """
+
+    ops: Tuple[RecordedOp, ...]
+    modules: Tuple[ModuleInfo, ...]
+    run: CountRun
+    notice: str = ""
+
+
+@dataclass(frozen=True)
+class ModuleRow:
+    """A module's inclusive totals: op calls, FLOPs, bytes, parameters (None: no model)."""
+
+    path: str
+    depth: int
+    calls: int
+    flop: int
+    bytes: int
+    params: Optional[int]
+    uncounted_calls: int = 0
+
+    @property
+    def intensity(self) -> Optional[float]:
+        """Arithmetic intensity, FLOPs per byte (None when no bytes move; floorcalc.floor)."""
+        from floorcalc.floor import arithmetic_intensity
+
+        return arithmetic_intensity(self.flop, self.bytes)
+
+
+@dataclass(frozen=True)
+class OpTotal:
+    """One op name's counted calls summed: ``family`` is its formula family."""
+
+    name: str
+    family: Family
+    calls: int
+    flop: int
+    bytes: int
+
+
+@dataclass(frozen=True)
+class UncountedOp:
+    """An op with no count: how often it occurs, where, one example of its arguments, and why."""
+
+    name: str
+    calls: int
+    modules: Tuple[str, ...]
+    example: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class OracleResult:
+    """Another counter's answer, in FLOPs (fvcore's MACs already doubled).
+
+    ``ran`` is False when it could not run here (``note`` says why). ``by_family`` maps the
+    families of :data:`FAMILIES` to FLOPs. ``unsupported`` lists the ops it skipped, with how
+    often (fvcore's own list), ``by_op`` its FLOPs by its own op names.
+    """
+
+    name: str
+    ran: bool
+    note: str = ""
+    total: int = 0
+    by_family: Mapping[Family, int] = field(default_factory=dict)
+    by_op: Mapping[str, int] = field(default_factory=dict)
+    unsupported: Mapping[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """floorcalc's totals beside fvcore's and FlopCounterMode's, per family, with each
+    difference explained by op (``explanations``). ``run`` is where the comparison ran
+    (``"cpu"`` or ``"meta"``); ``floorcalc`` its floorcalc FLOPs by family, ``gemm_only`` the
+    same without the bias adds and activations fused into GEMMs and convolutions,
+    ``attention_full`` the attention FLOPs with every (query, key) pair counted (causal
+    masks ignored)."""
+
+    run: CountRun
+    floorcalc: Mapping[Family, int]
+    gemm_only: Mapping[Family, int]
+    attention_full: int
+    oracles: Tuple[OracleResult, ...]
+    explanations: Tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class CountReport:
+    """What ``floorcalc count`` prints: per-module rows to ``depth``, op totals, uncounted ops,
+    totals (``flop``, ``bytes``, ``params``) and FLOPs per family."""
+
+    model_file: str
+    run: CountRun
+    notice: str
+    depth: int
+    modules: Tuple[ModuleRow, ...]
+    ops: Tuple[OpTotal, ...]
+    uncounted: Tuple[UncountedOp, ...]
+    flop: int
+    bytes: int
+    params: Optional[int]
+    param_bytes: Optional[int]
+    calls: int
+    by_family: Mapping[Family, int]
+    command: str = ""
+    comparison: Optional[Comparison] = None
+
+    @property
+    def intensity(self) -> Optional[float]:
+        """Arithmetic intensity, FLOPs per byte (None when no bytes move; floorcalc.floor)."""
+        from floorcalc.floor import arithmetic_intensity
+
+        return arithmetic_intensity(self.flop, self.bytes)
+
+    @property
+    def uncounted_calls(self) -> int:
+        return sum(u.calls for u in self.uncounted)

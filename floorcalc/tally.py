@@ -24,185 +24,45 @@ Nothing here imports torch.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field, replace
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+from dataclasses import replace
+from typing import Dict, List, Literal, Mapping, Optional, Sequence, Tuple, Union
 
 from floorcalc.counting import count as count_call
 from floorcalc.counting.registry import Uncountable, formula_of
-from floorcalc.records import Count, OpCall, TensorMeta
+from floorcalc.records import (FAMILIES, Comparison, Count, CountReport, Family, ModuleInfo, ModuleRow, OpCall, OpTotal,
+                               OracleResult, RecordedOp, Recording, TensorMeta, UncountedOp)
 
-#: The families comparisons are made in, in display order; ``vector`` groups elementwise ops,
-#: reductions, norms and pooling; ``memory`` is data movement (0 FLOPs).
-FAMILIES = ("matmul", "conv", "attention", "vector", "memory")
-_VECTOR = ("elementwise", "reduction", "norm", "pooling")
+__all__ = ["FAMILIES", "FVCORE_FAMILY", "Comparison", "CountReport", "ModuleInfo", "ModuleRow", "OpTotal",
+           "OracleResult", "RecordedOp", "Recording", "UncountedOp", "attention_full", "compare", "count_or_reason",
+           "describe", "family_of", "gemm_only", "tally"]
 
-
-# --------------------------------------------------------------------------------------------
-# records
-
-
-@dataclass(frozen=True)
-class RecordedOp:
-    """One aten op call of a recorded forward.
-
-    ``module`` is the dotted path of the innermost ``nn.Module`` running it ("" for the root,
-    or when there is no model). ``oracle_flop`` holds, for ``--compare``, the FLOPs
-    FlopCounterMode gave this call (and whatever it decomposed into), by FlopCounterMode's op
-    name.
-    """
-
-    call: OpCall
-    module: str = ""
-    oracle_flop: Tuple[Tuple[str, int], ...] = ()
-
-
-@dataclass(frozen=True)
-class ModuleInfo:
-    """A module of the model: its dotted path ("" is the root) and its parameters, inclusive
-    of its submodules, each parameter once (``params``: elements; ``param_bytes``: bytes)."""
-
-    path: str
-    params: int
-    param_bytes: int
-
-
-@dataclass(frozen=True)
-class Recording:
-    """Everything one counted forward produced.
-
-    ``run`` is ``"meta"`` (shapes only, nothing allocated) or ``"cpu"`` (a real run, used when
-    the forward needs real data); ``notice`` says why a real run was used. ``modules`` is in
-    ``named_modules()`` order, root first, and empty when the model file has no model.
-    """
-
-    ops: Tuple[RecordedOp, ...]
-    modules: Tuple[ModuleInfo, ...]
-    run: str
-    notice: str = ""
-
-
-@dataclass(frozen=True)
-class ModuleRow:
-    """A module's inclusive totals: op calls, FLOPs, bytes, parameters (None: no model)."""
-
-    path: str
-    depth: int
-    calls: int
-    flop: int
-    bytes: int
-    params: Optional[int]
-    uncounted_calls: int = 0
-
-    @property
-    def intensity(self) -> Optional[float]:
-        """Arithmetic intensity, FLOPs per byte (None when no bytes move)."""
-        return self.flop / self.bytes if self.bytes > 0 else None
-
-
-@dataclass(frozen=True)
-class OpTotal:
-    """One op name's counted calls summed: ``family`` is its formula family."""
-
-    name: str
-    family: str
-    calls: int
-    flop: int
-    bytes: int
-
-
-@dataclass(frozen=True)
-class UncountedOp:
-    """An op with no count: how often it occurs, where, one example of its arguments, and why."""
-
-    name: str
-    calls: int
-    modules: Tuple[str, ...]
-    example: str
-    reason: str
-
-
-@dataclass(frozen=True)
-class OracleResult:
-    """Another counter's answer, in FLOPs (fvcore's MACs already doubled).
-
-    ``ran`` is False when it could not run here (``note`` says why). ``by_family`` maps the
-    families of :data:`FAMILIES` to FLOPs. ``unsupported`` lists the ops it skipped, with how
-    often (fvcore's own list), ``by_op`` its FLOPs by its own op names.
-    """
-
-    name: str
-    ran: bool
-    note: str = ""
-    total: int = 0
-    by_family: Mapping[str, int] = field(default_factory=dict)
-    by_op: Mapping[str, int] = field(default_factory=dict)
-    unsupported: Mapping[str, int] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class Comparison:
-    """floorcalc's totals beside fvcore's and FlopCounterMode's, per family, with each
-    difference explained by op (``explanations``). ``run`` is where the comparison ran
-    (``"cpu"`` or ``"meta"``); ``floorcalc`` its floorcalc FLOPs by family, ``gemm_only`` the
-    same without the bias adds and activations fused into GEMMs and convolutions,
-    ``attention_full`` the attention FLOPs with every (query, key) pair counted (causal
-    masks ignored)."""
-
-    run: str
-    floorcalc: Mapping[str, int]
-    gemm_only: Mapping[str, int]
-    attention_full: int
-    oracles: Tuple[OracleResult, ...]
-    explanations: Tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class CountReport:
-    """What ``floorcalc count`` prints: per-module rows to ``depth``, op totals, uncounted ops,
-    totals (``flop``, ``bytes``, ``params``) and FLOPs per family."""
-
-    model_file: str
-    run: str
-    notice: str
-    depth: int
-    modules: Tuple[ModuleRow, ...]
-    ops: Tuple[OpTotal, ...]
-    uncounted: Tuple[UncountedOp, ...]
-    flop: int
-    bytes: int
-    params: Optional[int]
-    param_bytes: Optional[int]
-    calls: int
-    by_family: Mapping[str, int]
-    command: str = ""
-    comparison: Optional[Comparison] = None
-
-    @property
-    def intensity(self) -> Optional[float]:
-        return self.flop / self.bytes if self.bytes > 0 else None
-
-    @property
-    def uncounted_calls(self) -> int:
-        return sum(u.calls for u in self.uncounted)
+#: The families comparisons are made in (records.FAMILIES), in display order; ``vector`` groups
+#: elementwise ops, reductions, norms and pooling; ``memory`` is data movement (0 FLOPs).
+#: The family of each formula module of floorcalc.counting.
+_MODULE_FAMILY: Dict[str, Family] = {
+    "matmul": "matmul", "conv": "conv", "attention": "attention", "memory": "memory",
+    "elementwise": "vector", "reduction": "vector", "norm": "vector", "pooling": "vector",
+}
 
 
 # --------------------------------------------------------------------------------------------
 # counting one call
 
 
-def family_of(name: str, c: Optional[Count] = None) -> str:
+def family_of(name: str, c: Optional[Count] = None) -> Union[Family, Literal[""]]:
     """The family of the formula that counts ``name`` (:data:`FAMILIES`), "" without one.
 
     With its count ``c``: a data-movement op that adds (``index_add``, ``scatter_add``,
-    ``embedding_bag``: unit ``vector``) is ``vector``, so ``memory`` stays 0 FLOPs.
+    ``embedding_bag``: unit ``vector``) is ``vector``, so ``memory`` stays 0 FLOPs; a counted
+    call whose formula is in no family module is ``vector``.
     """
     fn = formula_of(name)
     if fn is None:
         return "" if c is None else "vector"
-    mod = fn.__module__.rsplit(".", 1)[-1]
-    if mod in _VECTOR or (mod == "memory" and c is not None and c.unit == "vector"):
+    fam = _MODULE_FAMILY.get(fn.__module__.rsplit(".", 1)[-1], "vector")
+    if fam == "memory" and c is not None and c.unit == "vector":
         return "vector"
-    return mod
+    return fam
 
 
 def count_or_reason(call: OpCall) -> Tuple[Optional[Count], str]:

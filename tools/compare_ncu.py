@@ -13,7 +13,7 @@ import csv
 import sys
 from collections import defaultdict
 
-from floorcalc.classify import count_units, gpu_units
+from floorcalc.classify import classify
 from floorcalc.device import load_spec
 from floorcalc.timeline import window
 from floorcalc.trace import load
@@ -47,16 +47,11 @@ def main(ncu_csv, trace_path):
     tr = load(trace_path)
     win = window(tr)
     import dataclasses
-    import json
-
-    from floorcalc.records import Figure
 
     spec = load_spec("h200")
-    meta = json.loads(tr.metadata.get("floorcalc", "{}"))
-    if meta.get("launch_latency_us"):  # the L measured when the trace was captured
-        spec = dataclasses.replace(spec, launch_latency_us=Figure(meta["launch_latency_us"], "measured", ""))
-    units = gpu_units(tr, win)
-    count_units(units, spec, gpu=True, allow_tf32=False)
+    if tr.capture.launch_latency is not None:  # the L measured when the trace was captured
+        spec = dataclasses.replace(spec, launch_latency_us=tr.capture.launch_latency)
+    units = classify(tr, win, spec)
     first = min(s.number for s in tr.steps)
     ev_unit = {}
     for u in units:

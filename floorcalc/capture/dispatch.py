@@ -36,8 +36,7 @@ from floorcalc.capture.modelfile import ModelFile, call_user, load_model_file
 from floorcalc.counting import has_formula
 from floorcalc.counting.shapes import SCALAR_TYPE_CODES
 from floorcalc.errors import ModelFileError, ModelRunError
-from floorcalc.records import OpCall, TensorMeta
-from floorcalc.tally import ModuleInfo, RecordedOp, Recording
+from floorcalc.records import ModuleInfo, OpCall, RecordedOp, Recording, TensorMeta
 from floorcalc.capture.run import ModuleHooks, model_inputs
 
 _CODES = {name: code for code, name in SCALAR_TYPE_CODES.items()}
@@ -358,7 +357,7 @@ def compare_run(path: Path, recording: Recording, *, dtype: Optional[str] = None
     """
     from torch.utils.flop_counter import FlopCounterMode
 
-    from floorcalc.tally import OracleResult
+    from floorcalc.records import OracleResult
 
     size = sum(m.param_bytes for m in recording.modules[:1])
     real = recording.run == "cpu" or size <= REAL_RUN_LIMIT_BYTES
@@ -391,7 +390,8 @@ def _fvcore(prep: Prepared):
 
     import torch
 
-    from floorcalc.tally import FAMILIES, FVCORE_FAMILY, OracleResult
+    from floorcalc.records import FAMILIES, OracleResult
+    from floorcalc.tally import FVCORE_FAMILY
 
     try:
         with warnings.catch_warnings():

@@ -30,7 +30,9 @@ from typing import Any, Callable, Dict, List, Optional
 
 from floorcalc.capture.modelfile import ModelFile, call_user
 from floorcalc.errors import DeviceUnavailableError, ModelFileError, ModelRunError, OutputError, UsageError
-from floorcalc.records import Figure
+from floorcalc.records import CaptureInfo, Figure
+from floorcalc.trace.capture_info import KEY as METADATA_KEY
+from floorcalc.trace.capture_info import capture_metadata, read_capture_info
 
 
 @dataclass
@@ -46,7 +48,8 @@ class CaptureResult:
     bare_wall_us_runs: List[float]
     launch_latency: Figure
     cpu_bandwidth: Optional[Figure] = None
-    metadata: Dict[str, Any] = field(default_factory=dict)
+    #: what was written into the trace's metadata (read back as Trace.capture)
+    info: CaptureInfo = field(default_factory=CaptureInfo)
 
 
 def resolve_device(requested: str) -> str:
@@ -338,13 +341,14 @@ def _compiled_step(mf: ModelFile, device: str, log: Callable[[str], None]):
 
 def capture_model(model: Any, inputs: Any, device: str, *, warmup: int = 3, iters: int = 5,
                   trace_out: Optional[Path] = None, force: bool = False, modules: bool = True,
-                  log: Callable[[str], None] = lambda s: None) -> CaptureResult:
+                  log: Callable[[str], None] = lambda s: None, command: str = "") -> CaptureResult:
     """Capture a live ``nn.Module`` called with ``inputs`` (a tensor, a tuple or list of
     positional args, or a dict of keyword args), as :func:`capture` does a model file.
 
     The model is moved to ``device`` and put in eval mode; tensors among the inputs are moved
     to ``device`` (copies: the caller's are left where they are). ``trace_out`` None: a new
-    ``<ModelClass>.<time>.trace.json.gz`` in the current folder.
+    ``<ModelClass>.<time>.trace.json.gz`` in the current folder. ``command`` (what asked for
+    it) is stored in the trace's metadata.
     """
     import torch
 
@@ -378,7 +382,7 @@ def capture_model(model: Any, inputs: Any, device: str, *, warmup: int = 3, iter
             raise ModelRunError(f"the model's forward raised {type(e).__name__}: {e}") from None
 
     return _capture_step(forward, model, device, dest, gpu_name=gpu_name, warmup=warmup, iters=iters, force=force,
-                         modules=modules, log=log, model_file=f"<{label} object>")
+                         modules=modules, log=log, model_file=f"<{label} object>", command=command)
 
 
 def _capture_step(step: Callable[[], Any], model: Any, device: str, dest: Path, *, gpu_name: Optional[str],
@@ -415,27 +419,13 @@ def _capture_step(step: Callable[[], Any], model: Any, device: str, dest: Path, 
 
         activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if device == "cuda" else [])
         ranges = ModuleRanges(model if modules else None)
-        meta = {
-            "floorcalc_version": _version(), "device": device, "gpu_name": gpu_name, "warmup": warmup,
-            "iters": iters, "torch_version": torch.__version__, "cuda_version": torch.version.cuda,
-            "allow_tf32": bool(torch.backends.cuda.matmul.allow_tf32) if device == "cuda" else False,
-            "float32_matmul_precision": torch.get_float32_matmul_precision(),
-            "cudnn_allow_tf32": bool(torch.backends.cudnn.allow_tf32) if device == "cuda" else False,
-            "sm_count": torch.cuda.get_device_properties(0).multi_processor_count if device == "cuda" else None,
-            "compute_capability": ("{}.{}".format(*torch.cuda.get_device_capability()) if device == "cuda" else None),
-            "model_file": model_file, "bare_wall_us": statistics.median(bare), "bare_wall_us_runs": bare,
-            "command": command, "cuda_graphs": cuda_graphs, **(extra_meta or {}),
-            "launch_latency_us": launch.value, "launch_latency_source": launch.source,
-        }
+        extra = extra_meta or {}
+        here = None
         if cpu_bw is not None:
-            meta["cpu_bandwidth_bytes_per_s"] = cpu_bw.value
-            meta["cpu_bandwidth_source"] = cpu_bw.source
             # the CPU's derived peaks travel with the trace, so `analyze` elsewhere uses them
             from floorcalc.device import cpu_spec
 
             here = cpu_spec()
-            meta["cpu_name"] = here.name
-            meta["cpu_peak_flop_per_s"] = {k: [f.value, f.basis, f.source] for k, f in here.peak_flop_per_s.items()}
         # the profiler's own cost, apart from shape recording and module ranges: the same passes
         # timed on the host under a profiler that records neither (its events are discarded)
         log(f"timing {iters} passes under the profiler without shapes")
@@ -447,7 +437,23 @@ def _capture_step(step: Callable[[], Any], model: Any, device: str, dest: Path, 
             for _ in range(iters):
                 step()
             _sync(device)
-            meta["profiled_no_shapes_wall_us"] = (time.perf_counter() - t0) * 1e6 / iters
+            no_shapes_us = (time.perf_counter() - t0) * 1e6 / iters
+        info = CaptureInfo(
+            recorded=True, capture_command=command, floorcalc_version=_version(),
+            device="cuda" if device == "cuda" else "cpu", gpu_name=gpu_name, model_file=model_file, warmup=warmup,
+            iters=iters, torch_version=torch.__version__, cuda_version=torch.version.cuda,
+            allow_tf32=bool(torch.backends.cuda.matmul.allow_tf32) if device == "cuda" else False,
+            cudnn_allow_tf32=bool(torch.backends.cudnn.allow_tf32) if device == "cuda" else False,
+            float32_matmul_precision=torch.get_float32_matmul_precision(),
+            sm_count=torch.cuda.get_device_properties(0).multi_processor_count if device == "cuda" else None,
+            compute_capability=("{}.{}".format(*torch.cuda.get_device_capability()) if device == "cuda" else None),
+            bare_wall_us=statistics.median(bare), bare_wall_us_runs=tuple(bare),
+            profiled_no_shapes_wall_us=no_shapes_us, launch_latency=launch, cpu_bandwidth=cpu_bw,
+            cpu_name=here.name if here is not None else None,
+            cpu_peak_flop_per_s=dict(here.peak_flop_per_s) if here is not None else {},
+            cuda_graphs=cuda_graphs, compile=extra.get("compile"), compile_fallback=extra.get("compile_fallback"),
+            inductor_kernels=read_capture_info({"inductor_kernels": extra.get("inductor_kernels")}).inductor_kernels,
+        )
         log(f"profiling {iters} passes")
         try:
             with profile(activities=activities, record_shapes=True, profile_memory=profile_memory) as prof:
@@ -464,14 +470,14 @@ def _capture_step(step: Callable[[], Any], model: Any, device: str, dest: Path, 
                             ranges.unwind()
                             raise
                 _sync(device)
-                prof.add_metadata_json("floorcalc", json.dumps(meta))
+                prof.add_metadata_json(METADATA_KEY, json.dumps(capture_metadata(info)))
         finally:
             ranges.remove()
     log(f"writing trace {dest}")
     write_trace(prof, dest, force)
     return CaptureResult(trace_path=dest, device=device, gpu_name=gpu_name, warmup=warmup, iters=iters,
                          bare_wall_us=statistics.median(bare), bare_wall_us_runs=bare, launch_latency=launch,
-                         cpu_bandwidth=cpu_bw, metadata=meta)
+                         cpu_bandwidth=cpu_bw, info=info)
 
 
 def graph_replay(step: Callable[[], Any], device: str, warm: bool = True) -> Callable[[], Any]:

@@ -1,14 +1,15 @@
-"""Options and output handling shared by the report-producing subcommands."""
+"""Options and output handling shared by the report-producing subcommands (the analysis itself
+is floorcalc.analysis; files are written by floorcalc.output)."""
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import sys
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
-from floorcalc.errors import OutputError, SpecError, UsageError
+from floorcalc.errors import OutputError, UsageError
+from floorcalc.output import write_atomic
 from floorcalc.records import Report, Trace
 
 FORMATS = ("table", "json")
@@ -174,7 +175,7 @@ def emit(report: Report, args: argparse.Namespace, trace: Optional[Trace] = None
             raise UsageError("--annotate-trace needs the trace the report was made from")
         files[ann] = TraceAnnotator().annotate(trace, report, gzipped=output_is_gzip(ann))
     for path, data in files.items():
-        _write_atomic(path, data)
+        write_atomic(path, data)
     if text is not None:
         sys.stdout.write(text)
     elif output_format(args) == "table" and args.output is None:
@@ -183,117 +184,5 @@ def emit(report: Report, args: argparse.Namespace, trace: Optional[Trace] = None
         TableRenderer(top=args.top or 25).render(report)
 
 
-def _write_atomic(path: Path, data) -> None:
-    """Write ``data`` (str or bytes) to ``path`` through a temporary file in the same folder and
-    a rename, so a reader never sees half a file and a failure leaves none behind."""
-    import os
-    import tempfile
-
-    raw = data.encode() if isinstance(data, str) else data
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=str(path.parent))
-    except OSError as e:
-        raise OutputError(f"cannot write {path}: {e.strerror or e}") from None
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(raw)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
-    except OSError as e:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise OutputError(f"cannot write {path}: {e.strerror or e}") from None
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
-def _derived_for_this_gpu(target, gpu_name, spec_arg, sm_count, compute_capability):
-    """A derived spec for an unknown GPU that is on this machine (NVML sees it), else None."""
-    if target != "cuda" or spec_arg or not gpu_name:
-        return None
-    import sys
-
-    from floorcalc.device import derive_spec, detect_gpu
-
-    detected = detect_gpu()
-    if detected is None or detected.name != gpu_name:
-        return None
-    spec = derive_spec(detected, sm_count=sm_count, compute_capability=compute_capability)
-    print(f"floorcalc: warning: no device spec matches {gpu_name!r}; using peaks and bandwidth derived from "
-          "NVML clocks (marked 'derived'); pass --spec FILE.yaml for datasheet figures", file=sys.stderr)
-    return spec
-
-
-def reference_spec(spec, gpu_name: Optional[str]):
-    """The datasheet spec to compare with when ``spec`` holds calibrated (measured) peaks, else None.
-
-    It is the packaged (or user-config) spec matching the GPU, when that is another spec.
-    """
-    from floorcalc.device import match_spec
-
-    if spec.kind != "gpu" or not any(f.basis == "measured" for f in spec.peak_flop_per_s.values()):
-        return None
-    name = gpu_name or (spec.nvml_names[0] if spec.nvml_names else None)
-    ref = match_spec(name) if name else None
-    if ref is None or ref.origin == spec.origin:
-        return None
-    # only the ceilings P and W differ between the two; L is the one measured for this run
-    return dataclasses.replace(ref, launch_latency_us=spec.launch_latency_us)
-
-
-def device_spec(target: str, gpu_name: Optional[str], spec_arg: Optional[str], *, launch=None, cpu_bandwidth=None,
-                captured_cpu: Optional[dict] = None, sm_count: Optional[int] = None,
-                compute_capability: Optional[str] = None):
-    """The DeviceSpec for this run, with measured figures folded in.
-
-    Precedence: ``--spec`` > user config dir > packaged devices/ (see docs/spec-format.md).
-    A launch latency measured at capture time replaces the spec's, unless the user's spec set
-    one itself (basis "user"). ``captured_cpu`` (from a floorcalc-captured CPU trace: its
-    ``cpu_name`` and ``cpu_peak_flop_per_s``) replaces this host's derived CPU peaks, so a
-    trace analysed on another machine is floored against the CPU it ran on. A GPU no spec
-    matches, when it is the GPU of this machine, gets a spec derived from NVML's clocks, its SM
-    count and compute capability (every figure marked "derived"), with a warning.
-    """
-    import dataclasses
-
-    from floorcalc.device import cpu_spec, resolve_spec
-
-    cpu = cpu_spec(bandwidth=cpu_bandwidth, launch_latency=launch) if target == "cpu" else None
-    if cpu is not None and captured_cpu and captured_cpu.get("cpu_peak_flop_per_s"):
-        from floorcalc.records import Figure
-
-        peaks = {k: Figure(float(v[0]), str(v[1]), f"{v[2]} (recorded in the trace)")
-                 for k, v in captured_cpu["cpu_peak_flop_per_s"].items()}
-        cpu = dataclasses.replace(cpu, name=str(captured_cpu.get("cpu_name", cpu.name)), peak_flop_per_s=peaks,
-                                  origin=("trace metadata",) + tuple(o for o in cpu.origin if o != "/proc/cpuinfo"))
-    try:
-        spec = resolve_spec(target, gpu_name=gpu_name, spec_path=spec_arg, cpu=cpu)
-    except SpecError:
-        spec = _derived_for_this_gpu(target, gpu_name, spec_arg, sm_count, compute_capability)
-        if spec is None:
-            raise
-    if target == "cpu" and spec.kind != "cpu":
-        raise SpecError(f"spec {spec.key!r} describes a {spec.kind}, but this run is on the CPU")
-    if target == "cuda" and spec.kind != "gpu":
-        raise SpecError(f"spec {spec.key!r} describes a {spec.kind}, but this run is on a GPU")
-    if target == "cuda" and spec_arg and gpu_name:
-        from floorcalc.device import match_spec
-
-        detected = match_spec(gpu_name)
-        if detected is not None and detected.key != spec.key and gpu_name not in spec.nvml_names:
-            import sys
-
-            msg = (f"the spec given ({spec.key}, {spec.name}) is not the one matching the GPU "
-                   f"({gpu_name} -> {detected.key}); using the one given")
-            print(f"floorcalc: warning: {msg}", file=sys.stderr)
-    if launch is not None and spec.launch_latency_us.basis != "user":
-        spec = dataclasses.replace(spec, launch_latency_us=launch)
-    return spec
+#: the one atomic writer (floorcalc.output), under the name cli/ modules use
+_write_atomic = write_atomic

@@ -33,6 +33,7 @@ def run(args: argparse.Namespace) -> int:
     from rich.table import Table
 
     from floorcalc.device import cpu_spec, detect_gpu, resolve_spec
+    from floorcalc.floor import ridge_point
 
     detected = None
     target = args.device
@@ -73,9 +74,9 @@ def run(args: argparse.Namespace) -> int:
     if spec.l2_bytes_per_s:
         r.add_column("vs L2", justify="right")
     for k, f in sorted(spec.peak_flop_per_s.items()):
-        cells = [k, f"{f.value / spec.mem_bytes_per_s.value:,.1f}"]
+        cells = [k, f"{ridge_point(f.value, spec.mem_bytes_per_s.value):,.1f}"]
         if spec.l2_bytes_per_s:
-            cells.append(f"{f.value / spec.l2_bytes_per_s.value:,.1f}")
+            cells.append(f"{ridge_point(f.value, spec.l2_bytes_per_s.value):,.1f}")
         r.add_row(*cells)
     console.print(r)
     return 0

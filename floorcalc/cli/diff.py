@@ -51,7 +51,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def load_report(path: Path, label: str) -> Dict[str, Any]:
     """A floorcalc JSON report as a dict; :class:`ReportFileError` when it is not one."""
-    from floorcalc.classify import SCHEMA_VERSION
+    from floorcalc.analysis import SCHEMA_VERSION
 
     if not path.exists():
         raise ReportFileError(f"report {label} not found: {path}")

@@ -11,7 +11,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from floorcalc.cli.common import add_output_arguments, check_output, device_spec, emit, output_format, reference_spec
+from floorcalc.cli.common import add_output_arguments, check_output, emit, output_format
 from floorcalc.errors import UsageError
 
 NAME = "report"
@@ -79,7 +79,7 @@ def _run_modes(args: argparse.Namespace, mf, device: str, log) -> int:
     from pathlib import Path
 
     from floorcalc.capture.run import check_output_path, default_trace_path
-    from floorcalc.cli.common import _write_atomic
+    from floorcalc.output import write_atomic
     from floorcalc.render import modes as modes_render
 
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
@@ -111,34 +111,22 @@ def _run_modes(args: argparse.Namespace, mf, device: str, log) -> int:
         if args.output is None:
             sys.stdout.write(text)
         else:
-            _write_atomic(args.output, text)
+            write_atomic(args.output, text)
     else:
         modes_render.render_table(reports)
     return 0
 
 
 def _one_run(args: argparse.Namespace, mf, device: str, log, *, compile: bool, cuda_graphs: bool, trace_out):
-    """Capture, then build the report: (Report, Trace)."""
+    """Capture (the trace is written first), then read it back and analyse it: (Report, Trace)."""
     from floorcalc import trace as trace_mod
+    from floorcalc.analysis import analyze
     from floorcalc.capture.run import capture
-    from floorcalc.classify import build_report
 
+    command = "floorcalc " + shlex.join(args.argv)
     result = capture(mf, device, warmup=args.warmup, iters=args.iters, trace_out=trace_out,
                      force=args.force, modules=not args.no_modules, log=log, profile_memory=args.profile_memory,
-                     command="floorcalc " + shlex.join(args.argv), cuda_graphs=cuda_graphs,
-                     compile=compile)
+                     command=command, cuda_graphs=cuda_graphs, compile=compile)
     log(f"trace written: {result.trace_path}")
-    spec = device_spec(device, result.gpu_name, args.spec, launch=result.launch_latency,
-                       cpu_bandwidth=result.cpu_bandwidth, sm_count=result.metadata.get("sm_count"),
-                       compute_capability=result.metadata.get("compute_capability"))
     trace = trace_mod.load(result.trace_path)
-    capture_info = {
-        "command": "floorcalc " + shlex.join(args.argv),
-        "model_file": str(mf.path), "device": device, "gpu_name": result.gpu_name, "warmup": result.warmup,
-        "iters": result.iters, "trace": str(result.trace_path), "bare_wall_us_runs": result.bare_wall_us_runs,
-        "torch_version": result.metadata.get("torch_version"), "cuda_version": result.metadata.get("cuda_version"),
-        "allow_tf32": result.metadata.get("allow_tf32"),
-    }
-    report = build_report(trace, spec, bare_wall_us=result.bare_wall_us, capture=capture_info,
-                          reference=reference_spec(spec, result.gpu_name))
-    return report, trace
+    return analyze(trace, spec=args.spec, device=device, command=command, live=True), trace

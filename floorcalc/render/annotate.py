@@ -3,12 +3,12 @@
 
 Steps of :meth:`TraceAnnotator.annotate`:
 
-1. Rebuild the report's work units (:func:`floorcalc.classify.gpu_units` or ``cpu_units``, then
-   ``count_units``) for the same window, spec and passes as the report.
-2. For every device event of a unit (GPU) or every op that is a unit (CPU), compute its share of
-   the unit's figures as :func:`floorcalc.classify.kernel_rows` does: the op's compute/memory
-   floor shared in proportion to duration, plus one L per launch; its FLOPs and bytes shared the
-   same way.
+1. Read the report's work units (:attr:`Report.units`, built by floorcalc.classify for the
+   report's window, spec and passes): nothing is counted or floored again here.
+2. For every device event of a unit (GPU) or every op that is a unit (CPU), take its floor as
+   classify computed it (``WorkUnit.event_floors_us``: the op's compute/memory floor shared in
+   proportion to duration, plus one L per launch, the figure the kernel rows sum) and its FLOPs
+   and bytes shared the same way (``WorkUnit.event_shares``).
 3. Add them to the event's ``args`` under ``floorcalc.*`` keys (``floorcalc.flop``,
    ``floorcalc.bytes``, ``floorcalc.floor_us``, ``floorcalc.bound``, ``floorcalc.efficiency``,
    the owning op's name, module and efficiency...). Namespaced, so Kineto's own ``bytes`` of a
@@ -30,7 +30,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
-from floorcalc.records import Report, Trace
+from floorcalc.records import UNATTRIBUTED, Report, Trace, Window
 
 #: category of the events floorcalc adds (its tracks)
 CATEGORY = "floorcalc"
@@ -38,17 +38,6 @@ CATEGORY = "floorcalc"
 PREFIX = "floorcalc."
 _DEVICE_CATS = ("kernel", "gpu_memcpy", "gpu_memset")
 _OP_CATS = ("cpu_op", "operator")
-
-
-def _allow_tf32(trace: Trace) -> Optional[bool]:
-    raw = trace.metadata.get("floorcalc")
-    if not raw:
-        return None
-    try:
-        v = json.loads(raw).get("allow_tf32")
-    except (ValueError, AttributeError):
-        return None
-    return bool(v) if v is not None else None
 
 
 def _gaps(intervals: List[Tuple[float, float]], start: float, end: float) -> List[Tuple[float, float]]:
@@ -66,23 +55,22 @@ def _gaps(intervals: List[Tuple[float, float]], start: float, end: float) -> Lis
     return [(s, e) for s, e in out if e > s]
 
 
-def event_figures(trace: Trace, report: Report) -> Tuple[Dict[Tuple, Dict[str, Any]], Any]:
-    """floorcalc's figures per annotated event, keyed by ``(name, ts_us, duration_us)``, and
-    the window (steps 1 and 2 of the module notes). Not per pass: one event is one run."""
-    from floorcalc import classify
-    from floorcalc.timeline import window
+def event_figures(trace: Trace, report: Report) -> Tuple[Dict[Tuple[str, str, float, float], Dict[str, Any]], Window]:
+    """floorcalc's figures per annotated event, keyed by ``(kind, name, ts_us, duration_us)``,
+    and the window (steps 1 and 2 of the module notes). Not per pass: one event is one run.
 
-    win = window(trace, report.summary.passes)
+    Raises ValueError for a report that carries no work units (one read back from JSON)."""
+    win = report.window
+    if win is None:
+        raise ValueError("this report carries no work units (read back from a file?): annotate a trace from the "
+                         "report made on it")
     gpu = report.target == "cuda"
-    units = classify.gpu_units(trace, win) if gpu else classify.cpu_units(trace, win)
-    classify.count_units(units, report.device, gpu=gpu, allow_tf32=_allow_tf32(trace))
-    out: Dict[Tuple, Dict[str, Any]] = {}
-    for u in units:
-        op_name = u.op.name if u.op is not None else classify.UNATTRIBUTED
-        module = u.op.module if u.op is not None else ""
+    out: Dict[Tuple[str, str, float, float], Dict[str, Any]] = {}
+    for u in report.units:
+        op_name = u.op.name if u.op is not None else UNATTRIBUTED
         f, c = u.floor, u.count
-        base: Dict[str, Any] = {PREFIX + "op": op_name, PREFIX + "module": module}
-        if f is None:
+        base: Dict[str, Any] = {PREFIX + "op": op_name, PREFIX + "module": u.module}
+        if f is None or c is None:
             base.update({PREFIX + "bound": "uncounted", PREFIX + "floor_us": None, PREFIX + "efficiency": None,
                          PREFIX + "flop": None, PREFIX + "bytes": None, PREFIX + "note": u.uncounted_reason})
         else:
@@ -90,12 +78,12 @@ def event_figures(trace: Trace, report: Report) -> Tuple[Dict[Tuple, Dict[str, A
                          PREFIX + "formula": c.formula, PREFIX + "op_floor_us": f.floor_us,
                          PREFIX + "op_efficiency": f.floor_us / u.duration_us if u.duration_us > 0 else None})
         if gpu:
-            for ev in u.events:
+            for i, ev in enumerate(u.events):
                 fig = dict(base)
-                fig[PREFIX + "floor_split"] = "whole" if len(u.events) == 1 else "by_duration"
-                if f is not None:
-                    share = classify.event_share(u, ev)
-                    floor = classify.event_floor_us(u, ev)
+                fig[PREFIX + "floor_split"] = u.floor_split
+                if f is not None and c is not None:
+                    share = u.event_shares[i]
+                    floor = u.event_floors_us[i]
                     fig[PREFIX + "flop"] = c.flop * share
                     fig[PREFIX + "bytes"] = c.bytes * share
                     fig[PREFIX + "floor_us"] = floor
@@ -103,7 +91,7 @@ def event_figures(trace: Trace, report: Report) -> Tuple[Dict[Tuple, Dict[str, A
                 out[("d", ev.name, ev.ts_us, ev.duration_us)] = fig
         elif u.op is not None:
             fig = dict(base)
-            if f is not None:
+            if f is not None and c is not None:
                 fig.update({PREFIX + "flop": c.flop, PREFIX + "bytes": c.bytes, PREFIX + "floor_us": f.floor_us,
                             PREFIX + "efficiency": f.floor_us / u.duration_us if u.duration_us > 0 else None})
             out[("o", u.op.name, u.op.ts_us, u.op.duration_us)] = fig

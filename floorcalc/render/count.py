@@ -1,4 +1,4 @@
-"""Rendering of ``floorcalc count``'s :class:`~floorcalc.tally.CountReport`: a rich table
+"""Rendering of ``floorcalc count``'s :class:`~floorcalc.records.CountReport`: a rich table
 (:class:`CountTableRenderer`) or JSON (:func:`dumps`, schema ``floorcalc.count`` version 1,
 documented in docs/counting.md).
 
@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.table import Table
 
 from floorcalc import __version__
-from floorcalc.tally import FAMILIES, Comparison, CountReport
+from floorcalc.records import FAMILIES, Comparison, CountReport
 
 SCHEMA = "floorcalc.count"
 SCHEMA_VERSION = 1

@@ -8,7 +8,6 @@ and MBU the same way (docs/method.md, "Pass figures").
 
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
@@ -29,14 +28,11 @@ class PassFigure:
 
 
 def dominant_peak(report: Report) -> Tuple[Optional[str], Optional[Figure]]:
-    """The peak key carrying the most counted FLOPs and its figure: the peak MFU divides by."""
-    by_key: Dict[str, float] = defaultdict(float)
-    for r in report.ops:
-        if r.flop and r.peak_key and r.peak_key != "none":
-            by_key[r.peak_key] += r.flop
-    if not by_key:
+    """The peak MFU divides by (``Summary.mfu_peak_key``, chosen by floorcalc.classify.mfu_peak)
+    and its figure in the report's device spec, with its basis and source."""
+    key = report.summary.mfu_peak_key
+    if key is None:
         return None, None
-    key = max(by_key, key=by_key.__getitem__)
     return key, report.device.peak_flop_per_s.get(key)
 
 
@@ -158,13 +154,13 @@ def provenance(report: Report) -> Dict[str, str]:
         "ceiling basis": ", ".join(bases),
         "floorcalc": report.tool_version,
     }
-    if c.get("torch_version"):
-        out["torch"] = str(c["torch_version"])
-    if c.get("cuda_version"):
-        out["CUDA"] = str(c["cuda_version"])
-    if c.get("warmup") is not None:
-        out["warm-up"] = f"{c['warmup']} passes"
+    if c.torch_version:
+        out["torch"] = c.torch_version
+    if c.cuda_version:
+        out["CUDA"] = c.cuda_version
+    if c.warmup is not None:
+        out["warm-up"] = f"{c.warmup} passes"
     out["passes"] = f"{report.summary.passes} profiled"
-    if c.get("command"):
-        out["command"] = str(c["command"])
+    if c.command:
+        out["command"] = c.command
     return out

@@ -10,7 +10,7 @@ import json
 import math
 from typing import Any, Dict, Optional
 
-from floorcalc.records import DeviceSpec, Figure, KernelRow, OpRow, Report
+from floorcalc.records import CaptureInfo, DeviceSpec, Figure, KernelRow, OpRow, Report
 from floorcalc.render.timeline_json import timeline_dict
 
 
@@ -69,6 +69,34 @@ def kernel_dict(k: KernelRow) -> Dict[str, Any]:
     }
 
 
+def capture_dict(c: CaptureInfo) -> Dict[str, Any]:
+    """The ``capture`` object (docs/json-schema.md) of a report's capture record.
+
+    A report made by the run that captured it (``live``) gives the capture's every field; a
+    trace read back gives this ``command``, the ``capture_command`` that recorded it (null when
+    floorcalc did not capture it) and the capture's fields the trace records.
+    """
+    runs = list(c.bare_wall_us_runs) if c.bare_wall_us_runs is not None else None
+    if c.live:
+        return {"command": c.command, "model_file": c.model_file, "device": c.device, "gpu_name": c.gpu_name,
+                "warmup": c.warmup, "iters": c.iters, "trace": c.trace, "bare_wall_us_runs": runs,
+                "torch_version": c.torch_version, "cuda_version": c.cuda_version, "allow_tf32": c.allow_tf32}
+    out: Dict[str, Any] = {"command": c.command, "capture_command": c.capture_command or None}
+    # a CPU build of torch has no CUDA version: recorded beside the torch version, as null
+    cuda_recorded = c.cuda_version is not None or c.torch_version is not None
+    for key, value, recorded in (("model_file", c.model_file, c.model_file is not None),
+                                 ("warmup", c.warmup, c.warmup is not None),
+                                 ("iters", c.iters, c.iters is not None),
+                                 ("torch_version", c.torch_version, c.torch_version is not None),
+                                 ("cuda_version", c.cuda_version, cuda_recorded),
+                                 ("allow_tf32", c.allow_tf32, c.allow_tf32 is not None),
+                                 ("bare_wall_us_runs", runs, runs is not None)):
+        if recorded:
+            out[key] = value
+    out["trace"] = c.trace
+    return out
+
+
 def to_dict(report: Report) -> Dict[str, Any]:
     """The whole report as a JSON-ready dict."""
     s = report.summary
@@ -79,7 +107,7 @@ def to_dict(report: Report) -> Dict[str, Any]:
         "target": report.target,
         "device": device_dict(report.device),
         "reference_device": device_dict(report.reference) if report.reference is not None else None,
-        "capture": dict(report.capture),
+        "capture": capture_dict(report.capture),
         "summary": {
             "passes": s.passes, "wall_us": s.wall_us, "gpu_busy_us": s.gpu_busy_us, "idle_us": s.idle_us,
             "floor_us": s.floor_us if counted else None, "uncounted_us": s.uncounted_us, "uncounted_share": s.uncounted_share,

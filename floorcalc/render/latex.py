@@ -55,7 +55,7 @@ class LatexRenderer:
         s = report.summary
         d = report.device
         cols = 6 if self.modules else 5
-        model = report.capture.get("model_file")
+        model = report.capture.model_file
         caption = self.caption or (f"Measured time against the hardware floor on the {escape(d.name)}"
                                    + (f", {escape(str(model))}" if model else "")
                                    + f"; per pass, the {min(self.top, len(report.ops))} longest ops.")

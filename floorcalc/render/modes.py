@@ -57,7 +57,7 @@ def render_table(reports: Sequence[Tuple[str, Report]], console=None) -> None:
     console.print(t)
     console.print("[dim]step us: the step timed without the profiler; MFU/MBU over it; host overhead: share of the "
                   "profiled wall time the device was idle while the host launched or ran Python; the traces: "
-                  + ", ".join(f"{m}: {r.capture.get('trace')}" for m, r in reports) + "[/dim]")
+                  + ", ".join(f"{m}: {r.capture.trace}" for m, r in reports) + "[/dim]")
 
 
 def dumps(reports: Sequence[Tuple[str, Report]]) -> str:

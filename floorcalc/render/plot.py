@@ -21,6 +21,7 @@ import re
 import textwrap
 from typing import Dict, List, Optional, Tuple
 
+from floorcalc.floor import arithmetic_intensity, ridge_point
 from floorcalc.records import OpRow, Report
 from floorcalc.render.figures import ceilings_used, dominant_peak, provenance, rate, short_origin, wall_basis
 
@@ -72,7 +73,9 @@ def _area(share: float) -> float:
 
 
 def _point(r: OpRow) -> Tuple[float, float]:
-    return r.flop / r.bytes, r.flop / (r.duration_us * 1e-6)
+    """(arithmetic intensity, achieved FLOP/s) of a plotted op (one with FLOPs, bytes and time)."""
+    flop, nbytes = r.flop or 0.0, r.bytes or 0.0
+    return arithmetic_intensity(flop, nbytes) or 0.0, flop / (r.duration_us * 1e-6)
 
 
 class RooflinePlot:
@@ -129,7 +132,7 @@ class RooflinePlot:
         ax.set_yscale("log")
 
         # axes limits: every point and ridge, with room on the right for the roofs' labels
-        xs = [_point(r)[0] for r in ops] + [p / W for _, p, _ in peaks]
+        xs = [_point(r)[0] for r in ops] + [ridge_point(p, W) for _, p, _ in peaks]
         ys = [_point(r)[1] for r in ops] + [p for _, p, _ in peaks]
         x_lo = min(xs) / 4 if xs else 0.1
         x_hi = max(xs) * 40 if xs else 1e4
@@ -148,7 +151,7 @@ class RooflinePlot:
             ax.plot([x_lo, top / W2], [W2 * x_lo, top], color="0.45", lw=1.1, ls="--", zorder=2)
             texts.append(self._slope_label(ax, x_lo, W2, f"L2 {rate(W2, 'B/s')}", "0.45", above=True))
         for key, p, _basis in peaks:
-            ridge = p / W
+            ridge = ridge_point(p, W)
             ax.plot([ridge, x_hi], [p, p], color="0.15", lw=1.6, zorder=2)
             ax.plot([ridge], [p], marker="o", ms=5.5, mfc="white", mec="0.15", zorder=4)
             texts.append(ax.annotate(f"{key}: {rate(p, 'FLOP/s')}", (x_hi, p), xytext=(-4, 3),
@@ -175,7 +178,7 @@ class RooflinePlot:
         ax.set_ylabel("achieved FLOP/s (counted FLOP / measured time)")
         ax.grid(True, which="major", color="0.9", lw=0.6)
         ax.set_axisbelow(True)
-        model = report.capture.get("model_file")
+        model = report.capture.model_file
         ax.set_title(self.title or f"Roofline{': ' + str(model) if model else ''} on the {d.name}, per op, per pass",
                      fontsize=11, loc="left")
 
@@ -324,8 +327,8 @@ class RooflinePlot:
                      "overhead-bound ops are held down by the launch latency L.")
         run = [f"floorcalc {report.tool_version}"]
         run += [f"{k} {prov[k]}" for k in ("torch", "CUDA") if k in prov]
-        if report.capture.get("warmup") is not None:
-            run.append(f"{report.capture['warmup']} warm-up passes")
+        if report.capture.warmup is not None:
+            run.append(f"{report.capture.warmup} warm-up passes")
         run.append(f"{s.passes} profiled passes")
         lines.append(", ".join(run) + ".")
         return "\n".join(lines)

@@ -11,12 +11,18 @@ Everything here works on :class:`~floorcalc.records.Trace` records and plain arr
 is in docs/timeline.md.
 """
 
+from __future__ import annotations
+
+from typing import Optional, Sequence
+
+from floorcalc.records import DeviceSpec, Target, Timeline, Trace, WorkUnit
 from floorcalc.timeline.window import Window, busy_us, idle_gaps, union_us, window
 
 __all__ = ["Window", "window", "busy_us", "union_us", "idle_gaps", "analyze"]
 
 
-def analyze(trace, win, units, spec, *, target, passes=None):
+def analyze(trace: Trace, win: Window, units: Sequence[WorkUnit], spec: DeviceSpec, *, target: Target,
+            passes: Optional[int] = None) -> Timeline:
     """Where the window's wall time goes: see :func:`floorcalc.timeline.analysis.analyze`.
 
     A fault in the analysis never costs the rest of the report: the Timeline then holds only a

@@ -4,7 +4,8 @@
 and the device spec, and returns a :class:`~floorcalc.records.Timeline`. The method, step by
 step, is in docs/timeline.md; in short:
 
-1. Device events of the window, relative to its start; each kernel's floor from its unit.
+1. Device events of the window, relative to its start; each kernel's floor as classify
+   computed it (``WorkUnit.event_floors_us``).
 2. Busy time cut into segments owned by one event each, the critical stream first
    (:func:`floorcalc.timeline.partition.busy_segments`); the gaps are the rest.
 3. Host activity as layers of intervals, in precedence order: work already queued on the
@@ -18,7 +19,6 @@ step, is in docs/timeline.md; in short:
 
 from __future__ import annotations
 
-import json
 import math
 import re
 import statistics
@@ -30,7 +30,7 @@ import numpy as np
 from floorcalc.floor import bandwidth
 from floorcalc.records import (GAP_CAUSES, CopyRow, Decomposition, DeviceSpec, Gap, GpuEvent,
                                HostWait, IdleRow, InvariantCheck, KernelLaunchRow, LaunchStats, MemoryStats,
-                               RangeRow, Timeline, Trace)
+                               RangeRow, Target, Timeline, Trace, WorkUnit)
 from floorcalc.timeline import calls
 from floorcalc.timeline.partition import (BUSY_COLUMNS, COL, COLUMNS, GAP_EPS_US, IDLE_COLUMNS, Partition, build,
                                           busy_segments, gaps_between, paint)
@@ -52,12 +52,12 @@ _MEMCPY_NAME = re.compile(r"Memcpy\s+(\w+)(?:\s*\(([^)]*?)\s*->\s*([^)]*?)\))?")
 _OTHER_PARTS = ("unfloored_kernels", "queued", "cold_start", "profiler", "collective")
 
 
-def analyze(trace: Trace, win: Window, units: Sequence[Any], spec: DeviceSpec, *, target: str,
+def analyze(trace: Trace, win: Window, units: Sequence[WorkUnit], spec: DeviceSpec, *, target: Target,
             passes: Optional[int] = None) -> Timeline:
     """The :class:`Timeline` of ``trace`` over ``win`` (see the module notes).
 
-    ``units`` are classify's work units (objects with ``events``, ``floor`` and ``duration_us``);
-    a unit's floor is shared among its events as the kernel rows share it.
+    ``units`` are classify's work units; each device event's floor is the one classify computed
+    for it (``WorkUnit.event_floors_us``), never recomputed here.
     """
     n = passes or win.passes
     notes: List[str] = list(trace.notes)
@@ -150,32 +150,19 @@ def analyze(trace: Trace, win: Window, units: Sequence[Any], spec: DeviceSpec, *
 # 1. floors
 
 
-def _event_floors(units: Sequence[Any]) -> Dict[int, float]:
-    """Each device event's floor: its unit's compute/memory floor shared by duration, plus one L."""
+def _event_floors(units: Sequence[WorkUnit]) -> Dict[int, float]:
+    """Each device event's floor, as classify computed it (``WorkUnit.event_floors_us``), by
+    the event's index in the trace."""
     out: Dict[int, float] = {}
     for u in units:
-        f = getattr(u, "floor", None)
-        evs = getattr(u, "events", None)
-        if f is None or not evs:
-            continue
-        base = max(f.compute_us, f.memory_us)
-        per_launch = f.overhead_us / len(evs)
-        total = u.duration_us
-        for e in evs:
-            share = e.duration_us / total if total > 0 else 1.0 / len(evs)
-            out[e.index] = base * share + per_launch
+        for e, f in zip(u.events, u.event_floors_us):
+            out[e.index] = f
     return out
 
 
 def _cold_window(trace: Trace) -> bool:
-    raw = trace.metadata.get("floorcalc")
-    if not raw:
-        return False
-    try:
-        meta = json.loads(raw)
-    except ValueError:
-        return False
-    return isinstance(meta, dict) and meta.get("warmup") == 0
+    """Whether the window was recorded with no warm-up (floorcalc's capture said warmup 0)."""
+    return trace.capture.warmup == 0
 
 
 # ---------------------------------------------------------------------------------------------
@@ -688,7 +675,7 @@ def _memory(trace: Trace, win: Window) -> Tuple[MemoryStats, ...]:
     return tuple(out)
 
 
-def _invariants(trace: Trace, win: Window, ev: Sequence[GpuEvent], units: Sequence[Any]) -> Tuple[InvariantCheck, ...]:
+def _invariants(trace: Trace, win: Window, ev: Sequence[GpuEvent], units: Sequence[WorkUnit]) -> Tuple[InvariantCheck, ...]:
     out = []
     # 1. exactly one launch record per device event, or an orphan
     per_corr: Dict[int, int] = defaultdict(int)
@@ -748,7 +735,7 @@ def failed(trace: Trace, win: Window, target: str, passes: Optional[int], why: s
     )
 
 
-def _cpu_timeline(trace: Trace, win: Window, n: int, notes: List[str], units: Sequence[Any]) -> Timeline:
+def _cpu_timeline(trace: Trace, win: Window, n: int, notes: List[str], units: Sequence[WorkUnit]) -> Timeline:
     notes.append("no GPU events in the window: host-side figures only (no device timeline, gaps or decomposition)")
     return Timeline(
         target="cpu", passes=n, wall_us=win.wall_us / n, busy_us=0.0, idle_us=0.0,

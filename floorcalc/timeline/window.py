@@ -5,10 +5,11 @@ Everything here works on :class:`~floorcalc.records.Trace` records and plain int
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Iterable, List, Optional, Sequence, Tuple
 
-from floorcalc.records import GpuEvent, Trace
+from floorcalc.records import GpuEvent, Trace, Window
+
+__all__ = ["Window", "window", "union_us", "busy_us", "idle_gaps"]
 
 
 def union_us(intervals: Iterable[Tuple[float, float]]) -> float:
@@ -26,29 +27,6 @@ def union_us(intervals: Iterable[Tuple[float, float]]) -> float:
     if cur_s is not None:
         total += cur_e - cur_s
     return total
-
-
-@dataclass(frozen=True)
-class Window:
-    """The analysed part of a trace.
-
-    ``start_us``: the first pass's start. ``end_us``: the later of the last pass's end on the
-    host and the end of the last device event launched inside the window. ``passes``: how many
-    passes the window holds (the ``ProfilerStep`` count, or what the user said).
-    ``op_ids``: indices of the host ops inside the window; ``gpu_ids``: device events whose
-    launching op is inside it, plus unattributed ones that start inside it.
-    """
-
-    start_us: float
-    end_us: float
-    passes: int
-    op_ids: frozenset
-    gpu_ids: Tuple[int, ...]
-    source: str
-
-    @property
-    def wall_us(self) -> float:
-        return self.end_us - self.start_us
 
 
 def window(trace: Trace, passes: Optional[int] = None) -> Window:

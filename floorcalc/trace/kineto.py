@@ -741,12 +741,13 @@ class _Acc:
         syncs = tuple(sorted((DeviceSync(n, ts * scale, d * scale, s, c) for n, ts, d, s, c in self.syncs),
                              key=lambda s: s.ts_us))
         memory = tuple(sorted(_memory_samples(self.memory, scale), key=lambda m: m.ts_us))
+        from floorcalc.trace.capture_info import KEY, read_capture_info
         from floorcalc.trace.graphs import attribute_graph_replays
 
         return attribute_graph_replays(Trace(
             path=path, ops=tuple(ops), runtime=tuple(runtime), gpu=tuple(gpu), steps=tuple(steps), devices=devices,
             has_shapes=has_shapes, metadata=metadata, ranges=ranges, memory=memory, overhead=overhead,
-            device_syncs=syncs, notes=tuple(notes), partial=partial))
+            device_syncs=syncs, notes=tuple(notes), partial=partial, capture=read_capture_info(data.get(KEY))))
 
     def _host(self, np, op_ts, op_dur, rt_ts, rt_dur, modules, steps) -> Tuple[List[CpuOp], List[RuntimeCall]]:
         """Nest ops, runtime calls and module ranges per thread (join step 1)."""

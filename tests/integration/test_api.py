@@ -73,7 +73,7 @@ def test_analyze_with_a_spec_key_or_object(rep):
     spec = resolve_spec("cuda", gpu_name="NVIDIA H200", spec_path=None, cpu=None)
     by_obj = floorcalc.analyze(GPT2, spec=spec)
     assert by_obj.device is spec and by_obj.summary.op_time_us == pytest.approx(rep.summary.op_time_us)
-    assert by_obj.summary.bare_wall_us == rep.summary.bare_wall_us and by_obj.capture["warmup"] == 3
+    assert by_obj.summary.bare_wall_us == rep.summary.bare_wall_us and by_obj.capture.warmup == 3
     assert floorcalc.analyze(GPT2, spec="h200").device.key == "h200"
 
 
@@ -96,7 +96,7 @@ def test_report_profiles_a_live_module_on_cpu(tmp_path):
     assert rep.target == "cpu" and rep.summary.passes == 2
     ops = {(r.name, r.module): r for r in rep.ops}
     assert ops[("aten::linear", "0")].flop == 2 * 8 * 16 * 32 + 8 * 32
-    assert rep.capture["warmup"] == 1 and rep.capture["model_file"] == "<Sequential object>"
+    assert rep.capture.warmup == 1 and rep.capture.model_file == "<Sequential object>"
     assert x.device.type == "cpu"
     # keyword inputs, and the trace is never overwritten without force
     from floorcalc.errors import OutputError

@@ -79,7 +79,7 @@ def test_a_failure_while_rendering_writes_nothing(tmp_path, capsys, monkeypatch)
 def test_a_failed_write_leaves_no_partial_file(tmp_path, monkeypatch):
     import os
 
-    from floorcalc.cli.common import _write_atomic
+    from floorcalc.output import write_atomic as _write_atomic
 
     def boom(src, dst):
         raise OSError("disk full")

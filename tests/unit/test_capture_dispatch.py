@@ -16,7 +16,8 @@ import torch.nn.functional as F  # noqa: E402
 from torch.profiler import ProfilerActivity, profile  # noqa: E402
 
 from floorcalc.capture.dispatch import Prepared, convert_arg, run_recorded  # noqa: E402
-from floorcalc.classify import cpu_units  # noqa: E402
+from builders import toy_spec  # noqa: E402
+from floorcalc.classify import classify  # noqa: E402
 from floorcalc.counting import count  # noqa: E402
 from floorcalc.records import OpCall, TensorMeta  # noqa: E402
 from floorcalc.timeline import window  # noqa: E402
@@ -83,7 +84,7 @@ def _from_trace(fn, tmp_path):
     p = tmp_path / "t.json"
     prof.export_chrome_trace(str(p))
     trace = load(p)
-    units = cpu_units(trace, window(trace))
+    units = classify(trace, window(trace), toy_spec(kind="cpu"))
     counts = [count(u.op.call) for u in units if u.op is not None and u.op.call is not None]
     assert None not in counts, [u.op.name for u in units if u.op is not None and count(u.op.call) is None]
     return _sum(counts)

@@ -9,7 +9,7 @@ import pytest
 
 import golden
 from builders import KinetoBuilder, tensor_args, toy_spec
-from floorcalc.classify import build_report
+from floorcalc.analysis import build_report
 from floorcalc.cli import main
 from floorcalc.errors import TraceError
 from floorcalc.trace import kineto, load, parse

@@ -1,0 +1,263 @@
+"""The analysis: from a parsed trace and the user's options to a :class:`~floorcalc.records.Report`.
+
+Every entry point goes through here: ``floorcalc analyze`` and ``floorcalc report`` (floorcalc.cli),
+:func:`floorcalc.analyze` and :func:`floorcalc.report` (floorcalc.api). They parse their
+arguments and delegate; the checks, the choice of device spec and the assembly of the report
+live only here.
+
+Steps of :func:`analyze`:
+
+1. Check the options against the trace: ``passes`` (at least 1, and only for a trace without
+   ProfilerStep ranges, or equal to their count), ``device`` (``cpu`` is refused for a trace
+   with GPU kernels), a truncated GPU trace that lost all its device events, a GPU trace that
+   names no GPU and no spec given. Each refusal is a :class:`~floorcalc.errors.FloorcalcError`
+   with its exit code.
+2. The device spec (:func:`device_spec`): the one given, else the one matching the trace's GPU
+   (or the CPU it ran on), with the launch latency capture measured folded in; and the
+   datasheet spec to compare with when that one holds calibrated peaks (:func:`reference_spec`).
+3. :func:`build_report`: the window (floorcalc.timeline.window), the work units counted and
+   floored once (floorcalc.classify), the op and kernel rows and the pass summary built from
+   them, where the wall time goes (floorcalc.timeline), and the notes that say how each figure
+   was got.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from pathlib import Path
+from typing import List, Optional, Tuple, Union
+
+from floorcalc import __version__
+from floorcalc.errors import SpecError, TraceError, UsageError
+from floorcalc.records import CaptureInfo, DeviceSpec, Figure, Report, Trace
+
+#: The version of the report's JSON document (docs/json-schema.md).
+SCHEMA_VERSION = 1
+
+#: A device spec as the user names it: a spec YAML file, a packaged key (``"h200"``), a
+#: :class:`DeviceSpec` used as it is, or None (the one matching the trace's device).
+SpecArg = Union[None, str, Path, DeviceSpec]
+
+__all__ = ["SCHEMA_VERSION", "SpecArg", "analyze", "analyze_file", "build_report", "check_passes", "device_spec",
+           "reference_spec"]
+
+
+def check_passes(passes: Optional[int]) -> None:
+    """Raise :class:`UsageError` for a ``passes`` below 1 (before any trace is read)."""
+    if passes is not None and passes < 1:
+        raise UsageError(f"--passes must be at least 1 (got {passes})")
+
+
+def analyze_file(path: Union[str, Path], *, spec: SpecArg = None, passes: Optional[int] = None,
+                 device: Optional[str] = None, command: str = "") -> Tuple[Report, Trace]:
+    """Read the Kineto trace at ``path`` (``.json`` or ``.json.gz``) and :func:`analyze` it:
+    (Report, Trace). Raises :class:`TraceError` for a file that is not a readable trace, and
+    what :func:`analyze` raises."""
+    from floorcalc import trace as trace_mod
+
+    check_passes(passes)
+    trace = trace_mod.load(path)
+    return analyze(trace, spec=spec, passes=passes, device=device, command=command), trace
+
+
+def analyze(trace: Trace, *, spec: SpecArg = None, passes: Optional[int] = None, device: Optional[str] = None,
+            command: str = "", live: bool = False) -> Report:
+    """The report of ``trace`` (all figures per pass; steps in the module notes).
+
+    ``spec``: see :data:`SpecArg`. ``passes``: the number of passes of a trace without
+    ProfilerStep ranges (default 1). ``device``: ``cuda`` or ``cpu`` (default: cuda when the
+    trace has GPU events). ``command``: the command that asked for this report, recorded in
+    ``Report.capture``. ``live``: the report is made by the run that captured the trace (``floorcalc
+    report``, :func:`floorcalc.report`): the CPU spec is this host's own rather than the one the
+    trace recorded, and the GPU is the one capture named.
+
+    Raises :class:`UsageError` for options the trace contradicts, :class:`TraceError` for a
+    truncated GPU trace with no device event left, :class:`SpecError` when no spec fits.
+    """
+    check_passes(passes)
+    if passes is not None and trace.steps and passes != len(trace.steps):
+        raise UsageError(f"trace has {len(trace.steps)} ProfilerStep ranges, which are its passes; "
+                         "--passes is for traces without them")
+    if device == "cpu" and trace.gpu:
+        raise UsageError("trace has GPU kernels; --device cpu would floor them with a CPU spec")
+    cap = trace.capture
+    # a truncated GPU trace can lose all its device events (Kineto writes them last): its
+    # deviceProperties still say it ran on a GPU, and its host ops alone say nothing of the GPU
+    if trace.partial and trace.devices and not trace.gpu:
+        raise TraceError(f"trace {trace.path} is truncated ({trace.partial}) before any of its GPU events; "
+                         "nothing on the GPU can be analysed")
+    target = device or ("cuda" if trace.gpu else "cpu")
+    if live:
+        gpu_name = cap.gpu_name
+    else:
+        gpu_name = trace.devices[0].name if trace.devices else cap.gpu_name
+    if target == "cuda" and not gpu_name and not spec:
+        raise SpecError(f"trace {trace.path} names no GPU (no deviceProperties); pass --spec FILE.yaml")
+    dev = device_spec(target, gpu_name, spec, launch=cap.launch_latency, cpu_bandwidth=cap.cpu_bandwidth,
+                      captured_cpu=None if live else cap, sm_count=cap.sm_count,
+                      compute_capability=cap.compute_capability)
+    capture = dataclasses.replace(cap, command=command, trace=trace.path, live=live)
+    return build_report(trace, dev, passes=passes, reference=reference_spec(dev, gpu_name), capture=capture)
+
+
+def build_report(trace: Trace, spec: DeviceSpec, *, passes: Optional[int] = None,
+                 reference: Optional[DeviceSpec] = None, capture: Optional[CaptureInfo] = None) -> Report:
+    """Turn a parsed trace and a device spec into a :class:`Report` (all figures per pass),
+    with none of :func:`analyze`'s checks (step 3 of the module notes).
+
+    ``reference``: a second spec (the datasheet one when ``spec`` is calibrated); every floor
+    and efficiency is then also given against it, labelled ``reference_*``. ``capture``: the
+    report's capture record (default: the trace's, with its path).
+    """
+    from floorcalc import classify
+    from floorcalc.timeline import analyze as analyze_timeline
+    from floorcalc.timeline import window
+
+    cap = capture if capture is not None else trace.capture
+    if not cap.trace:
+        cap = dataclasses.replace(cap, trace=trace.path)
+    win = window(trace, passes)
+    gpu = bool(win.gpu_ids)
+    units = classify.classify(trace, win, spec, reference=reference)
+    n = win.passes
+    ops = classify.op_rows(units, n, spec, gpu=gpu)
+    kernels = classify.kernel_rows(units, n) if gpu else []
+    bare = cap.bare_wall_us
+    summary = classify.summarise(trace, win, ops, spec, gpu=gpu, bare_wall_us=bare, reference=reference is not None)
+    wall = summary.wall_us
+    notes: List[str] = [f"window: {win.source}; figures are per pass (totals / {n})"]
+    table = cap.inductor_kernels
+    n_gen = sum(1 for u in units if u.kernel)
+    if n_gen:
+        notes.append(f"torch.compile: {n_gen} launches of {len(table)} generated kernels counted from Inductor's own "
+                     "records (FLOPs of the FX nodes each kernel computes; bytes: its kernel_num_gb, the fusion's "
+                     "inputs and outputs); extern kernels counted as the aten ops they are")
+    no_shapes = cap.profiled_no_shapes_wall_us
+    if bare and no_shapes:
+        notes.append(f"profiler distortion: {no_shapes / bare - 1:+.0%} with the profiler alone (no shapes, no "
+                     f"module ranges; {no_shapes:.0f} us per pass, host-timed), {wall / bare - 1:+.0%} with shapes and "
+                     "module ranges (this trace); timing figures (MFU, MBU) use the bare run, shapes come from this trace")
+    if cap.compile and not table:
+        notes.append("torch.compile: Inductor left no kernel records for this run, so its generated kernels are "
+                     "uncounted (Torch-Compiled Region rows)")
+    launch_floor = sum(r.overhead_us for r in ops if r.floor_us is not None)
+    if gpu and summary.floor_us > 0:
+        notes.append(f"of the {summary.floor_us:.1f} us sum of floors, {launch_floor:.1f} us is launch latency "
+                     f"(L = {spec.launch_latency_us.value:.3g} us per launch): fewer launches lower it")
+    if cap.compile_fallback:
+        notes.append(f"torch.compile failed, so this run is eager: {cap.compile_fallback}")
+    if cap.allow_tf32 is None and any(r.peak_key == "tensor.tfloat32" for r in ops):
+        notes.append("float32 matmuls floored at the TF32 tensor peak: the trace does not say whether TF32 was allowed")
+    key, peak = summary.mfu_peak_key, summary.mfu_peak_flop_per_s
+    if key:
+        notes.append(f"MFU uses {key} = {peak:.4g} FLOP/s ({spec.peak_flop_per_s[key].basis}); "
+                     f"MBU uses DRAM {spec.mem_bytes_per_s.value:.4g} B/s ({spec.mem_bytes_per_s.basis}); "
+                     f"both over the {'bare (unprofiled)' if bare else 'profiled'} wall time")
+    runs = list(cap.bare_wall_us_runs or ())
+    if bare and (wall < 0.9 * bare or (runs and max(runs) > 1.5 * min(runs))):
+        notes.append(f"host timing looks noisy: bare passes took {', '.join(f'{r:.0f}' for r in runs) or bare} us "
+                     f"against {wall:.0f} us profiled; another process may share this CPU, so treat the "
+                     "wall times and the profiler distortion with care")
+    if not trace.has_shapes:
+        notes.append("trace has no shapes (record_shapes was off): nothing can be counted, timeline only")
+    notes += cap.problems
+    # where the rest of the wall time goes: gaps, copies, decomposition (floorcalc.timeline)
+    target = "cuda" if gpu else "cpu"
+    timeline = analyze_timeline(trace, win, units, spec, target=target)
+    return Report(schema_version=SCHEMA_VERSION, tool_version=__version__, target=target, device=spec,
+                  ops=tuple(ops), kernels=tuple(kernels), summary=summary, capture=cap, notes=tuple(notes),
+                  reference=reference, timeline=timeline, units=units, window=win)
+
+
+# ---------------------------------------------------------------------------------------------
+# which device spec (step 2)
+
+
+def reference_spec(spec: DeviceSpec, gpu_name: Optional[str]) -> Optional[DeviceSpec]:
+    """The datasheet spec to compare with when ``spec`` holds calibrated (measured) peaks, else None.
+
+    It is the packaged (or user-config) spec matching the GPU, when that is another spec.
+    """
+    from floorcalc.device import match_spec
+
+    if spec.kind != "gpu" or not any(f.basis == "measured" for f in spec.peak_flop_per_s.values()):
+        return None
+    name = gpu_name or (spec.nvml_names[0] if spec.nvml_names else None)
+    ref = match_spec(name) if name else None
+    if ref is None or ref.origin == spec.origin:
+        return None
+    # only the ceilings P and W differ between the two; L is the one measured for this run
+    return dataclasses.replace(ref, launch_latency_us=spec.launch_latency_us)
+
+
+def _derived_for_this_gpu(target: str, gpu_name: Optional[str], spec_arg: SpecArg, sm_count: Optional[int],
+                          compute_capability: Optional[str]) -> Optional[DeviceSpec]:
+    """A derived spec for an unknown GPU that is on this machine (NVML sees it), else None."""
+    if target != "cuda" or spec_arg or not gpu_name:
+        return None
+    from floorcalc.device import derive_spec, detect_gpu
+
+    detected = detect_gpu()
+    if detected is None or detected.name != gpu_name:
+        return None
+    spec = derive_spec(detected, sm_count=sm_count, compute_capability=compute_capability)
+    print(f"floorcalc: warning: no device spec matches {gpu_name!r}; using peaks and bandwidth derived from "
+          "NVML clocks (marked 'derived'); pass --spec FILE.yaml for datasheet figures", file=sys.stderr)
+    return spec
+
+
+def device_spec(target: str, gpu_name: Optional[str], spec_arg: SpecArg, *, launch: Optional[Figure] = None,
+                cpu_bandwidth: Optional[Figure] = None, captured_cpu: Optional[CaptureInfo] = None,
+                sm_count: Optional[int] = None, compute_capability: Optional[str] = None) -> DeviceSpec:
+    """The DeviceSpec for this run, with measured figures folded in.
+
+    ``spec_arg``: a spec file or packaged key (``--spec``), or a :class:`DeviceSpec` used as it
+    is (no lookup, no measured L folded in; only checked against ``target``), or None.
+    Precedence: ``--spec`` > user config dir > packaged devices/ (see docs/spec-format.md).
+    A launch latency measured at capture time (``launch``) replaces the spec's, unless the
+    user's spec set one itself (basis "user"). ``captured_cpu`` (the capture record of a
+    floorcalc-captured CPU trace: its ``cpu_name`` and ``cpu_peak_flop_per_s``) replaces this
+    host's derived CPU peaks, so a trace analysed on another machine is floored against the CPU
+    it ran on. A GPU no spec matches, when it is the GPU of this machine, gets a spec derived
+    from NVML's clocks, its SM count and compute capability (every figure marked "derived"),
+    with a warning. Raises :class:`SpecError` when no spec fits, or one describes the wrong kind
+    of device.
+    """
+    from floorcalc.device import cpu_spec, resolve_spec
+
+    if isinstance(spec_arg, DeviceSpec):
+        spec = spec_arg
+    else:
+        path = str(spec_arg) if spec_arg else None
+        cpu = cpu_spec(bandwidth=cpu_bandwidth, launch_latency=launch) if target == "cpu" else None
+        if cpu is not None and captured_cpu is not None and captured_cpu.cpu_peak_flop_per_s:
+            peaks = {k: Figure(f.value, f.basis, f"{f.source} (recorded in the trace)")
+                     for k, f in captured_cpu.cpu_peak_flop_per_s.items()}
+            cpu = dataclasses.replace(cpu, name=captured_cpu.cpu_name if captured_cpu.cpu_name is not None else cpu.name,
+                                      peak_flop_per_s=peaks,
+                                      origin=("trace metadata",) + tuple(o for o in cpu.origin if o != "/proc/cpuinfo"))
+        try:
+            spec = resolve_spec(target, gpu_name=gpu_name, spec_path=path, cpu=cpu)
+        except SpecError:
+            derived = _derived_for_this_gpu(target, gpu_name, path, sm_count, compute_capability)
+            if derived is None:
+                raise
+            spec = derived
+    if target == "cpu" and spec.kind != "cpu":
+        raise SpecError(f"spec {spec.key!r} describes a {spec.kind}, but this run is on the CPU")
+    if target == "cuda" and spec.kind != "gpu":
+        raise SpecError(f"spec {spec.key!r} describes a {spec.kind}, but this run is on a GPU")
+    if isinstance(spec_arg, DeviceSpec):
+        return spec
+    if target == "cuda" and spec_arg and gpu_name:
+        from floorcalc.device import match_spec
+
+        detected = match_spec(gpu_name)
+        if detected is not None and detected.key != spec.key and gpu_name not in spec.nvml_names:
+            msg = (f"the spec given ({spec.key}, {spec.name}) is not the one matching the GPU "
+                   f"({gpu_name} -> {detected.key}); using the one given")
+            print(f"floorcalc: warning: {msg}", file=sys.stderr)
+    if launch is not None and spec.launch_latency_us.basis != "user":
+        spec = dataclasses.replace(spec, launch_latency_us=launch)
+    return spec

@@ -1,0 +1,219 @@
+"""What floorcalc's capture records in a trace, both ways: :func:`capture_metadata` writes a
+:class:`~floorcalc.records.CaptureInfo` as the JSON object capture stores under the trace's
+top-level ``floorcalc`` key (``prof.add_metadata_json``), and :func:`read_capture_info` reads it
+back, once, when the trace is loaded (:attr:`floorcalc.records.Trace.capture`). No other
+module reads that key.
+
+The metadata keys are the record's field names, except ``command`` (the record's
+``capture_command``), ``launch_latency_us``/``launch_latency_source`` and
+``cpu_bandwidth_bytes_per_s``/``cpu_bandwidth_source`` (a measured Figure each), and
+``cpu_peak_flop_per_s`` (peak key -> ``[value, basis, source]``). Reading never raises: a value
+of the wrong type is left out, and said in ``problems``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any, Dict, List, Mapping, Optional, Tuple, get_args
+
+from floorcalc.records import BASES, UNITS, Basis, CaptureInfo, ComputeUnit, Figure, GeneratedKernel, Target
+
+#: the metadata key floorcalc's capture writes its record under
+KEY = "floorcalc"
+
+
+class _Reader:
+    def __init__(self, meta: Mapping[str, Any]) -> None:
+        self.meta = meta
+        self.problems: List[str] = []
+
+    def _bad(self, key: str, want: str) -> None:
+        self.problems.append(f"capture metadata: {key} = {self.meta[key]!r:.60} is not {want}; ignored")
+
+    def get_str(self, key: str) -> Optional[str]:
+        v = self.meta.get(key)
+        if v is None:
+            return None
+        if isinstance(v, str):
+            return v
+        self._bad(key, "a string")
+        return None
+
+    def get_int(self, key: str) -> Optional[int]:
+        v = self.meta.get(key)
+        if v is None:
+            return None
+        if isinstance(v, int) and not isinstance(v, bool):
+            return v
+        if isinstance(v, float) and v.is_integer():
+            return int(v)
+        self._bad(key, "an integer")
+        return None
+
+    def get_float(self, key: str) -> Optional[float]:
+        v = self.meta.get(key)
+        if v is None:
+            return None
+        if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v):
+            return float(v)
+        self._bad(key, "a finite number")
+        return None
+
+    def get_bool(self, key: str) -> Optional[bool]:
+        v = self.meta.get(key)
+        return None if v is None else bool(v)
+
+    def get_floats(self, key: str) -> Optional[Tuple[float, ...]]:
+        v = self.meta.get(key)
+        if v is None:
+            return None
+        if isinstance(v, list) and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in v):
+            return tuple(float(x) for x in v)
+        self._bad(key, "a list of numbers")
+        return None
+
+    def get_measured(self, value_key: str, source_key: str) -> Optional[Figure]:
+        """A figure capture measured: present when its value is a non-zero number."""
+        v = self.meta.get(value_key)
+        if not v:
+            return None
+        value = self.get_float(value_key)
+        return Figure(value, "measured", str(self.meta.get(source_key, ""))) if value is not None else None
+
+    def get_peaks(self, key: str) -> Dict[str, Figure]:
+        v = self.meta.get(key)
+        if not v:
+            return {}
+        out: Dict[str, Figure] = {}
+        if isinstance(v, dict):
+            for k, f in v.items():
+                if (isinstance(f, (list, tuple)) and len(f) == 3 and isinstance(f[0], (int, float))
+                        and f[1] in BASES):
+                    basis: Basis = f[1]
+                    out[str(k)] = Figure(float(f[0]), basis, str(f[2]))
+                else:
+                    self.problems.append(f"capture metadata: {key}.{k} is not [value, basis, source]; ignored")
+            return out
+        self._bad(key, "a mapping of peak key to [value, basis, source]")
+        return {}
+
+    def get_kernels(self, key: str) -> Dict[str, Tuple[GeneratedKernel, ...]]:
+        v = self.meta.get(key)
+        if not v:
+            return {}
+        if not isinstance(v, dict):
+            self._bad(key, "a mapping of kernel name to its launches")
+            return {}
+        out: Dict[str, Tuple[GeneratedKernel, ...]] = {}
+        for name, entries in v.items():
+            try:
+                launches = tuple(_kernel(e) for e in entries)
+            except (KeyError, TypeError, ValueError) as e:
+                self.problems.append(f"capture metadata: {key}[{name!r:.60}] is unreadable ({type(e).__name__}: {e}); "
+                                     "its launches are counted as the ops that launched them")
+                continue
+            if launches:
+                out[str(name)] = launches
+        return out
+
+
+def _kernel(e: Any) -> GeneratedKernel:
+    unit = str(e["unit"])
+    if unit not in UNITS:
+        raise ValueError(f"unit {unit!r}")
+    u: ComputeUnit = unit  # type: ignore[assignment]  # checked just above
+    return GeneratedKernel(flop=int(e["flop"]), bytes=int(e["bytes"]), dtype=str(e["dtype"]), unit=u,
+                           method=str(e["method"]), graph=str(e.get("graph", "")))
+
+
+def read_capture_info(raw: Any) -> CaptureInfo:
+    """The :class:`CaptureInfo` of a trace's ``floorcalc`` metadata value: the JSON object
+    capture stored (a dict, or its JSON text), or None for a trace floorcalc did not capture
+    (an empty record). Never raises."""
+    if raw is None or raw == "":
+        return CaptureInfo()
+    meta = raw
+    if isinstance(raw, (str, bytes)):
+        try:
+            meta = json.loads(raw)
+        except ValueError:
+            return CaptureInfo(problems=("capture metadata: the 'floorcalc' field is not JSON; ignored",))
+    if not isinstance(meta, dict):
+        return CaptureInfo(problems=("capture metadata: the 'floorcalc' field is not a JSON object; ignored",))
+    r = _Reader(meta)
+    device = r.get_str("device")
+    target: Optional[Target] = None
+    if device in get_args(Target):
+        target = device  # type: ignore[assignment]  # one of Target's values, checked just above
+    elif device is not None:
+        r.problems.append(f"capture metadata: device = {device!r:.40} is neither cuda nor cpu; ignored")
+    return CaptureInfo(
+        recorded=True,
+        capture_command=r.get_str("command") or "",
+        floorcalc_version=r.get_str("floorcalc_version"),
+        device=target,
+        gpu_name=r.get_str("gpu_name"),
+        model_file=r.get_str("model_file"),
+        warmup=r.get_int("warmup"),
+        iters=r.get_int("iters"),
+        torch_version=r.get_str("torch_version"),
+        cuda_version=r.get_str("cuda_version"),
+        allow_tf32=r.get_bool("allow_tf32"),
+        cudnn_allow_tf32=r.get_bool("cudnn_allow_tf32"),
+        float32_matmul_precision=r.get_str("float32_matmul_precision"),
+        sm_count=r.get_int("sm_count"),
+        compute_capability=r.get_str("compute_capability"),
+        bare_wall_us=r.get_float("bare_wall_us"),
+        bare_wall_us_runs=r.get_floats("bare_wall_us_runs"),
+        profiled_no_shapes_wall_us=r.get_float("profiled_no_shapes_wall_us"),
+        launch_latency=r.get_measured("launch_latency_us", "launch_latency_source"),
+        cpu_bandwidth=r.get_measured("cpu_bandwidth_bytes_per_s", "cpu_bandwidth_source"),
+        cpu_name=r.get_str("cpu_name"),
+        cpu_peak_flop_per_s=r.get_peaks("cpu_peak_flop_per_s"),
+        cuda_graphs=r.get_bool("cuda_graphs"),
+        compile=r.get_bool("compile"),
+        compile_fallback=r.get_str("compile_fallback"),
+        inductor_kernels=r.get_kernels("inductor_kernels"),
+        note=r.get_str("note") or "",
+        problems=tuple(r.problems),
+    )
+
+
+def capture_metadata(info: CaptureInfo) -> Dict[str, Any]:
+    """The JSON object capture stores under the trace's ``floorcalc`` key for ``info`` (its
+    capture part; :func:`read_capture_info` reads it back to an equal record)."""
+    meta: Dict[str, Any] = {
+        "floorcalc_version": info.floorcalc_version, "device": info.device, "gpu_name": info.gpu_name,
+        "warmup": info.warmup, "iters": info.iters, "torch_version": info.torch_version,
+        "cuda_version": info.cuda_version, "allow_tf32": info.allow_tf32,
+        "float32_matmul_precision": info.float32_matmul_precision, "cudnn_allow_tf32": info.cudnn_allow_tf32,
+        "sm_count": info.sm_count, "compute_capability": info.compute_capability, "model_file": info.model_file,
+        "bare_wall_us": info.bare_wall_us,
+        "bare_wall_us_runs": list(info.bare_wall_us_runs) if info.bare_wall_us_runs is not None else None,
+        "command": info.capture_command, "cuda_graphs": info.cuda_graphs,
+    }
+    if info.compile is not None:
+        meta["compile"] = info.compile
+    if info.compile_fallback is not None:
+        meta["compile_fallback"] = info.compile_fallback
+    if info.compile:
+        meta["inductor_kernels"] = {
+            name: [{"flop": k.flop, "bytes": k.bytes, "unit": k.unit, "dtype": k.dtype, "method": k.method,
+                    "graph": k.graph} for k in launches]
+            for name, launches in info.inductor_kernels.items()}
+    if info.launch_latency is not None:
+        meta["launch_latency_us"] = info.launch_latency.value
+        meta["launch_latency_source"] = info.launch_latency.source
+    if info.cpu_bandwidth is not None:
+        meta["cpu_bandwidth_bytes_per_s"] = info.cpu_bandwidth.value
+        meta["cpu_bandwidth_source"] = info.cpu_bandwidth.source
+    if info.cpu_name is not None:
+        meta["cpu_name"] = info.cpu_name
+    if info.cpu_peak_flop_per_s:
+        meta["cpu_peak_flop_per_s"] = {k: [f.value, f.basis, f.source] for k, f in info.cpu_peak_flop_per_s.items()}
+    if info.profiled_no_shapes_wall_us is not None:
+        meta["profiled_no_shapes_wall_us"] = info.profiled_no_shapes_wall_us
+    if info.note:
+        meta["note"] = info.note
+    return meta
