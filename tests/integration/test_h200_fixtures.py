@@ -1,4 +1,4 @@
-"""Real H200 traces (recorded with tools/h200_session.sh), analysed offline.
+"""Real H200 traces (recorded with tools/record_fixtures.py), analysed offline.
 
 Two kinds of check: golden outputs (any change in a figure must be deliberate: regenerate with
 `python3 tests/golden.py --update` and review the diff), and facts derived independently of

@@ -4,7 +4,7 @@ from pathlib import Path
 
 from floorcalc.counting.inductor import counts_for_folders, find_graph_folders, kernel_counts, parse_graph
 
-INDUCTOR = Path(__file__).resolve().parents[1] / "data" / "issue7" / "inductor"
+INDUCTOR = Path(__file__).resolve().parents[1] / "data" / "plain" / "inductor"
 
 
 def test_fx_graph_nodes_become_op_calls_with_shapes():

@@ -64,9 +64,9 @@ def test_replay_without_capture_says_so():
 
 
 def test_real_h200_replay_without_its_capture():
-    """tests/data/issue7/decode_graph: 156 replayed kernels per pass, recorded without the capture."""
+    """tests/data/plain/decode_graph: 156 replayed kernels per pass, recorded without the capture."""
     from pathlib import Path
 
-    tr = load(Path(__file__).resolve().parents[1] / "data" / "issue7" / "decode_graph.trace.json.gz")
+    tr = load(Path(__file__).resolve().parents[1] / "data" / "plain" / "decode_graph.trace.json.gz")
     assert sum(1 for g in tr.gpu if g.graph_launch is None and g.op is None) == 312
     assert any("no capture in the trace" in n for n in tr.notes)
