@@ -94,7 +94,7 @@ def test_conv_floored_at_the_vector_peak_in_every_output_when_cudnn_tf32_was_off
 # the annotated trace and the report: one floor per event, on every committed trace
 
 COMMITTED = sorted(glob.glob(str(ROOT / "tests/data/*.trace.json.gz"))
-                   + glob.glob(str(ROOT / "tests/data/issue7/**/*.trace.json.gz"), recursive=True)
+                   + glob.glob(str(ROOT / "tests/data/plain/**/*.trace.json.gz"), recursive=True)
                    + glob.glob(str(ROOT / "docs/examples/*.trace.json.gz")))
 
 
