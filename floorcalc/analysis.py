@@ -30,7 +30,7 @@ from typing import List, Optional, Tuple, Union
 
 from floorcalc import __version__
 from floorcalc.errors import SpecError, TraceError, UsageError
-from floorcalc.records import CaptureInfo, DeviceSpec, Figure, Report, Trace
+from floorcalc.records import CaptureInfo, DeviceSpec, Figure, Report, Target, Trace
 
 #: The version of the report's JSON document (docs/json-schema.md).
 SCHEMA_VERSION = 1
@@ -163,7 +163,7 @@ def build_report(trace: Trace, spec: DeviceSpec, *, passes: Optional[int] = None
         notes.append("trace has no shapes (record_shapes was off): nothing can be counted, timeline only")
     notes += cap.problems
     # where the rest of the wall time goes: gaps, copies, decomposition (floorcalc.timeline)
-    target = "cuda" if gpu else "cpu"
+    target: Target = "cuda" if gpu else "cpu"
     timeline = analyze_timeline(trace, win, units, spec, target=target)
     return Report(schema_version=SCHEMA_VERSION, tool_version=__version__, target=target, device=spec,
                   ops=tuple(ops), kernels=tuple(kernels), summary=summary, capture=cap, notes=tuple(notes),

@@ -337,16 +337,15 @@ def kernel_rows(units: Sequence[WorkUnit], passes: int) -> List[KernelRow]:
         counted = u.floor is not None
         for i, ev in enumerate(u.events):
             key = (ev.name, ev.kind, opname, module, ev.stream, counted)
-            a = acc.setdefault(key, [0.0, 0.0, 0.0, 0.0])  # calls, duration, floor, counted-flag
+            a = acc.setdefault(key, [0.0, 0.0, 0.0])  # calls, duration, floor
             a[0] += 1
             a[1] += ev.duration_us
-            if u.floor is not None:
+            if counted:
                 a[2] += u.event_floors_us[i]
-                a[3] = 1.0
             meta[key] = (split, u.floor.bound if u.floor is not None else "uncounted")
     rows = []
-    for key, (calls, dur, fl, counted) in acc.items():
-        name, kind, opname, module, stream, _counted = key
+    for key, (calls, dur, fl) in acc.items():
+        name, kind, opname, module, stream, counted = key
         split, bound = meta[key]
         rows.append(KernelRow(
             name=name, kind=kind, op=opname, module=module, stream=stream, calls=calls / passes,

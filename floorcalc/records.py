@@ -51,6 +51,7 @@ CountRun = Literal["meta", "cpu"]
 #: The families ``floorcalc count`` sums FLOPs in.
 Family = Literal["matmul", "conv", "attention", "vector", "memory"]
 
+TARGETS: Tuple[Target, ...] = get_args(Target)
 UNITS: Tuple[ComputeUnit, ...] = get_args(ComputeUnit)
 BASES: Tuple[Basis, ...] = get_args(Basis)
 BOUNDS: Tuple[Bound, ...] = get_args(Bound)

@@ -89,7 +89,8 @@ def describe(call: OpCall) -> str:
         if isinstance(a, TensorMeta):
             parts.append(f"{a.dtype}{list(a.shape)}")
         elif isinstance(a, tuple) and a and all(isinstance(t, TensorMeta) or t is None for t in a):
-            parts.append("[" + ", ".join(f"{t.dtype}{list(t.shape)}" if t is not None else "None" for t in a) + "]")
+            parts.append("[" + ", ".join(f"{t.dtype}{list(t.shape)}" if isinstance(t, TensorMeta) else "None"
+                                         for t in a) + "]")
         else:
             parts.append(repr(a))
     return f"{call.name}({', '.join(parts)})"
@@ -168,9 +169,9 @@ def tally(rec: Recording, *, depth: int = 2, model_file: str = "", command: str 
     nbytes: Dict[str, int] = defaultdict(int)
     unc_calls: Dict[str, int] = defaultdict(int)
     op_tot: Dict[str, List[int]] = {}
-    op_family: Dict[str, str] = {}
+    op_family: Dict[str, Family] = {}
     unc: Dict[str, dict] = {}
-    fam_tot: Dict[str, int] = {f: 0 for f in FAMILIES}
+    fam_tot: Dict[Family, int] = {f: 0 for f in FAMILIES}
     for r in rec.ops:
         c, reason = count_or_reason(r.call)
         prefixes = _prefixes(r.module)
@@ -187,12 +188,13 @@ def tally(rec: Recording, *, depth: int = 2, model_file: str = "", command: str 
         for p in prefixes:
             flop[p] += c.flop
             nbytes[p] += c.bytes
-        op_family.setdefault(r.call.name, family_of(r.call.name, c))
+        fam = family_of(r.call.name, c) or "vector"  # a counted call always has a family
+        op_family.setdefault(r.call.name, fam)
         t = op_tot.setdefault(r.call.name, [0, 0, 0])
         t[0] += 1
         t[1] += c.flop
         t[2] += c.bytes
-        fam_tot[family_of(r.call.name, c)] += c.flop
+        fam_tot[fam] += c.flop
     info = {m.path: m for m in rec.modules}
     paths = [m.path for m in rec.modules] or [""]
     seen = set(paths)
@@ -234,13 +236,13 @@ def compare(rec: Recording, oracles: Sequence[OracleResult]) -> Comparison:
     ``rec`` carries, per call, FlopCounterMode's FLOPs for that call (when FlopCounterMode
     ran alongside), so FlopCounterMode's total is split into floorcalc's families exactly.
     """
-    fc: Dict[str, int] = {f: 0 for f in FAMILIES}
-    gemm: Dict[str, int] = {f: 0 for f in FAMILIES}
+    fc: Dict[Family, int] = {f: 0 for f in FAMILIES}
+    gemm: Dict[Family, int] = {f: 0 for f in FAMILIES}
     att_full = 0
     causal_calls = 0
-    fcm_fam: Dict[str, int] = {f: 0 for f in FAMILIES}
-    fcm_ops: Dict[str, Dict[str, int]] = {f: defaultdict(int) for f in FAMILIES}
-    names_by_family: Dict[str, Counter] = {f: Counter() for f in FAMILIES}
+    fcm_fam: Dict[Family, int] = {f: 0 for f in FAMILIES}
+    fcm_ops: Dict[Family, Dict[str, int]] = {f: defaultdict(int) for f in FAMILIES}
+    names_by_family: Dict[Family, Counter[str]] = {f: Counter() for f in FAMILIES}
     for r in rec.ops:
         c = count_call(r.call)
         fam = family_of(r.call.name, c) or "vector"
@@ -279,7 +281,7 @@ def compare(rec: Recording, oracles: Sequence[OracleResult]) -> Comparison:
 
 #: fvcore's operator names (``FlopCountAnalysis.by_operator()`` keys) by floorcalc family;
 #: any other name it counts is a per-element handle (norms, pooling, upsampling): ``vector``.
-FVCORE_FAMILY = {"linear": "matmul", "matmul": "matmul", "addmm": "matmul", "bmm": "matmul", "mm": "matmul",
+FVCORE_FAMILY: Dict[str, Family] = {"linear": "matmul", "matmul": "matmul", "addmm": "matmul", "bmm": "matmul", "mm": "matmul",
                  "einsum": "matmul", "baddbmm": "matmul", "conv": "conv", "_convolution": "conv",
                  "scaled_dot_product_attention": "attention"}
 

@@ -277,6 +277,8 @@ def prepare(mf: ModelFile, device: str, dtype: Optional[str] = None) -> Prepared
     inputs = _to(model_inputs(inputs, mf.path), device)
     if tdtype is not None:
         inputs = _cast(inputs, tdtype)
+    if model is None:
+        raise ModelFileError(f"model file {mf.path} defines get_inputs() but no get_model()")
 
     def forward() -> Any:
         try:
@@ -367,7 +369,7 @@ def compare_run(path: Path, recording: Recording, *, dtype: Optional[str] = None
     prep = prepare(mf, device, dtype)
     fcm = FlopCounterMode(display=False)
     ops = run_recorded(prep, oracle=fcm)
-    rec = Recording(ops=tuple(ops), modules=recording.modules, run=device)
+    rec = Recording(ops=tuple(ops), modules=recording.modules, run="meta" if device == "meta" else "cpu")
     total = int(fcm.get_total_flops())
     fcm_res = OracleResult(name="FlopCounterMode", ran=True, total=total,
                            by_op={str(k): int(v) for k, v in fcm.get_flop_counts().get("Global", {}).items()},
@@ -390,7 +392,7 @@ def _fvcore(prep: Prepared):
 
     import torch
 
-    from floorcalc.records import FAMILIES, OracleResult
+    from floorcalc.records import FAMILIES, Family, OracleResult
     from floorcalc.tally import FVCORE_FAMILY
 
     try:
@@ -411,7 +413,7 @@ def _fvcore(prep: Prepared):
             unsupported = dict(a.unsupported_ops())
     except Exception as e:  # fvcore's jit trace fails on some models: say so, never 0
         return OracleResult(name="fvcore", ran=False, note=f"FlopCountAnalysis raised {type(e).__name__}: {_short(e)}")
-    fam = {f: 0 for f in FAMILIES}
+    fam: Dict[Family, int] = {f: 0 for f in FAMILIES}
     for k, v in by_op.items():
         fam[FVCORE_FAMILY.get(k, "vector")] += v
     return OracleResult(name="fvcore", ran=True, total=sum(by_op.values()), by_family=fam, by_op=by_op,

@@ -22,7 +22,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Mapping, Optional
 
 from floorcalc.errors import ModelFileError, ModelRunError
 
@@ -85,11 +85,15 @@ def load_model_file(path: str | Path) -> ModelFile:
     return mf
 
 
-def call_user(fn: Callable[..., Any], device: str, what: str) -> Any:
+def call_user(fn: Optional[Callable[..., Any]], device: str, what: str) -> Any:
     """Call a user function, passing ``device=`` when it takes it; wrap its errors.
 
-    Raises :class:`ModelRunError` naming ``what`` (e.g. ``"get_model()"``) on any exception.
+    Raises :class:`ModelRunError` naming ``what`` (e.g. ``"get_model()"``) on any exception,
+    :class:`ModelFileError` when the model file does not define it (``fn`` None).
     """
+    if fn is None:
+        raise ModelFileError(f"the model file defines no {what}")
+    params: Mapping[str, inspect.Parameter]
     try:
         params = inspect.signature(fn).parameters
     except (TypeError, ValueError):

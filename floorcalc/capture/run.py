@@ -148,6 +148,8 @@ def build_step(mf: ModelFile, device: str, compile: bool = False) -> tuple[Calla
     inputs = _to_device(model_inputs(call_user(mf.fn("get_inputs"), device, "get_inputs()"), mf.path), device)
 
     target = torch.compile(model) if compile else model
+    if target is None:
+        raise ModelFileError(f"model file {mf.path} defines get_inputs() but no get_model()")
 
     def forward() -> Any:
         try:

@@ -47,7 +47,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     args = parser.parse_args(argv)
     args.argv = argv  # recorded in reports, so a figure says how it was made
     if not getattr(args, "run", None):
-        names = ", ".join(parser._subparsers._group_actions[0].choices)  # the registered subcommands
+        group = parser._subparsers  # the registered subcommands
+        names = ", ".join(str(c) for a in (group._group_actions if group is not None else []) for c in (a.choices or ()))
         print(f"floorcalc: error: name a command: {names} (see floorcalc --help)", file=sys.stderr)
         return 2
     try:

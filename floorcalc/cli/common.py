@@ -93,7 +93,7 @@ def check_output(args: argparse.Namespace) -> None:
     inputs = [p for p in (getattr(args, "trace", None), getattr(args, "trace_out", None), getattr(args, "model", None),
                           getattr(args, "a", None), getattr(args, "b", None), getattr(args, "spec", None))
               if isinstance(p, (Path, str)) and p]
-    inputs = [Path(p) for p in inputs]
+    input_paths = [Path(p) for p in inputs]
     for out in paths:
         if not out.parent.exists():
             raise OutputError(f"output folder does not exist: {out.parent}")
@@ -107,7 +107,7 @@ def check_output(args: argparse.Namespace) -> None:
         if resolved in seen:
             raise UsageError(f"two outputs are the same file: {out}")
         seen[resolved] = out
-        if any(resolved == i.resolve() for i in inputs):
+        if any(resolved == i.resolve() for i in input_paths):
             raise UsageError(f"output {out} is also an input of this command; name another file")
         if out.exists() and not args.force:
             raise OutputError(f"output {out} exists; pass --force to overwrite it")

@@ -80,15 +80,15 @@ def parse_graph(text: str) -> Dict[str, Tuple[OpCall, TensorMeta]]:
             else:
                 try:
                     v = ast.literal_eval(a)
-                    call_args.append(tuple(v) if isinstance(v, list) else v)
+                    call_args.append(tuple(v) if isinstance(v, list) else v)  # type: ignore[arg-type]
                 except (ValueError, SyntaxError):
-                    call_args.append(None)
+                    call_args.append(None)  # type: ignore[arg-type]
         nodes[name] = (OpCall(f"{ns}::{op}", tuple(call_args)), out)
     return nodes
 
 
 def _split_args(text: str) -> List[str]:
-    out, depth, cur = [], 0, []
+    out, depth, cur = [], 0, []  # type: ignore[var-annotated]
     for ch in text:
         if ch in "[(":
             depth += 1

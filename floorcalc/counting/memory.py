@@ -173,7 +173,7 @@ def arange(call: OpCall) -> Count:
     if out is not None:
         dtype, notes = out.dtype, ()
     else:
-        dtype, notes = _factory_dtype(call, 4, "int64" if all_int else DEFAULT_FLOAT)
+        dtype, notes = _factory_dtype(call, 4, "int64" if all_int else DEFAULT_FLOAT)  # type: ignore[assignment]
     return _fill(out_tensor((length,), dtype), notes=notes)
 
 
@@ -292,7 +292,7 @@ def repeat(call: OpCall) -> Count:
     if not isinstance(reps, tuple) or len(reps) < len(x.shape):
         raise Uncountable(f"repeats {reps!r} for shape {x.shape}")
     padded = (1,) * (len(reps) - len(x.shape)) + x.shape
-    return _copy((x,), (out_tensor(tuple(r * s for r, s in zip(reps, padded)), x.dtype),), x.dtype)
+    return _copy((x,), (out_tensor(tuple(r * s for r, s in zip(reps, padded)), x.dtype),), x.dtype)  # type: ignore[misc, operator]
 
 
 @formula("aten::flip", "aten::roll", "aten::rot90", "aten::tril", "aten::tril_", "aten::triu",
@@ -311,7 +311,7 @@ def _padded(x: TensorMeta, pad: Arg) -> TensorMeta:
         raise Uncountable(f"pad {pad!r} for shape {x.shape}")
     shape = list(x.shape)
     for i in range(len(pad) // 2):
-        shape[-1 - i] += pad[2 * i] + pad[2 * i + 1]
+        shape[-1 - i] += pad[2 * i] + pad[2 * i + 1]  # type: ignore[assignment, operator]
     return out_tensor(shape, x.dtype)
 
 
@@ -490,8 +490,8 @@ def index_put(call: OpCall) -> Count:
     touched = values.numel
     notes = []
     if isinstance(indices, tuple) and indices and all(isinstance(t, TensorMeta) for t in indices):
-        touched = max(touched, numel(broadcast(*(t.shape for t in indices))))
-        src: Tuple[Optional[TensorMeta], ...] = tuple(indices) + (values,)
+        touched = max(touched, numel(broadcast(*(t.shape for t in indices))))  # type: ignore[union-attr]
+        src: Tuple[Optional[TensorMeta], ...] = tuple(indices) + (values,)  # type: ignore[assignment]
     else:
         src = (values,)
         notes.append("index tensors not recorded: their reads not counted")

@@ -63,11 +63,11 @@ def _pool(call: OpCall, n: int, *, dilation_at: int, ceil_at: int, indices: bool
 def _register_pools() -> None:
     for n in (1, 2, 3):
         formula(f"aten::max_pool{n}d", f"aten::mkldnn_max_pool{n}d", f"aten::quantized_max_pool{n}d")(
-            lambda call, n=n: _pool(call, n, dilation_at=4, ceil_at=5, indices=False))
+            lambda call, n=n: _pool(call, n, dilation_at=4, ceil_at=5, indices=False))  # type: ignore[misc]
         formula(f"aten::max_pool{n}d_with_indices")(
-            lambda call, n=n: _pool(call, n, dilation_at=4, ceil_at=5, indices=True))
+            lambda call, n=n: _pool(call, n, dilation_at=4, ceil_at=5, indices=True))  # type: ignore[misc]
         formula(f"aten::avg_pool{n}d")(
-            lambda call, n=n: _pool(call, n, dilation_at=-1, ceil_at=4, indices=False))
+            lambda call, n=n: _pool(call, n, dilation_at=-1, ceil_at=4, indices=False))  # type: ignore[misc]
 
 
 _register_pools()
@@ -97,8 +97,8 @@ def _adaptive(call: OpCall, n: int, indices: bool) -> Count:
 def _register_adaptive() -> None:
     for n in (1, 2, 3):
         formula(f"aten::adaptive_avg_pool{n}d", f"aten::_adaptive_avg_pool{n}d")(
-            lambda call, n=n: _adaptive(call, n, indices=False))
-        formula(f"aten::adaptive_max_pool{n}d")(lambda call, n=n: _adaptive(call, n, indices=True))
+            lambda call, n=n: _adaptive(call, n, indices=False))  # type: ignore[misc]
+        formula(f"aten::adaptive_max_pool{n}d")(lambda call, n=n: _adaptive(call, n, indices=True))  # type: ignore[misc]
 
 
 _register_adaptive()
@@ -109,7 +109,7 @@ def _upsample_out(x: TensorMeta, n: int, output_size: Arg, scales: Sequence[Arg]
     if isinstance(output_size, tuple) and output_size:
         return lead + ints(output_size, n, "output_size")
     if len(scales) == n and all(isinstance(s, (int, float)) and not isinstance(s, bool) for s in scales):
-        return lead + tuple(int(size * float(f)) for size, f in zip(spatial, scales))
+        return lead + tuple(int(size * float(f)) for size, f in zip(spatial, scales))  # type: ignore[arg-type]
     raise Uncountable("neither output_size nor scale factors recorded")
 
 

@@ -11,7 +11,7 @@ import math
 from typing import Iterable, List, Optional, Sequence, Tuple, Union
 
 from floorcalc.counting.registry import Uncountable
-from floorcalc.records import DTYPE_BYTES, UNKNOWN_DTYPE, Arg, Count, OpCall, TensorMeta
+from floorcalc.records import DTYPE_BYTES, UNITS, UNKNOWN_DTYPE, Arg, Count, OpCall, TensorMeta
 
 Shape = Tuple[int, ...]
 
@@ -302,6 +302,8 @@ def make_count(
     assumed = sorted({t.dtype for t in rd + wr if t.dtype not in DTYPE_BYTES})
     if assumed:
         text.append("dtype " + ", ".join(assumed) + " assumed 4 bytes per element")
+    if unit not in UNITS:
+        raise ValueError(f"unit {unit!r} is not one of {', '.join(UNITS)}")
     return Count(
         flop=int(flop),
         bytes_read=int(sum(t.nbytes for t in rd) + extra_read_bytes),

@@ -35,7 +35,7 @@ import platform
 from pathlib import Path
 from typing import Dict, Iterable, List, Mapping, Optional, Set, Tuple
 
-from floorcalc.records import DeviceSpec, Figure
+from floorcalc.records import Basis, DeviceSpec, Figure
 
 from floorcalc.device.spec import check_figure, load_spec
 
@@ -160,11 +160,11 @@ def cpu_spec(
     machine = machine if machine is not None else platform.machine()
     blocks = parse_cpuinfo(text)
     allowed = set(cpus) if cpus is not None else _allowed_cpus()
-    cores, cores_how = physical_cores(blocks, allowed)
+    cores, cores_how = physical_cores(blocks, allowed)  # type: ignore[arg-type]
     flags = _flags(blocks)
     fp32_per_cycle, simd_how, simd_assumed = simd_flop_per_cycle(flags, machine)
-    clock, clock_how, clock_assumed = max_clock_mhz(blocks, freq)
-    basis = "assumed" if (simd_assumed or clock_assumed) else "derived"
+    clock, clock_how, clock_assumed = max_clock_mhz(blocks, freq)  # type: ignore[arg-type]
+    basis: Basis = "assumed" if (simd_assumed or clock_assumed) else "derived"
 
     model = next((b.get("model name") for b in blocks if b.get("model name")), None) or machine or "CPU"
     inputs = f"{cores_how}; {clock:g} MHz from {clock_how}"
@@ -204,8 +204,8 @@ def cpu_spec(
     generic = None
     if bandwidth is None or launch_latency is None:
         generic = load_spec("cpu-generic")
-    mem = bandwidth if bandwidth is not None else generic.mem_bytes_per_s
-    lat = launch_latency if launch_latency is not None else generic.launch_latency_us
+    mem = bandwidth if bandwidth is not None else generic.mem_bytes_per_s  # type: ignore[union-attr]
+    lat = launch_latency if launch_latency is not None else generic.launch_latency_us  # type: ignore[union-attr]
     check_figure(shown, "mem_bytes_per_s", mem, "mem_bytes_per_s", "cpu")
     check_figure(shown, "launch_latency_us", lat, "launch_latency_us", "cpu")
 

@@ -274,7 +274,7 @@ def derive_spec(
 
     host = None
     if detected.pcie_gen_max in PCIE_BYTES_PER_S_PER_LANE and detected.pcie_width_max:
-        per_lane = PCIE_BYTES_PER_S_PER_LANE[detected.pcie_gen_max]
+        per_lane = PCIE_BYTES_PER_S_PER_LANE[detected.pcie_gen_max]  # type: ignore[index]
         host = check_figure(shown, "host_link_bytes_per_s", Figure(
             per_lane * detected.pcie_width_max, "derived",
             f"derived: PCIe gen {detected.pcie_gen_max} x{detected.pcie_width_max} (NVML maximum link) "

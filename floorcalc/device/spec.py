@@ -29,13 +29,13 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 import yaml
 
 from floorcalc.errors import SpecError, UsageError
-from floorcalc.records import BASES, DeviceSpec, Figure
+from floorcalc.records import BASES, Basis, DeviceKind, DeviceSpec, Figure
 
 #: The one schema version this loader reads.
 SCHEMA_VERSION = 1
 
 #: Device kinds a spec may declare.
-KINDS = ("gpu", "cpu")
+KINDS: Tuple[DeviceKind, ...] = ("gpu", "cpu")
 
 #: Units and dtypes a ``peak_flop_per_s`` key may name, as ``"<unit>.<dtype>"``. ``float8``
 #: covers every 8-bit float format; ``int8`` peaks are in integer ops/s.
@@ -326,7 +326,7 @@ class _FileContext:
         self.packaged = packaged
         self.sources = sources
         self.kind = kind
-        self.default_basis = "datasheet" if packaged else "user"
+        self.default_basis: Basis = "datasheet" if packaged else "user"
 
 
 def _parse_sources(shown: str, raw: Any) -> Dict[str, Dict[str, str]]:
@@ -557,21 +557,21 @@ def load_file(path: "os.PathLike[str] | str", *, packaged: Optional[bool] = None
     mem, lat = pick("mem_bytes_per_s"), pick("launch_latency_us")
     if not merged_peaks:
         raise SpecError(f"{shown}: peak_flop_per_s is missing; give at least one dense peak such as tensor.bfloat16")
-    for field, value in (("mem_bytes_per_s", mem), ("launch_latency_us", lat)):
+    for field, value in (("mem_bytes_per_s", mem), ("launch_latency_us", lat)):  # type: ignore[assignment]
         if value is None:
             raise SpecError(f"{shown}: {field} is missing")
 
     # A base's figures were range-checked for the base's kind; check again if the kind changed.
     if base is not None and kind != base.kind:
-        check_figure(shown, "mem_bytes_per_s", mem, "mem_bytes_per_s", kind)
+        check_figure(shown, "mem_bytes_per_s", mem, "mem_bytes_per_s", kind)  # type: ignore[arg-type]
 
     return DeviceSpec(
         key=key,
-        name=name,
+        name=name,  # type: ignore[arg-type]
         kind=kind,
         peak_flop_per_s=merged_peaks,
-        mem_bytes_per_s=mem,
-        launch_latency_us=lat,
+        mem_bytes_per_s=mem,  # type: ignore[arg-type]
+        launch_latency_us=lat,  # type: ignore[arg-type]
         nvml_names=nvml_names,
         l2_bytes_per_s=pick("l2_bytes_per_s"),
         host_link_bytes_per_s=pick("host_link_bytes_per_s"),
@@ -729,7 +729,7 @@ def _match_in(gpu_name: str, specs: Sequence[DeviceSpec]) -> Optional[DeviceSpec
         costs = [_fuzzy_cost(query, _tokens(c)) for c in (*spec.nvml_names, spec.name)]
         costs = [c for c in costs if c is not None]
         if costs:
-            best.append((min(costs), spec))
+            best.append((min(costs), spec))  # type: ignore[arg-type, type-var]
     if not best:
         return None
     best.sort(key=lambda item: item[0])

@@ -158,7 +158,7 @@ class TraceAnnotator:
 
     def _tracks(self, trace: Trace, report: Report, win, events: List[Any], scale: float) -> List[Dict[str, Any]]:
         """The ``floorcalc`` process: its GPU idle track and its window track (step 4)."""
-        pids = [e.get("pid") for e in events if isinstance(e, dict) and isinstance(e.get("pid"), int)]
+        pids: List[int] = [e["pid"] for e in events if isinstance(e, dict) and isinstance(e.get("pid"), int)]
         pid = max(pids, default=0) + 1
         t = lambda us: us / scale  # noqa: E731  (back to the file's unit)
         out: List[Dict[str, Any]] = [

@@ -63,9 +63,10 @@ def render_table(reports: Sequence[Tuple[str, Report]], console=None) -> None:
 def dumps(reports: Sequence[Tuple[str, Report]]) -> str:
     from floorcalc.render.jsonfmt import to_dict
 
-    doc: Dict[str, object] = {"schema_version": 1, "modes": {}}
+    modes: Dict[str, object] = {}
+    doc: Dict[str, object] = {"schema_version": 1, "modes": modes}
     for mode, r in reports:
         d = to_dict(r)
         d["summary"]["host_overhead_share"] = host_overhead_share(r)
-        doc["modes"][mode] = d
+        modes[mode] = d
     return json.dumps(doc, indent=1, default=str) + "\n"

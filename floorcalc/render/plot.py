@@ -33,7 +33,8 @@ PLOT_FORMATS = {".png": "png", ".svg": "svg", ".pdf": "pdf"}
 
 def plotted(report: Report) -> Tuple[List[OpRow], List[OpRow]]:
     """(ops with a place on the roofline, counted ops without one: no FLOPs or no bytes)."""
-    on, off = [], []
+    on: List[OpRow] = []
+    off: List[OpRow] = []
     for r in report.ops:
         if r.flop is None or r.bytes is None:
             continue
@@ -117,8 +118,7 @@ class RooflinePlot:
         peaks = self._peaks(report, ops)
 
         fig = Figure(figsize=(self.width_in, self.height_in), dpi=self.dpi)
-        FigureCanvasAgg(fig)
-        renderer = fig.canvas.get_renderer()
+        renderer = FigureCanvasAgg(fig).get_renderer()
         # layout from the bottom, in inches: caption, the key to the numbered ops, axes
         caption = "\n".join(textwrap.fill(line, width=int(self.width_in * 16.5), subsequent_indent="  ")
                              for line in self._caption(report, ops, off, total).split("\n"))
@@ -165,11 +165,12 @@ class RooflinePlot:
 
         # 1. the ops, largest first so that small markers stay visible on top
         for r in sorted(ops, key=lambda r: -r.duration_us):
-            ax.scatter(*[[v] for v in _point(r)], s=_area(r.duration_us / total),
+            x, y = _point(r)
+            ax.scatter([x], [y], s=_area(r.duration_us / total),
                        c=BOUND_COLOURS.get(r.bound, "0.5"), alpha=0.75, edgecolors="white", linewidths=0.6,
                        zorder=3)
         obstacles = [tuple(t.get_window_extent(renderer).extents) for t in texts] + _line_boxes(ax, ax.get_lines())
-        key = self._label_ops(ax, renderer, ops, total, obstacles)
+        key_lines = self._label_ops(ax, renderer, ops, total, obstacles)
         if not ops:
             ax.text(0.5, 0.5, "no counted op with FLOPs and bytes: nothing to place on the roofline",
                     transform=ax.transAxes, ha="center", va="center", fontsize=10, color="0.4")
@@ -198,8 +199,8 @@ class RooflinePlot:
                    title_fontsize=8.5, alignment="left")
 
         # the key to the numbers, in two columns under the axes
-        rows = (len(key) + 1) // 2
-        for i, line in enumerate(key):
+        rows = (len(key_lines) + 1) // 2
+        for i, line in enumerate(key_lines):
             col, row = divmod(i, rows)
             fig.text(0.015 + 0.49 * col, self._key_top - row * self._row_h, f"{i + 1}", fontsize=7.5,
                      fontweight="bold", ha="left", va="top",

@@ -153,13 +153,13 @@ def _idle(t: Timeline, console: Console, top: int) -> None:
     it.add_column("host mostly in")
     if wide:
         it.add_column("what it is")
-    by_cause_op = {}
+    by_cause_op = {}  # type: ignore[var-annotated]
     for r in t.idle_by_op:
         by_cause_op.setdefault(r.cause, r)
     for cause, v in sorted(t.idle_us_by_cause.items(), key=lambda kv: -kv[1]):
         if v <= 0:
             continue
-        r = by_cause_op.get(cause)
+        r = by_cause_op.get(cause)  # type: ignore[assignment]
         where = (f"{r.op or '(no op)'}{' [' + r.module + ']' if r.module else ''}") if r else ""
         it.add_row(cause, _us(v), _pct(v, idle), f"{t.gap_count_by_cause.get(cause, 0):,}", where,
                    *([CAUSE_TEXT[cause]] if wide else []))
@@ -205,13 +205,13 @@ def _copies(t: Timeline, console: Console, top: int) -> None:
                title_justify="left")
     for c, j in (("name", "left"), ("dir", "left"), ("host mem", "left"), ("bytes", "right"), ("us", "right"),
                  ("GB/s", "right"), ("floor us", "right"), ("eff", "right"), ("op", "left")):
-        ct.add_column(c, justify=j)
-    for c in sorted(t.copies, key=lambda c: -c.duration_us)[:top]:
-        host = {True: "pinned", False: "pageable"}.get(c.pinned, "-")
-        gbs = f"{c.achieved_bytes_per_s / 1e9:.3g}" if c.achieved_bytes_per_s else "-"
-        eff = f"{100 * c.floor_us / c.duration_us:.1f}%" if c.floor_us and c.duration_us > 0 else "-"
-        ct.add_row(c.name, c.direction, host, _bytes(c.bytes), _us(c.duration_us), gbs, _us(c.floor_us), eff,
-                   c.op or "-")
+        ct.add_column(c, justify=j)  # type: ignore[arg-type]
+    for c in sorted(t.copies, key=lambda c: -c.duration_us)[:top]:  # type: ignore[assignment]
+        host = {True: "pinned", False: "pageable"}.get(c.pinned, "-")  # type: ignore[attr-defined]
+        gbs = f"{c.achieved_bytes_per_s / 1e9:.3g}" if c.achieved_bytes_per_s else "-"  # type: ignore[attr-defined]
+        eff = f"{100 * c.floor_us / c.duration_us:.1f}%" if c.floor_us and c.duration_us > 0 else "-"  # type: ignore[attr-defined]
+        ct.add_row(c.name, c.direction, host, _bytes(c.bytes), _us(c.duration_us), gbs, _us(c.floor_us), eff,  # type: ignore[attr-defined]
+                   c.op or "-")  # type: ignore[attr-defined]
     console.print(ct)
 
 
@@ -246,7 +246,7 @@ def _ranges(t: Timeline, console: Console, top: int) -> None:
     for c, j in (("range", "left"), ("calls", "right"), ("wall us", "right"), ("ops", "right"), ("kernels", "right"),
                  ("device us", "right"), ("floor", "right"), ("host", "right"), ("blocking", "right"),
                  ("bound", "left")):
-        rt.add_column(c, justify=j)
+        rt.add_column(c, justify=j)  # type: ignore[arg-type]
     for r in t.ranges[:top]:
         d = r.decomposition
         rt.add_row(r.name, f"{r.calls:,}", _us(r.wall_us), f"{r.ops:,}", f"{r.kernels:,}", _us(r.device_us),

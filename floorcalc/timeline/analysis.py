@@ -30,7 +30,7 @@ import numpy as np
 from floorcalc.floor import bandwidth
 from floorcalc.records import (GAP_CAUSES, CopyRow, Decomposition, DeviceSpec, Gap, GpuEvent,
                                HostWait, IdleRow, InvariantCheck, KernelLaunchRow, LaunchStats, MemoryStats,
-                               RangeRow, Target, Timeline, Trace, WorkUnit)
+                               GapCause, RangeRow, SliceBound, Target, Timeline, Trace, WaitKind, WorkUnit)
 from floorcalc.timeline import calls
 from floorcalc.timeline.partition import (BUSY_COLUMNS, COL, COLUMNS, GAP_EPS_US, IDLE_COLUMNS, Partition, build,
                                           busy_segments, gaps_between, paint)
@@ -212,8 +212,15 @@ class _HostLayers:
         flight = l_end_a < e_start_a
 
         # classify each call
-        sync_s, sync_e, copy_s, copy_e, cold_s, cold_e, launch_s, launch_e = [], [], [], [], [], [], [], []
-        self.waits: List[Tuple[int, str]] = []   # (runtime index, kind) of host waits
+        sync_s: List[float] = []
+        sync_e: List[float] = []
+        copy_s: List[float] = []
+        copy_e: List[float] = []
+        cold_s: List[float] = []
+        cold_e: List[float] = []
+        launch_s: List[float] = []
+        launch_e: List[float] = []
+        self.waits: List[Tuple[int, WaitKind]] = []   # (runtime index, kind) of host waits
         tid_count: Dict[int, int] = defaultdict(int)
         for p, i in enumerate(in_win):
             r = rt[i]
@@ -222,18 +229,23 @@ class _HostLayers:
                 tid_count[r.tid] += 1
             if k == "sync":
                 if r.op is not None and r.op in copy_ops:
-                    copy_s.append(r_ts[p]), copy_e.append(r_end[p])
+                    copy_s.append(r_ts[p])
+                    copy_e.append(r_end[p])
                     self.waits.append((i, "blocking_copy"))
                 else:
-                    sync_s.append(r_ts[p]), sync_e.append(r_end[p])
+                    sync_s.append(r_ts[p])
+                    sync_e.append(r_end[p])
                     self.waits.append((i, "sync"))
             elif k == "sync_copy" or p in pageable_calls:
-                copy_s.append(r_ts[p]), copy_e.append(r_end[p])
+                copy_s.append(r_ts[p])
+                copy_e.append(r_end[p])
                 self.waits.append((i, "blocking_copy"))
             elif k == "cold" or ((k == "launch" or issued[p]) and r.duration_us > calls.SLOW_LAUNCH_US):
-                cold_s.append(r_ts[p]), cold_e.append(r_end[p])
+                cold_s.append(r_ts[p])
+                cold_e.append(r_end[p])
             elif k == "launch" or issued[p]:
-                launch_s.append(r_ts[p]), launch_e.append(r_end[p])
+                launch_s.append(r_ts[p])
+                launch_e.append(r_end[p])
         self.main_tid = max(tid_count, key=tid_count.__getitem__) if tid_count else (
             trace.ops[0].tid if trace.ops else 0)
 
@@ -270,12 +282,14 @@ class _HostLayers:
             if coll is None:
                 coll = collective_names[o.name] = calls.is_collective(o.name)
             if coll:
-                coll_s.append(o.ts_us - W0), coll_e.append(o.ts_us + o.duration_us - W0)
+                coll_s.append(o.ts_us - W0)
+                coll_e.append(o.ts_us + o.duration_us - W0)
             if cold and o.parent is None and o.index in win.op_ids:
                 key = (o.name, o.module, o.call)
                 if key not in seen:
                     seen.add(key)
-                    cold_s.append(o.ts_us - W0), cold_e.append(o.ts_us + o.duration_us - W0)
+                    cold_s.append(o.ts_us - W0)
+                    cold_e.append(o.ts_us + o.duration_us - W0)
         prof_s = [o.ts_us - W0 for o in trace.overhead]
         prof_e = [o.ts_us + o.duration_us - W0 for o in trace.overhead]
         fl_s = l_end_a[flight] if len(l_end_a) else np.zeros(0)
@@ -326,10 +340,10 @@ def _decomposition(label: str, at: float, wall: float, amounts: np.ndarray) -> D
     host = a["launch"] + a["python"]
     blocking = a["sync"] + a["blocking_copy"]
     other = sum(other_parts.values())
-    parts = {"device": a["floor"] + a["excess"], "data_movement": a["data_movement"], "host": host,
-             "blocking": blocking, "other": other}
+    parts: Dict[SliceBound, float] = {"device": a["floor"] + a["excess"], "data_movement": a["data_movement"],
+                                      "host": host, "blocking": blocking, "other": other}
     residual = wall - (a["floor"] + a["excess"] + a["data_movement"] + host + blocking + other)
-    bound = max(parts, key=parts.__getitem__) if wall > 0 else "other"
+    bound: SliceBound = max(parts, key=parts.__getitem__) if wall > 0 else "other"
     return Decomposition(
         label=label, at_us=at, wall_us=wall, floor_us=a["floor"], excess_us=a["excess"],
         data_movement_us=a["data_movement"], host_overhead_us=host, blocking_us=blocking, other_us=other,
@@ -372,13 +386,15 @@ def _op_label(trace: Trace, i: Optional[int]) -> Tuple[str, str]:
     return o.name, o.module
 
 
-def _gaps(trace: Trace, ev: Sequence[GpuEvent], gap_s, gap_e, by_gap, *, pieces, op_at, busy, W0: float,
+def _gaps(trace: Trace, ev: Sequence[GpuEvent], gap_s: np.ndarray, gap_e: np.ndarray, by_gap: np.ndarray, *,
+          pieces: Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], op_at: np.ndarray,
+          busy: Tuple[np.ndarray, np.ndarray, np.ndarray], W0: float,
           n: int) -> Tuple[Tuple[Gap, ...], Tuple[IdleRow, ...]]:
     """The longest gaps as records, and idle time by (cause, op, module)."""
     ps, pe, pl, pg = pieces
     bs, be, bo = busy
     # idle by op: each piece goes to the op running at its midpoint
-    idle: Dict[Tuple[str, str, str], List[float]] = {}
+    idle: Dict[Tuple[GapCause, str, str], List[float]] = {}
     if len(ps):
         keys = pl * (len(trace.ops) + 1) + (op_at + 1)
         uk, inv = np.unique(keys, return_inverse=True)
@@ -390,7 +406,7 @@ def _gaps(trace: Trace, ev: Sequence[GpuEvent], gap_s, gap_e, by_gap, *, pieces,
         for key, s, c in zip(uk.tolist(), sums.tolist(), gcount.tolist()):
             col, opi = divmod(key, len(trace.ops) + 1)
             name, module = _op_label(trace, opi - 1)
-            k = (COLUMNS[col], name, module)
+            k = (GAP_CAUSES[col - IDLE_COLUMNS.start], name, module)
             cur = idle.setdefault(k, [0.0, 0])
             cur[0] += s
             cur[1] += c
@@ -461,8 +477,7 @@ def _copies(trace: Trace, ev: Sequence[GpuEvent], ts: np.ndarray, spec: DeviceSp
             continue
         direction, src, dst, pinned = parse_copy_name(e.name, e.kind)
         host = direction in ("HtoD", "DtoH")
-        level = "host_link" if host else "dram"
-        link, bw = bandwidth(spec, level)
+        link, bw = bandwidth(spec, "host_link" if host else "dram")
         nbytes = e.bytes
         moved = None if nbytes is None else (2 * nbytes if direction in ("DtoD", "PtoP") else nbytes)
         floor = moved / bw.value * 1e6 + L if moved is not None and bw.value > 0 else None
@@ -547,7 +562,8 @@ def _launch(trace: Trace, ev: Sequence[GpuEvent], ts: np.ndarray, dur: np.ndarra
     ok = has & (delay >= 0)
     t = np.concatenate([l_ts[ok], ts[ok]])
     step = np.concatenate([np.ones(int(ok.sum())), -np.ones(int(ok.sum()))])
-    q_mean, q_max, buckets, width = 0.0, 0, (), 0.0
+    q_mean, q_max, width = 0.0, 0, 0.0
+    buckets: Tuple[int, ...] = ()
     if len(t):
         o = np.lexsort((step, t))           # starts (-1) before launches (+1) at the same time
         t, step = t[o], step[o]
@@ -560,8 +576,8 @@ def _launch(trace: Trace, ev: Sequence[GpuEvent], ts: np.ndarray, dur: np.ndarra
             nb = QUEUE_BUCKETS
             width = wall / nb
             edges = np.arange(nb) * width
-            k = np.searchsorted(tt, edges, side="right") - 1          # depth as each bucket opens
-            peak = np.where(k >= 0, depth[np.maximum(k, 0)], 0)
+            at = np.searchsorted(tt, edges, side="right") - 1         # depth as each bucket opens
+            peak = np.where(at >= 0, depth[np.maximum(at, 0)], 0)
             inside = np.minimum((tt / width).astype(np.int64), nb - 1)
             np.maximum.at(peak, inside, depth)
             buckets = tuple(int(x) for x in peak)
@@ -721,7 +737,7 @@ def _invariants(trace: Trace, win: Window, ev: Sequence[GpuEvent], units: Sequen
 # CPU-only traces
 
 
-def failed(trace: Trace, win: Window, target: str, passes: Optional[int], why: str) -> Timeline:
+def failed(trace: Trace, win: Window, target: Target, passes: Optional[int], why: str) -> Timeline:
     """An empty Timeline that says the analysis failed (see :func:`floorcalc.timeline.analyze`)."""
     n = passes or win.passes
     return Timeline(

@@ -50,12 +50,14 @@ def merge(starts: np.ndarray, ends: np.ndarray) -> Tuple[np.ndarray, np.ndarray]
     new[0] = True
     new[1:] = s[1:] > run[:-1]
     first = np.flatnonzero(new)
-    return s[first], np.maximum.reduceat(e, first)
+    merged_ends: np.ndarray = np.maximum.reduceat(e, first)
+    return s[first], merged_ends
 
 
 def covers(flat: np.ndarray, points: np.ndarray) -> np.ndarray:
     """Whether each point lies inside the disjoint intervals flattened as ``[s0, e0, s1, e1...]``."""
-    return (np.searchsorted(flat, points, side="right") % 2) == 1
+    inside: np.ndarray = (np.searchsorted(flat, points, side="right") % 2) == 1
+    return inside
 
 
 def busy_segments(ts: np.ndarray, end: np.ndarray, prio: np.ndarray) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:

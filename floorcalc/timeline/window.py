@@ -52,14 +52,14 @@ def window(trace: Trace, passes: Optional[int] = None) -> Window:
         source = "whole trace (no ProfilerStep ranges)"
     if passes:
         source += f", divided into {passes} passes as asked"
-    def replayed_inside(g: GpuEvent) -> bool:
+    def replayed_inside(launch: int) -> bool:
         """A graph-replayed event is in the window when its cudaGraphLaunch call is (its op,
         the captured one, ran at capture time, outside the passes)."""
-        t = trace.runtime[g.graph_launch].ts_us
+        t = trace.runtime[launch].ts_us
         return not trace.steps or any(s.ts_us <= t <= s.end_us for s in trace.steps)
 
     attributed = [g for g in trace.gpu if g.op is not None
-                  and (replayed_inside(g) if g.graph_launch is not None else g.op in op_ids)]
+                  and (replayed_inside(g.graph_launch) if g.graph_launch is not None else g.op in op_ids)]
     end = max([host_end] + [g.end_us for g in attributed])
     gpu_ids = tuple(sorted(
         [g.index for g in attributed]

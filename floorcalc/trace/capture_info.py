@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any, Dict, List, Mapping, Optional, Tuple, get_args
+from typing import Any, Dict, List, Mapping, Optional, Tuple
 
-from floorcalc.records import BASES, UNITS, Basis, CaptureInfo, ComputeUnit, Figure, GeneratedKernel, Target
+from floorcalc.records import BASES, TARGETS, UNITS, Basis, CaptureInfo, Figure, GeneratedKernel, Target
 
 #: the metadata key floorcalc's capture writes its record under
 KEY = "floorcalc"
@@ -122,8 +122,7 @@ def _kernel(e: Any) -> GeneratedKernel:
     unit = str(e["unit"])
     if unit not in UNITS:
         raise ValueError(f"unit {unit!r}")
-    u: ComputeUnit = unit  # type: ignore[assignment]  # checked just above
-    return GeneratedKernel(flop=int(e["flop"]), bytes=int(e["bytes"]), dtype=str(e["dtype"]), unit=u,
+    return GeneratedKernel(flop=int(e["flop"]), bytes=int(e["bytes"]), dtype=str(e["dtype"]), unit=unit,
                            method=str(e["method"]), graph=str(e.get("graph", "")))
 
 
@@ -144,8 +143,8 @@ def read_capture_info(raw: Any) -> CaptureInfo:
     r = _Reader(meta)
     device = r.get_str("device")
     target: Optional[Target] = None
-    if device in get_args(Target):
-        target = device  # type: ignore[assignment]  # one of Target's values, checked just above
+    if device in TARGETS:
+        target = device
     elif device is not None:
         r.problems.append(f"capture metadata: device = {device!r:.40} is neither cuda nor cpu; ignored")
     return CaptureInfo(

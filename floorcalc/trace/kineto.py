@@ -47,13 +47,13 @@ from pathlib import Path
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Tuple
 
 from floorcalc.errors import TraceError
-from floorcalc.records import (CpuOp, DeviceSync, GpuEvent, GpuProperties, MemorySample, OpCall, ProfilerOverhead,
+from floorcalc.records import (CpuOp, DeviceSync, EventKind, GpuEvent, GpuProperties, MemorySample, OpCall, ProfilerOverhead,
                                RuntimeCall, Step, Trace, UserRange)
 from floorcalc.trace.args import op_call_from_kineto
 
 # event kinds (small ints keep the per-event loop cheap)
 _OP, _RT, _KERNEL, _MEMCPY, _MEMSET, _ANNOT, _PY, _OVERHEAD, _SYNC = range(1, 10)
-_DEVICE_KINDS = {_KERNEL: "kernel", _MEMCPY: "memcpy", _MEMSET: "memset"}
+_DEVICE_KINDS: Dict[int, EventKind] = {_KERNEL: "kernel", _MEMCPY: "memcpy", _MEMSET: "memset"}
 
 #: Categories read; the names Kineto has used for them across torch versions.
 CATEGORIES = {
@@ -317,7 +317,7 @@ def _load(p: Path) -> Trace:
             raise TraceError(f"trace {p} is a truncated or corrupt gzip file")
         data = _object(buf, p)
         return parse(data, str(p))
-    head, buf = buf[:m.start()], buf[start:]
+    head, buf = buf[:m.start()], buf[start:]  # type: ignore[union-attr]
     eof = False
     broken = ""
     failed = 0       # the first cut of a chunk that did not parse
@@ -593,7 +593,7 @@ class _Acc:
                     self.skipped += 1
                 continue
             cat = ev.get("cat")
-            kind = cat_kind.get(cat)
+            kind = cat_kind.get(cat)  # type: ignore[arg-type]
             if kind is None:
                 self.skipped += 1
                 if cat not in KNOWN_UNUSED:
@@ -604,7 +604,7 @@ class _Acc:
             dur = ev.get("dur", 0.0)
             if type(ts) is not float or type(dur) is not float:
                 try:
-                    ts = float(ts)
+                    ts = float(ts)  # type: ignore[arg-type]
                     dur = float(dur if dur is not None else 0.0)
                 except (TypeError, ValueError):
                     self.skipped += 1
@@ -628,7 +628,7 @@ class _Acc:
                     self.op_ext.append(ext if type(ext) is int else _col(ext))
                     ref = (args.get("_fc1"), args.get("_fc2"), args.get("_fc3"), args.get("_fc4"))
                     if ref == (None, None, None, None):
-                        ref = args if "Input Dims" in args else None
+                        ref = args if "Input Dims" in args else None  # type: ignore[assignment]
                     elif "Input Dims" in args or "Input type" in args or "Concrete Inputs" in args:
                         ref = args
                     else:
@@ -686,7 +686,7 @@ class _Acc:
     def _memory(self, ev: Dict[str, Any]) -> None:
         a = ev.get("args") or {}
         try:
-            ts = float(ev.get("ts"))
+            ts = float(ev.get("ts"))  # type: ignore[arg-type]
         except (TypeError, ValueError):
             self.skipped += 1
             return
@@ -831,7 +831,7 @@ class _Acc:
             corr = None if corr_l[i] == _NONE else corr_l[i]
             ext = None if ext_l[i] == _NONE else ext_l[i]
             launch = by_corr.get(corr) if corr is not None else None
-            op = runtime[launch].op if launch is not None else None
+            op = runtime[launch].op if launch is not None else None  # type: ignore[assignment]
             if op is None and ext is not None:
                 op = by_ext.get(ext)
             kind = _DEVICE_KINDS[kind_l[i]]
@@ -839,7 +839,7 @@ class _Acc:
             out.append(GpuEvent(
                 index=len(out), kind=kind, name=self.dev_name[i], ts_us=ts_l[i], duration_us=dur_l[i],
                 device=0 if dev_l[i] == _NONE else dev_l[i], stream=0 if stream_l[i] == _NONE else stream_l[i],
-                correlation=corr, external_id=ext, bytes=nbytes, launch=launch, op=op,
+                correlation=corr, external_id=ext, bytes=nbytes, launch=launch, op=op,  # type: ignore[arg-type]
             ))
         assert len(out) == n
         return out
@@ -898,7 +898,7 @@ def _memory_samples(rows, scale: float) -> Iterator[MemorySample]:
     for ts, nbytes, alloc, reserved, dtype, dev in rows:
         yield MemorySample(ts_us=ts * scale, bytes=_int(nbytes) or 0, total_allocated_bytes=_int(alloc),
                            total_reserved_bytes=_int(reserved), device_type=_int(dtype) or 0,
-                           device=_int(dev) if _int(dev) is not None else -1)
+                           device=_int(dev) if _int(dev) is not None else -1)  # type: ignore[arg-type]
 
 
 def _time_scale(data: Dict[str, Any], acc: _Acc) -> Tuple[float, str]:
