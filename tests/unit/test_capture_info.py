@@ -1,0 +1,45 @@
+"""The capture record: written by capture as the trace's ``floorcalc`` metadata, read back once
+by the trace reader, equal to what was written; bad metadata is said, never raised."""
+
+import json
+
+from builders import KinetoBuilder
+from floorcalc.records import CaptureInfo, Figure, GeneratedKernel
+from floorcalc.trace import parse
+from floorcalc.trace.capture_info import capture_metadata, read_capture_info
+
+FULL = CaptureInfo(
+    recorded=True, capture_command="floorcalc report m.py", floorcalc_version="0.1.0", device="cuda",
+    gpu_name="NVIDIA H200", model_file="m.py", warmup=3, iters=5, torch_version="2.11.0", cuda_version="13.0",
+    allow_tf32=False, cudnn_allow_tf32=False, float32_matmul_precision="highest", sm_count=132,
+    compute_capability="9.0", bare_wall_us=100.5, bare_wall_us_runs=(101.0, 100.5, 99.0),
+    profiled_no_shapes_wall_us=120.0, launch_latency=Figure(0.8, "measured", "probe"),
+    cpu_bandwidth=Figure(2e10, "measured", "stream"), cpu_name="Some CPU",
+    cpu_peak_flop_per_s={"vector.float32": Figure(1e12, "derived", "cores x clock")}, cuda_graphs=False,
+    compile=True, inductor_kernels={"triton_poi_0": (GeneratedKernel(10, 20, "float32", "vector", "fx", "g0"),)},
+)
+
+
+def test_what_capture_writes_reads_back_equal():
+    meta = json.loads(json.dumps(capture_metadata(FULL)))  # as the profiler stores it
+    assert read_capture_info(meta) == FULL
+    assert read_capture_info(json.dumps(meta)) == FULL     # or as JSON text
+
+
+def test_the_reader_puts_it_on_the_trace():
+    b = KinetoBuilder()
+    b.meta["floorcalc"] = capture_metadata(FULL)
+    b.op("aten::relu", 0.0, 1.0)
+    assert parse(b.to_dict()).capture == FULL
+    plain = KinetoBuilder()
+    plain.op("aten::relu", 0.0, 1.0)
+    assert parse(plain.to_dict()).capture == CaptureInfo()  # not captured by floorcalc: nothing known
+
+
+def test_bad_metadata_is_said_not_raised():
+    info = read_capture_info({"warmup": "three", "device": "tpu", "iters": 2,
+                              "inductor_kernels": {"k": [{"flop": 1}]}})
+    assert info.recorded and info.iters == 2 and info.warmup is None and info.device is None
+    assert not info.inductor_kernels
+    assert len(info.problems) == 3 and any("warmup" in p for p in info.problems)
+    assert read_capture_info("{not json").problems
