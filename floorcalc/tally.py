@@ -29,21 +29,13 @@ from typing import Dict, List, Literal, Mapping, Optional, Sequence, Tuple, Unio
 
 from floorcalc.counting import count as count_call
 from floorcalc.counting.registry import Uncountable, formula_of
+from floorcalc.counting.registry import family_of as registry_family
 from floorcalc.records import (FAMILIES, Comparison, Count, CountReport, Family, ModuleInfo, ModuleRow, OpCall, OpTotal,
                                OracleResult, RecordedOp, Recording, TensorMeta, UncountedOp)
 
 __all__ = ["FAMILIES", "FVCORE_FAMILY", "Comparison", "CountReport", "ModuleInfo", "ModuleRow", "OpTotal",
            "OracleResult", "RecordedOp", "Recording", "UncountedOp", "attention_full", "compare", "count_or_reason",
            "describe", "family_of", "gemm_only", "tally"]
-
-#: The families comparisons are made in (records.FAMILIES), in display order; ``vector`` groups
-#: elementwise ops, reductions, norms and pooling; ``memory`` is data movement (0 FLOPs).
-#: The family of each formula module of floorcalc.counting.
-_MODULE_FAMILY: Dict[str, Family] = {
-    "matmul": "matmul", "conv": "conv", "attention": "attention", "memory": "memory",
-    "elementwise": "vector", "reduction": "vector", "norm": "vector", "pooling": "vector",
-}
-
 
 # --------------------------------------------------------------------------------------------
 # counting one call
@@ -52,14 +44,14 @@ _MODULE_FAMILY: Dict[str, Family] = {
 def family_of(name: str, c: Optional[Count] = None) -> Union[Family, Literal[""]]:
     """The family of the formula that counts ``name`` (:data:`FAMILIES`), "" without one.
 
-    With its count ``c``: a data-movement op that adds (``index_add``, ``scatter_add``,
-    ``embedding_bag``: unit ``vector``) is ``vector``, so ``memory`` stays 0 FLOPs; a counted
-    call whose formula is in no family module is ``vector``.
+    The registry holds each formula's family (its module's, or the one a user's formula
+    names). With its count ``c``: a data-movement op that adds (``index_add``,
+    ``scatter_add``, ``embedding_bag``: unit ``vector``) is ``vector``, so ``memory`` stays 0
+    FLOPs.
     """
-    fn = formula_of(name)
-    if fn is None:
+    fam = registry_family(name)
+    if not fam:
         return "" if c is None else "vector"
-    fam = _MODULE_FAMILY.get(fn.__module__.rsplit(".", 1)[-1], "vector")
     if fam == "memory" and c is not None and c.unit == "vector":
         return "vector"
     return fam

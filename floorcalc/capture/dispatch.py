@@ -105,21 +105,31 @@ class ModuleStack(ModuleHooks):
         return self._stack[-1] if self._stack else ""
 
 
-def _real_layout(name: str, out: Any) -> Any:
+def _real_layout(name: str, args: Tuple[Any, ...], out: Any) -> Any:
     """``out`` with the memory layout the real kernels give it, where meta's differs.
 
-    SDPA on meta runs the math decomposition, whose 4-D output is a contiguous [B, H, S, D];
-    the fused kernels (CPU flash, CUDA flash and efficient) return a [B, S, H, D] tensor
-    transposed, so a following ``transpose(1, 2).reshape(...)`` is a view there and would be a
-    copy on meta. The output is given the fused kernels' strides.
+    SDPA on meta runs the math decomposition, whose 4-D output is a contiguous [B, H, Sq, Dv].
+    The fused kernels (CPU flash, which PyTorch picks on the CPU whenever it can, and CUDA
+    flash) allocate their output like q (``empty_like``: q's dim order when q is dense, else
+    contiguous), so after the usual ``y.transpose(1, 2).reshape(b, s, d)``, or the
+    ``permute(2, 0, 1, 3).contiguous()`` of ``nn.MultiheadAttention`` (K16), the copy the
+    math path would need is not made. The fused path is taken when q, k and v are 4-D with a
+    unit last stride and Dqk == Dv; the output then gets q's layout (checked against the CPU
+    kernel over every dim order of q and k, masks, causal, GQA and dtypes). CUDA's
+    memory-efficient kernel always returns [B, Sq, H, Dv] transposed instead: for q made by
+    ``view(b, s, h, d).transpose(1, 2)`` (the common case) that is the same layout.
     """
     import torch
 
-    if name == "aten::scaled_dot_product_attention" and isinstance(out, torch.Tensor) \
-            and out.device.type == "meta" and out.dim() == 4:
-        b, h, s, d = out.shape
-        return out.new_empty_strided(out.shape, (s * h * d, d, h * d, 1))
-    return out
+    if name != "aten::scaled_dot_product_attention" or not isinstance(out, torch.Tensor) \
+            or out.device.type != "meta" or out.dim() != 4 or len(args) < 3:
+        return out
+    q, k, v = args[:3]
+    if not all(isinstance(t, torch.Tensor) and t.dim() == 4 and t.stride(-1) == 1 for t in (q, k, v)):
+        return out
+    if q.shape[-1] != v.shape[-1] or tuple(out.shape) != tuple(q.shape):
+        return out
+    return torch.empty_like(q)
 
 
 def _make_recorder_class():
@@ -144,7 +154,7 @@ def _make_recorder_class():
         def _run(self, func: Any, args: Any, kwargs: Any, name: str, recorded_name: str) -> Any:
             module = self.modules.current
             before = self._oracle_counts()
-            out = _real_layout(name, func(*args, **kwargs))
+            out = _real_layout(name, args, func(*args, **kwargs))
             if recorded_name in _LOWERED.values() and name in _LOWERED:
                 call = OpCall(recorded_name, (convert_arg(out), convert_arg(args[0])))
             else:

@@ -1,10 +1,16 @@
-"""Matrix products: mm, addmm, bmm, baddbmm, matmul (every broadcast form), linear, dot, mv...
+"""Matrix products: mm, addmm, bmm, baddbmm, matmul (every broadcast form), linear, dot, mv,
+scaled (float8) GEMMs, and grouped and ragged GEMMs (one kernel for the experts of a MoE layer).
 
 A multiply-add is 2 FLOPs, so ``[M, K] @ [K, N]`` is ``2*M*N*K``. A bias (``self`` of the
 ``add*`` ops, ``bias`` of linear) adds 1 FLOP per output element and is read at its own size,
 however it broadcasts; ``beta == 0`` drops it (it is then neither read nor added). ``alpha`` and
 ``beta`` scalings are folded into the multiply-add and the bias add. Unit ``"tensor"``.
 An ``out=`` tensor is written, never read.
+
+A grouped GEMM (``_grouped_mm``: the experts of a MoE layer in one kernel) multiplies each group
+of rows (or columns, or a slice of K) by its own weight; the groups tile the ragged dim, so
+its FLOPs follow from the shapes whatever the routing, and its bytes read every weight once.
+Scales of float8 GEMMs are read.
 """
 
 from __future__ import annotations
@@ -264,3 +270,99 @@ def scaled_mm(call: OpCall) -> Count:
                  out_dtype=out_dtype,
                  extra_reads=(opt_tensor(call, 2), opt_tensor(call, 3), opt_tensor(call, 5)),
                  name="scaled_gemm")
+
+
+@formula("aten::_scaled_mm_v2")
+def scaled_mm_v2(call: OpCall) -> Count:
+    """Scaled GEMM with recipe lists: a: [M, K], b: [K, N], scale_a: Tensor[], recipe_a,
+    swizzle_a, scale_b: Tensor[], recipe_b, swizzle_b, bias?, out_dtype? -> [M, N];
+    2*M*N*K (+ M*N with a bias). Every scale tensor is read."""
+    a, b = tensor(call, 0, "self"), tensor(call, 1, "mat2")
+    _rank(a, 2, what="self")
+    _rank(b, 2, what="mat2")
+    (m, k), (_, n) = a.shape, b.shape
+    scales = tuple(t for i in (2, 5) for t in (arg(call, i) or ()) if isinstance(t, TensorMeta))
+    return _gemm(a=a, b=b, batch=1, m=m, n=n, k=k, out_shape=(m, n), bias=opt_tensor(call, 8),
+                 out_dtype=dtype_code(arg(call, 9), a.dtype), extra_reads=scales, name="scaled_gemm")
+
+
+# --------------------------------------------------------------------------------------------
+# grouped and ragged GEMMs (mixture-of-experts layers: one kernel for every expert)
+
+#: The note of a grouped GEMM whose group sizes come from ``offs``: its values are data, never
+#: recorded, and only their sum matters for the FLOPs.
+_RAGGED_NOTE = "group sizes (offs) not recorded: every row of the ragged operand taken to be in a group"
+
+
+def grouped_shapes(a: Tuple[int, ...], b: Tuple[int, ...], has_offs: bool) -> Tuple[int, Tuple[int, ...], str]:
+    """(multiply-adds, output shape, ragged dim) of ``torch._grouped_mm(a, b, offs)``.
+
+    2-D x 3-D: a [M_total, K], b [G, K, N], offs [G] cut M -> [M_total, N]; M_total*N*K.
+    3-D x 2-D: a [G, M, K], b [K, N_total], offs cut N -> [M, N_total]; M*N_total*K.
+    2-D x 2-D: a [M, K_total], b [K_total, N], offs cut K -> [G, M, N]; M*N*K_total (each group
+    multiplies its own slice of K).
+    3-D x 3-D: a [G, M, K], b [G, K, N], no offs -> [G, M, N]; G*M*N*K.
+    Whatever the group sizes, the groups tile the ragged dim, so the multiply-adds follow from
+    the shapes alone (rows past ``offs[-1]``, which the kernel skips, are taken to be inside).
+    """
+    if len(a) == 2 and len(b) == 3:
+        (m, k), (_, k2, n) = a, b
+        if k != k2:
+            raise Uncountable(f"inner sizes differ: {a} @ {b}")
+        return m * n * k, (m, n), "M"
+    if len(a) == 3 and len(b) == 2:
+        (_, m, k), (k2, n) = a, b
+        if k != k2:
+            raise Uncountable(f"inner sizes differ: {a} @ {b}")
+        return m * n * k, (m, n), "N"
+    if len(a) == 2 and len(b) == 2:
+        (m, k), (k2, n) = a, b
+        if k != k2:
+            raise Uncountable(f"inner sizes differ: {a} @ {b}")
+        if not has_offs:
+            raise Uncountable("2-D x 2-D grouped GEMM without offs: the group count is unknown")
+        return m * n * k, (m, n), "K"
+    if len(a) == 3 and len(b) == 3:
+        (g, m, k), (g2, k2, n) = a, b
+        if g != g2 or k != k2:
+            raise Uncountable(f"batched grouped GEMM shapes do not match: {a} @ {b}")
+        return g * m * n * k, (g, m, n), ""
+    raise Uncountable(f"grouped GEMM of ranks {len(a)} and {len(b)}")
+
+
+def _grouped(call: OpCall, *, offs_at: int, bias_at: int, dtype_at: int, default_out: Optional[str],
+             scales: Tuple[Optional[TensorMeta], ...], name: str) -> Count:
+    a, b = tensor(call, 0, "self"), tensor(call, 1, "mat2")
+    offs = opt_tensor(call, offs_at)
+    macs, out_shape, ragged = grouped_shapes(a.shape, b.shape, offs is not None)
+    if ragged == "K":
+        out_shape = (offs.numel,) + out_shape  # type: ignore[union-attr]
+    outputs = numel(out_shape)
+    bias = opt_tensor(call, bias_at)
+    out = out_tensor(out_shape, dtype_code(arg(call, dtype_at), default_out or a.dtype))
+    notes = (_RAGGED_NOTE,) if offs is not None else ()
+    return make_count(flop=2 * macs + (outputs if bias is not None else 0),
+                      reads=(a, b, offs, bias) + scales, writes=(out,), dtype=compute_dtype(a, b), unit=UNIT,
+                      formula=name, notes=notes)
+
+
+@formula("aten::_grouped_mm")
+def grouped_mm(call: OpCall) -> Count:
+    """One GEMM per group, in one kernel (see :func:`grouped_shapes`): self, mat2, offs?,
+    bias?, out_dtype?; 2 FLOPs per multiply-add, + 1 per output with a bias. Reads a, b, offs
+    and bias once (all of b: every expert's weights), writes the output.
+
+    K15: x [12, 16] bf16, w [3, 16, 8] bf16, offs [4, 9, 12] int32 -> [12, 8]:
+    2*12*16*8 = 3,072 FLOPs; 384 + 768 + 12 + 192 = 1,356 bytes.
+    """
+    return _grouped(call, offs_at=2, bias_at=3, dtype_at=4, default_out=None, scales=(), name="grouped_gemm")
+
+
+@formula("aten::_scaled_grouped_mm")
+def scaled_grouped_mm(call: OpCall) -> Count:
+    """Scaled (float8) grouped GEMM: self, mat2, scale_a, scale_b, offs?, bias?,
+    scale_result?, out_dtype? (bfloat16 by default), use_fast_accum; shapes as
+    :func:`grouped_shapes`; the scales are read."""
+    return _grouped(call, offs_at=4, bias_at=5, dtype_at=7, default_out="bfloat16",
+                    scales=(opt_tensor(call, 2), opt_tensor(call, 3), opt_tensor(call, 6)),
+                    name="scaled_grouped_gemm")

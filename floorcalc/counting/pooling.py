@@ -60,14 +60,28 @@ def _pool(call: OpCall, n: int, *, dilation_at: int, ceil_at: int, indices: bool
     return make_count(flop=flop, reads=(x,), writes=outs, dtype=x.dtype, unit=UNIT, formula="pool")
 
 
+def _bound(fn: Callable[..., Count], doc: str, **kw: Any) -> Callable[[OpCall], Count]:
+    """``fn`` with the keyword arguments ``kw`` bound, as a named formula with docstring ``doc``."""
+
+    def bound(call: OpCall) -> Count:
+        return fn(call, **kw)
+
+    bound.__doc__ = doc
+    return bound
+
+
 def _register_pools() -> None:
     for n in (1, 2, 3):
-        formula(f"aten::max_pool{n}d", f"aten::mkldnn_max_pool{n}d", f"aten::quantized_max_pool{n}d")(
-            lambda call, n=n: _pool(call, n, dilation_at=4, ceil_at=5, indices=False))  # type: ignore[misc]
-        formula(f"aten::max_pool{n}d_with_indices")(
-            lambda call, n=n: _pool(call, n, dilation_at=4, ceil_at=5, indices=True))  # type: ignore[misc]
-        formula(f"aten::avg_pool{n}d")(
-            lambda call, n=n: _pool(call, n, dilation_at=-1, ceil_at=4, indices=False))  # type: ignore[misc]
+        sp = ", ".join(f"o{i}" for i in range(n))
+        formula(f"aten::max_pool{n}d", f"aten::mkldnn_max_pool{n}d", f"aten::quantized_max_pool{n}d")(_bound(
+            _pool, f"x: [N, C, *in{n}], kernel k, stride, padding, dilation, ceil_mode -> [N, C, {sp}]; "
+                   "prod(k) compares per output.", n=n, dilation_at=4, ceil_at=5, indices=False))
+        formula(f"aten::max_pool{n}d_with_indices")(_bound(
+            _pool, f"x: [N, C, *in{n}] -> [N, C, {sp}] and int64 indices of that shape; prod(k) compares "
+                   "per output.", n=n, dilation_at=4, ceil_at=5, indices=True))
+        formula(f"aten::avg_pool{n}d")(_bound(
+            _pool, f"x: [N, C, *in{n}], kernel k, stride, padding, ceil_mode -> [N, C, {sp}]; prod(k) adds "
+                   "per output.", n=n, dilation_at=-1, ceil_at=4, indices=False))
 
 
 _register_pools()
@@ -96,9 +110,12 @@ def _adaptive(call: OpCall, n: int, indices: bool) -> Count:
 
 def _register_adaptive() -> None:
     for n in (1, 2, 3):
-        formula(f"aten::adaptive_avg_pool{n}d", f"aten::_adaptive_avg_pool{n}d")(
-            lambda call, n=n: _adaptive(call, n, indices=False))  # type: ignore[misc]
-        formula(f"aten::adaptive_max_pool{n}d")(lambda call, n=n: _adaptive(call, n, indices=True))  # type: ignore[misc]
+        formula(f"aten::adaptive_avg_pool{n}d", f"aten::_adaptive_avg_pool{n}d")(_bound(
+            _adaptive, f"x: [N, C, *in{n}], output_size -> [N, C, *output_size]; FLOPs = the sum of the "
+                       "adaptive window sizes.", n=n, indices=False))
+        formula(f"aten::adaptive_max_pool{n}d")(_bound(
+            _adaptive, f"x: [N, C, *in{n}], output_size -> [N, C, *output_size] and int64 indices; FLOPs "
+                       "= the sum of the adaptive window sizes.", n=n, indices=True))
 
 
 _register_adaptive()

@@ -5,40 +5,95 @@ raises :class:`Uncountable` when the call's shapes or arguments do not fit it (a
 argument, a wrong rank, an output size the trace cannot tell); :func:`count` turns that into
 ``None`` and logs the reason at DEBUG level on the ``floorcalc.counting`` logger, so the caller
 reports the op as uncounted instead of as 0 FLOPs.
+
+The same registry holds floorcalc's own formulas and a user's (``--formulas FILE.py``, or a
+package's ``floorcalc.formulas`` entry point: :mod:`floorcalc.counting.plugins`), under the
+same checks:
+
+1. an op name is qualified, ``namespace::name`` (``aten::mm``, ``_C::rms_norm``,
+   ``mylib::fused_mlp``), as the profiler records it;
+2. the function has a docstring (the shape algebra, ``x: [M, K], w: [N, K] -> [M, N];
+   2*M*N*K``: the conventions of docs/counting.md);
+3. a name gets one formula: registering a second raises ValueError, unless the second says
+   ``override=True`` (a user replacing a built-in formula); the registry remembers who
+   registered each name (:func:`origin_of`).
 """
 
 from __future__ import annotations
 
 import logging
+import re
 from typing import Callable, Dict, Optional, Tuple
 
-from floorcalc.records import Count, OpCall
+from floorcalc.records import FAMILIES, Count, Family, OpCall
 
 log = logging.getLogger("floorcalc.counting")
 
 #: A formula: a pure function of the call's shapes and scalar arguments.
 Formula = Callable[[OpCall], Count]
 
-_FORMULAS: Dict[str, Formula] = {}
+#: The family (:data:`floorcalc.records.FAMILIES`, the families ``floorcalc count`` sums FLOPs
+#: in) of each formula module of floorcalc.counting: ``vector`` groups the elementwise,
+#: reduction, norm and pooling modules.
+_MODULE_FAMILY: Dict[str, Family] = {"matmul": "matmul", "conv": "conv", "attention": "attention", "elementwise": "vector",
+                  "reduction": "vector", "norm": "vector", "pooling": "vector", "memory": "memory"}
+
+_NAME = re.compile(r"^[A-Za-z_][\w.]*::[A-Za-z_][\w.]*$")
 
 
 class Uncountable(Exception):
     """The call does not fit the formula; the message says why (it goes to the debug log)."""
 
 
-def formula(*names: str) -> Callable[[Formula], Formula]:
+class _Entry:
+    __slots__ = ("fn", "family", "origin")
+
+    def __init__(self, fn: Formula, family: Family, origin: str) -> None:
+        self.fn, self.family, self.origin = fn, family, origin
+
+
+_FORMULAS: Dict[str, _Entry] = {}
+
+
+def _default_family(fn: Formula) -> Optional[Family]:
+    return _MODULE_FAMILY.get(getattr(fn, "__module__", "").rsplit(".", 1)[-1])
+
+
+def _origin(fn: Formula) -> str:
+    mod = getattr(fn, "__module__", "") or ""
+    return "floorcalc" if mod.startswith("floorcalc.") else (mod or "user")
+
+
+def formula(*names: str, family: Optional[Family] = None, override: bool = False) -> Callable[[Formula], Formula]:
     """Register the decorated function as the formula of each qualified op name in ``names``.
 
-    Registering a name twice is a programming error and raises ValueError at import time.
+    ``family`` is the :data:`FAMILIES` entry ``floorcalc count`` sums its FLOPs under (default:
+    from the formula's module, e.g. ``matmul.py`` -> ``matmul``; a module outside floorcalc
+    must name one). ``override=True`` replaces a formula registered earlier (a user's own
+    formula for a built-in op).
+
+    Raises ValueError (at import time, for floorcalc's own formulas) for an unqualified name,
+    a function without a docstring, an unknown family, or a second formula for a name without
+    ``override``.
     """
 
     def register(fn: Formula) -> Formula:
+        fam = family or _default_family(fn)
+        label = getattr(fn, "__qualname__", repr(fn))
+        if not (fn.__doc__ or "").strip():
+            raise ValueError(f"formula {label} has no docstring: write its shape algebra there "
+                             "('x: [M, K], w: [N, K] -> [M, N]; 2*M*N*K')")
+        if fam not in FAMILIES:
+            raise ValueError(f"formula {label}: family {fam!r} is not one of {', '.join(FAMILIES)}")
         for name in names:
-            if not name.startswith("aten::"):
-                raise ValueError(f"op names are qualified ('aten::mm'), got {name!r}")
-            if name in _FORMULAS and _FORMULAS[name] is not fn:
-                raise ValueError(f"two formulas for {name}")
-            _FORMULAS[name] = fn
+            if not isinstance(name, str) or not _NAME.match(name):
+                raise ValueError(f"op names are qualified as the profiler records them ('aten::mm', "
+                                 f"'_C::rms_norm'), got {name!r}")
+            old = _FORMULAS.get(name)
+            if old is not None and old.fn is not fn and not override:
+                raise ValueError(f"two formulas for {name}: {old.origin} registered one already "
+                                 "(pass override=True to replace it)")
+            _FORMULAS[name] = _Entry(fn, fam, _origin(fn))
         return fn
 
     return register
@@ -50,15 +105,15 @@ def count(call: OpCall) -> Optional[Count]:
     None means either that the op name has no formula, or that its formula could not read the
     call (the reason is logged at DEBUG level). It never means zero work.
     """
-    fn = _FORMULAS.get(call.name)
-    if fn is None:
+    entry = _FORMULAS.get(call.name)
+    if entry is None:
         return None
     try:
-        return fn(call)
+        return entry.fn(call)
     except Uncountable as why:
         log.debug("%s not counted: %s; args=%r", call.name, why, call.args)
-    except (IndexError, KeyError, TypeError, ValueError, ArithmeticError) as err:
-        # Arguments of a kind no formula was written for (another torch version's schema).
+    except (IndexError, KeyError, TypeError, ValueError, ArithmeticError, AttributeError) as err:
+        # Arguments of a kind no formula was written for (another library version's schema).
         log.debug("%s not counted: %s: %s; args=%r", call.name, type(err).__name__, err, call.args)
     return None
 
@@ -75,4 +130,27 @@ def formula_names() -> Tuple[str, ...]:
 
 def formula_of(name: str) -> Optional[Formula]:
     """The function registered for ``name`` (for tests and documentation), or None."""
-    return _FORMULAS.get(name)
+    entry = _FORMULAS.get(name)
+    return entry.fn if entry is not None else None
+
+
+def family_of(name: str) -> str:
+    """The :data:`FAMILIES` entry of ``name``'s formula, "" without one."""
+    entry = _FORMULAS.get(name)
+    return entry.family if entry is not None else ""
+
+
+def origin_of(name: str) -> str:
+    """Who registered ``name``'s formula: ``"floorcalc"``, or the user module or file; "" if none."""
+    entry = _FORMULAS.get(name)
+    return entry.origin if entry is not None else ""
+
+
+def _snapshot() -> Dict[str, _Entry]:
+    """The registry as it is now (to restore when a user's formula file fails half way)."""
+    return dict(_FORMULAS)
+
+
+def _restore(snapshot: Dict[str, _Entry]) -> None:
+    _FORMULAS.clear()
+    _FORMULAS.update(snapshot)

@@ -1,6 +1,6 @@
-"""`floorcalc count` end to end: the bundled examples count on meta with no uncounted op, meta
-counts equal what `floorcalc report` counts from a real CPU trace, and every bad input is one
-line with its exit code."""
+"""`floorcalc count` end to end: the bundled examples count on meta with no uncounted op, and
+every bad input is one line with its exit code (meta counts against real CPU traces:
+test_count_matches_report.py)."""
 
 import json
 from pathlib import Path
@@ -64,20 +64,6 @@ def test_no_fallback_fails_in_one_line(tmp_path, small, capsys):
     rc = main(["count", str(EX / "moe.py"), "--no-fallback"])
     err = capsys.readouterr().err
     assert rc == 4 and "cannot run on the meta device" in err and err.count("\n") == 1
-
-
-@pytest.mark.parametrize("name", ["llama", "llama_decode", "unet"])
-def test_meta_count_equals_the_real_trace_count(tmp_path, small, name):
-    # GIVEN the same model file WHEN counted on meta and profiled for real on the CPU
-    doc = count_json(tmp_path, EX / f"{name}.py")
-    out = tmp_path / "report.json"
-    assert main(["report", str(EX / f"{name}.py"), "--device", "cpu", "--warmup", "0", "--iters", "1", "-q",
-                 "--trace-out", str(tmp_path / "t.json.gz"), "-o", str(out)]) == 0
-    rep = json.loads(out.read_text())
-    # THEN the totals agree to the FLOP and the byte
-    assert doc["totals"]["flop"] == rep["summary"]["flop"]
-    assert doc["totals"]["bytes"] == rep["summary"]["bytes"]
-    assert not [o for o in rep["ops"] if o["bound"] == "uncounted"]
 
 
 def test_dtype_cast(tmp_path):

@@ -121,3 +121,67 @@ def test_k10_mlp_layers():
     assert sum(r.flop for r in relus) == 1_024
     weights = sum(r.bytes_read for r in layers) - (784 + 512 + 512) * 4
     assert weights == 2_678_824
+
+
+# --------------------------------------------------------------------------------------------
+# grouped and ragged GEMMs (K15)
+
+
+def test_k15_grouped_mm_2d_3d():
+    # torch._grouped_mm(x [12, 16] bf16, w [3, 16, 8] bf16, offs=[4, 9, 12] int32): 4 + 5 + 3 rows
+    r = c("_grouped_mm", T(12, 16, dtype="bfloat16"), T(3, 16, 8, dtype="bfloat16"), T(3, dtype="int32"),
+          None, None)
+    assert r.flop == 2 * (4 + 5 + 3) * 16 * 8 == 3_072
+    assert (r.bytes_read, r.bytes_written) == (384 + 768 + 12, 192) and r.bytes == 1_356
+    assert (r.unit, r.dtype, r.formula) == ("tensor", "bfloat16", "grouped_gemm")
+    assert "offs" in r.note
+
+
+@pytest.mark.parametrize("a, b, offs, flop, out", [
+    # 3-D x 2-D: a [G, M, K], b [K, N_total], offs cut N: every column group once
+    ((3, 5, 16), (16, 24), (3,), 2 * 5 * 24 * 16, (5, 24)),
+    # 2-D x 2-D: offs cut K: G outputs [M, N], each its own slice of K
+    ((5, 24), (24, 8), (3,), 2 * 5 * 8 * 24, (3, 5, 8)),
+    # 3-D x 3-D: batched, no offs
+    ((3, 5, 16), (3, 16, 8), None, 2 * 3 * 5 * 8 * 16, (3, 5, 8)),
+])
+def test_grouped_mm_every_form(a, b, offs, flop, out):
+    bf = "bfloat16"
+    r = c("_grouped_mm", T(*a, dtype=bf), T(*b, dtype=bf), T(*offs, dtype="int32") if offs else None)
+    assert r.flop == flop
+    n_out = math.prod(out)
+    assert r.bytes_written == n_out * 2
+    assert r.bytes_read == (math.prod(a) + math.prod(b)) * 2 + (12 if offs else 0)
+
+
+def test_grouped_mm_bias_and_out_dtype():
+    # bias [G, N] adds one FLOP per output; out_dtype float32 (code 6) writes 4-byte outputs
+    r = c("_grouped_mm", T(12, 16, dtype="bfloat16"), T(3, 16, 8, dtype="bfloat16"), T(3, dtype="int32"),
+          T(3, 8, dtype="bfloat16"), 6)
+    assert r.flop == 3_072 + 12 * 8
+    assert r.bytes_written == 12 * 8 * 4 and r.bytes_read == 384 + 768 + 12 + 48
+
+
+def test_grouped_mm_shapes_that_do_not_fit_are_uncounted():
+    assert count(OpCall("aten::_grouped_mm", (T(12, 16), T(3, 15, 8), T(3, dtype="int32")))) is None
+    assert count(OpCall("aten::_grouped_mm", (T(5, 24), T(24, 8)))) is None  # 2-D x 2-D needs offs
+    assert count(OpCall("aten::_grouped_mm", (T(12,), T(3, 16, 8)))) is None
+
+
+def test_scaled_grouped_mm_reads_its_scales():
+    # float8 experts: x [64, 128] e4m3, w [4, 128, 32] e4m3, row scales [64] and [4, 32] fp32,
+    # offs [4]; output bfloat16 by default
+    f8 = "float8_e4m3fn"
+    r = c("_scaled_grouped_mm", T(64, 128, dtype=f8), T(4, 128, 32, dtype=f8), T(64), T(4, 32),
+          T(4, dtype="int32"), None, None, None, False)
+    assert r.flop == 2 * 64 * 32 * 128
+    assert r.bytes_read == 64 * 128 + 4 * 128 * 32 + 64 * 4 + 4 * 32 * 4 + 16
+    assert r.bytes_written == 64 * 32 * 2 and r.formula == "scaled_grouped_gemm"
+
+
+def test_scaled_mm_v2_reads_every_scale():
+    f8 = "float8_e4m3fn"
+    r = c("_scaled_mm_v2", T(16, 64, dtype=f8), T(64, 32, dtype=f8), (T(16, 2),), (1,), (0,), (T(2, 32),),
+          (1,), (0,), None, 15, (), False)
+    assert r.flop == 2 * 16 * 32 * 64
+    assert r.bytes_read == 16 * 64 + 64 * 32 + 32 * 4 + 64 * 4 and r.bytes_written == 16 * 32 * 2

@@ -170,6 +170,21 @@ for _i, (_d, _ci, _co, _k, _s, _p, _g, _dl, _b, _n) in enumerate(CONV_SWEEP):
     case(f"conv{_i}")(lambda d=_d, ci=_ci, co=_co, k=_k, s=_s, p=_p, g=_g, dl=_dl, b=_b, n=_n: (
         lambda m, x: lambda: m(x))(_CONV[d](ci, co, k, s, p, dl, g, b), torch.randn(2, ci, *([n] * d))))
 
+#: Grouped GEMMs (K15 and the other three forms of torch._grouped_mm), bfloat16 on the CPU:
+#: (a shape, b shape as stored (b is transposed for the 2-D b forms), offs, FLOPs, bytes)
+GROUPED = {
+    "K15": ((12, 16), (3, 16, 8), (4, 9, 12), 3_072, 384 + 768 + 12 + 192),
+    "grouped3x2": ((3, 5, 16), (24, 16), (8, 16, 24), 2 * 5 * 24 * 16, (240 + 384) * 2 + 12 + 5 * 24 * 2),
+    "grouped2x2": ((5, 24), (8, 24), (8, 16, 24), 2 * 5 * 8 * 24, (120 + 192) * 2 + 12 + 3 * 5 * 8 * 2),
+    "grouped3x3": ((3, 5, 16), (3, 16, 8), None, 2 * 3 * 5 * 8 * 16, (240 + 384 + 120) * 2),
+}
+for _name, (_a, _b, _offs, _f, _by) in GROUPED.items():
+    case(_name)(lambda a=_a, b=_b, offs=_offs: (lambda x, w, o: lambda: torch._grouped_mm(x, w, offs=o))(
+        torch.randn(*a, dtype=torch.bfloat16),
+        torch.randn(*b, dtype=torch.bfloat16) if len(b) == 3 else torch.randn(*b, dtype=torch.bfloat16).t(),
+        torch.tensor(offs, dtype=torch.int32) if offs else None))
+
+
 Q4 = None  # built lazily (inputs are made outside the profiled region)
 
 
@@ -539,3 +554,12 @@ def test_cnn_and_misc_have_no_zero_counted_compute(traced):
     kinds = {c.formula for _, c in traced["cnn"].counted}
     assert {"conv2d", "batch_norm", "group_norm", "pool", "gemm", "elementwise", "view"} <= kinds
     assert traced["cnn"].flop > 0 and traced["misc"].flop > 0
+
+
+@pytest.mark.parametrize("name", sorted(GROUPED))
+def test_k15_grouped_gemms_count_once_not_per_group(traced, name):
+    # the CPU kernel of torch._grouped_mm shows one aten::mm per group beneath it: the grouped op
+    # is what is counted, once, every group included, and its weights once
+    t = traced[name]
+    assert t.names() == ["aten::_grouped_mm"]
+    assert (t.flop, t.bytes) == GROUPED[name][3:]
