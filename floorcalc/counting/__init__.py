@@ -12,6 +12,7 @@ shapes with its shape algebra beside it; nothing here imports torch. The convent
 """
 
 from floorcalc.counting import attention, conv, elementwise, matmul, memory, norm, pooling, reduction  # noqa: F401  (registers the formulas)
+from floorcalc.counting import libraries  # noqa: F401,E402  (formulas of serving and kernel libraries)
 from floorcalc.counting.registry import Uncountable, count, formula, formula_names, has_formula
 
 __all__ = ["count", "has_formula", "formula_names", "formula", "Uncountable"]

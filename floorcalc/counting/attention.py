@@ -20,7 +20,7 @@ gives the same count. Unit ``"tensor"``.
 
 from __future__ import annotations
 
-from typing import Optional, Tuple
+from typing import List, Optional, Tuple
 
 from floorcalc.counting.registry import Uncountable, formula
 from floorcalc.counting.shapes import (arg, bool_arg, compute_dtype, float_arg, int_arg,
@@ -138,6 +138,86 @@ def attention_count(
     out = out_tensor(out_shape, q.dtype)
     return make_count(flop=flop, reads=(q, k, v, mask) + extra_reads, writes=(out,),
                       dtype=compute_dtype(q, k, v), unit=UNIT, formula=name, notes=notes)
+
+
+def even_lengths(total: int, parts: int, longest: Optional[int] = None) -> List[int]:
+    """``parts`` sequence lengths summing to ``total``, as even as possible, one of them
+    ``longest`` when that is given (the batch's recorded maximum) and fits.
+
+    Variable-length attention records only the totals (the packed token counts), the batch
+    size (``cu_seqlens`` has B + 1 entries) and the longest sequence: the lengths themselves
+    are data. For self-attention, the even split is the one with the least work (the work
+    grows with the square of a length), so counting it keeps the count a lower bound.
+    """
+    if parts <= 0:
+        raise Uncountable("variable-length attention with no sequences")
+    if longest is not None and parts > 1 and 0 < longest < total and total <= parts * longest:
+        rest = even_lengths(total - longest, parts - 1)
+        return [longest] + rest
+    base, extra = divmod(total, parts)
+    return [base + 1] * extra + [base] * (parts - extra)
+
+
+def varlen_attention_count(
+    *,
+    q: TensorMeta,
+    hk: int,
+    dv: int,
+    kv_dtype: str,
+    batch: int,
+    total_k: Optional[int],
+    max_q: Optional[int],
+    max_k: Optional[int],
+    causal: bool,
+    window: Tuple[Optional[int], Optional[int]] = (None, None),
+    reads: Tuple[Optional[TensorMeta], ...] = (),
+    notes: Tuple[str, ...] = (),
+    name: str = "varlen_attention",
+) -> Count:
+    """Attention over a batch packed without padding (FlashAttention's varlen API and the
+    serving engines' kernels): q: [Tq, Hq, Dqk], keys and values: ``total_k`` tokens of
+    ``hk`` heads (packed [Tk, Hk, D], or pages of a KV cache), ``batch`` sequences.
+
+    The per-sequence lengths are data (``cu_seqlens``' values are not recorded): they are
+    taken as :func:`even_lengths` of the totals and maxima, query and key lengths paired
+    longest with longest; without ``total_k`` (a paged cache read through ``seqused_k``)
+    each sequence's keys are its own queries, the longest reaching ``max_k``. A causal mask
+    is bottom-right aligned (a query sees the keys before it and its own), as in every
+    varlen kernel. FLOPs ``2 * Hq * pairs * (Dqk + Dv)``; bytes: q, the keys and values of
+    the batch (``total_k`` tokens, not the whole cache) and ``reads`` read, the output
+    [Tq, Hq, Dv] written. The note says what was assumed.
+    """
+    if len(q.shape) != 3:
+        raise Uncountable(f"varlen q {q.shape} is not [tokens, heads, head_dim]")
+    tq, hq, dqk = q.shape
+    q_lens = sorted(even_lengths(tq, batch, max_q), reverse=True)
+    text = [f"per-sequence lengths not recorded: {batch} sequence(s), {tq} query tokens split as evenly "
+            "as the recorded maximum allows"]
+    if total_k is not None:
+        k_lens = sorted(even_lengths(total_k, batch, max_k), reverse=True)
+        text[0] += f", {total_k} key tokens likewise"
+    else:
+        k_lens = list(q_lens)
+        if max_k is not None and k_lens and max_k > k_lens[0]:
+            k_lens[0] = max_k
+        text[0] += "; keys = each sequence's own queries (the longest reaching max_seqlen_k)"
+    left, right = window
+    pairs = 0
+    for sq, sk in zip(q_lens, k_lens):
+        hi = sk - sq if causal else None
+        lo = sk - sq - left if left is not None and left >= 0 else None
+        if right is not None and right >= 0:
+            hi = min(hi, sk - sq + right) if hi is not None else sk - sq + right
+        pairs += band_pairs(sq, sk, lo, hi)
+    if causal:
+        text.append("causal: unmasked work only (bottom-right aligned)")
+    if hk != hq:
+        text.append("grouped-query: FLOPs follow the query heads, k/v read at their own size")
+    keys = sum(k_lens)
+    kv = (out_tensor((keys, hk, dqk), kv_dtype), out_tensor((keys, hk, dv), kv_dtype))
+    out = out_tensor((tq, hq, dv), q.dtype)
+    return make_count(flop=2 * hq * pairs * (dqk + dv), reads=(q,) + kv + tuple(reads), writes=(out,),
+                      dtype=compute_dtype(q), unit=UNIT, formula=name, notes=tuple(text) + tuple(notes))
 
 
 def _qkv(call: OpCall) -> Tuple[TensorMeta, TensorMeta, TensorMeta]:

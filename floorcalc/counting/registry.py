@@ -11,7 +11,9 @@ package's ``floorcalc.formulas`` entry point: :mod:`floorcalc.counting.plugins`)
 same checks:
 
 1. an op name is qualified, ``namespace::name`` (``aten::mm``, ``_C::rms_norm``,
-   ``mylib::fused_mlp``), as the profiler records it;
+   ``mylib::fused_mlp``), as the profiler records it; a name with ``*`` is a pattern for ops
+   whose names a library generates (``flashinfer::batch_decode_with_kv_cache*_run``: one op per
+   compiled variant), tried when no exact name matches, in registration order;
 2. the function has a docstring (the shape algebra, ``x: [M, K], w: [N, K] -> [M, N];
    2*M*N*K``: the conventions of docs/counting.md);
 3. a name gets one formula: registering a second raises ValueError, unless the second says
@@ -21,9 +23,10 @@ same checks:
 
 from __future__ import annotations
 
+import fnmatch
 import logging
 import re
-from typing import Callable, Dict, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
 from floorcalc.records import FAMILIES, Count, Family, OpCall
 
@@ -38,7 +41,7 @@ Formula = Callable[[OpCall], Count]
 _MODULE_FAMILY: Dict[str, Family] = {"matmul": "matmul", "conv": "conv", "attention": "attention", "elementwise": "vector",
                   "reduction": "vector", "norm": "vector", "pooling": "vector", "memory": "memory"}
 
-_NAME = re.compile(r"^[A-Za-z_][\w.]*::[A-Za-z_][\w.]*$")
+_NAME = re.compile(r"^[A-Za-z_*][\w.*]*::[A-Za-z_*][\w.*]*$")
 
 
 class Uncountable(Exception):
@@ -53,13 +56,32 @@ class _Entry:
 
 
 _FORMULAS: Dict[str, _Entry] = {}
+#: Names that resolved through a pattern (or to nothing), so each is matched once.
+_RESOLVED: Dict[str, Optional[str]] = {}
+
+
+def _entry(name: str) -> Optional[_Entry]:
+    """The entry for an op name: its own, else the first pattern that matches it."""
+    entry = _FORMULAS.get(name)
+    if entry is not None:
+        return entry
+    if name not in _RESOLVED:
+        _RESOLVED[name] = next((p for p in _FORMULAS if "*" in p and fnmatch.fnmatchcase(name, p)), None)
+    key = _RESOLVED[name]
+    return _FORMULAS.get(key) if key is not None else None
 
 
 def _default_family(fn: Formula) -> Optional[Family]:
     return _MODULE_FAMILY.get(getattr(fn, "__module__", "").rsplit(".", 1)[-1])
 
 
+#: Who is registering formulas now (set while a user's file or entry point loads).
+_LOADING: List[str] = []
+
+
 def _origin(fn: Formula) -> str:
+    if _LOADING:
+        return _LOADING[-1]
     mod = getattr(fn, "__module__", "") or ""
     return "floorcalc" if mod.startswith("floorcalc.") else (mod or "user")
 
@@ -78,13 +100,7 @@ def formula(*names: str, family: Optional[Family] = None, override: bool = False
     """
 
     def register(fn: Formula) -> Formula:
-        fam = family or _default_family(fn)
         label = getattr(fn, "__qualname__", repr(fn))
-        if not (fn.__doc__ or "").strip():
-            raise ValueError(f"formula {label} has no docstring: write its shape algebra there "
-                             "('x: [M, K], w: [N, K] -> [M, N]; 2*M*N*K')")
-        if fam not in FAMILIES:
-            raise ValueError(f"formula {label}: family {fam!r} is not one of {', '.join(FAMILIES)}")
         for name in names:
             if not isinstance(name, str) or not _NAME.match(name):
                 raise ValueError(f"op names are qualified as the profiler records them ('aten::mm', "
@@ -93,7 +109,17 @@ def formula(*names: str, family: Optional[Family] = None, override: bool = False
             if old is not None and old.fn is not fn and not override:
                 raise ValueError(f"two formulas for {name}: {old.origin} registered one already "
                                  "(pass override=True to replace it)")
+        if not (fn.__doc__ or "").strip():
+            raise ValueError(f"formula {label} has no docstring: write its shape algebra there "
+                             "('x: [M, K], w: [N, K] -> [M, N]; 2*M*N*K')")
+        inherited = next((_FORMULAS[n].family for n in names if n in _FORMULAS), "")
+        fam = family or _default_family(fn) or inherited
+        if fam not in FAMILIES:
+            raise ValueError(f"formula {label}: name its family, one of {', '.join(FAMILIES)} "
+                             f"(got {fam!r})")
+        for name in names:
             _FORMULAS[name] = _Entry(fn, fam, _origin(fn))
+        _RESOLVED.clear()
         return fn
 
     return register
@@ -105,7 +131,7 @@ def count(call: OpCall) -> Optional[Count]:
     None means either that the op name has no formula, or that its formula could not read the
     call (the reason is logged at DEBUG level). It never means zero work.
     """
-    entry = _FORMULAS.get(call.name)
+    entry = _entry(call.name)
     if entry is None:
         return None
     try:
@@ -120,29 +146,29 @@ def count(call: OpCall) -> Optional[Count]:
 
 def has_formula(name: str) -> bool:
     """Whether the qualified op name (``"aten::addmm"``) has a formula."""
-    return name in _FORMULAS
+    return _entry(name) is not None
 
 
 def formula_names() -> Tuple[str, ...]:
-    """Every op name with a formula, sorted."""
+    """Every op name (and name pattern) with a formula, sorted."""
     return tuple(sorted(_FORMULAS))
 
 
 def formula_of(name: str) -> Optional[Formula]:
     """The function registered for ``name`` (for tests and documentation), or None."""
-    entry = _FORMULAS.get(name)
+    entry = _entry(name)
     return entry.fn if entry is not None else None
 
 
 def family_of(name: str) -> str:
     """The :data:`FAMILIES` entry of ``name``'s formula, "" without one."""
-    entry = _FORMULAS.get(name)
+    entry = _entry(name)
     return entry.family if entry is not None else ""
 
 
 def origin_of(name: str) -> str:
     """Who registered ``name``'s formula: ``"floorcalc"``, or the user module or file; "" if none."""
-    entry = _FORMULAS.get(name)
+    entry = _entry(name)
     return entry.origin if entry is not None else ""
 
 
@@ -154,3 +180,4 @@ def _snapshot() -> Dict[str, _Entry]:
 def _restore(snapshot: Dict[str, _Entry]) -> None:
     _FORMULAS.clear()
     _FORMULAS.update(snapshot)
+    _RESOLVED.clear()

@@ -23,7 +23,8 @@ def test_unknown_op_is_uncounted_never_zero():
 def test_formula_names_is_sorted_and_qualified():
     names = formula_names()
     assert list(names) == sorted(names)
-    assert all(n.startswith("aten::") for n in names)
+    assert all("::" in n for n in names)
+    assert {"aten::mm", "_C::rms_norm", "sgl_kernel::silu_and_mul", "aiter::mha_batch_prefill"} <= set(names)
 
 
 #: Every op the brief names, composite and backend: each must have a formula.
@@ -88,11 +89,61 @@ def test_missing_arguments_are_none_not_an_exception():
     assert count(OpCall("aten::scaled_dot_product_attention", (T(1, 2, 3, 4), "garbage", None))) is None
 
 
+def _documented(call):
+    """x: [*] -> [*]; nothing (a test formula)."""
+
+
 def test_registry_refuses_duplicates_and_unqualified_names():
-    with pytest.raises(ValueError):
-        formula("aten::mm")(lambda call: None)
-    with pytest.raises(ValueError):
-        formula("mm")(lambda call: None)
+    with pytest.raises(ValueError, match="two formulas for aten::mm"):
+        formula("aten::mm")(_documented)
+    with pytest.raises(ValueError, match="qualified"):
+        formula("mm")(_documented)
+
+
+def test_registry_refuses_a_formula_without_its_shape_algebra():
+    with pytest.raises(ValueError, match="no docstring"):
+        formula("test::undocumented")(lambda call: None)
+    with pytest.raises(ValueError, match="family"):
+        formula("test::badfamily", family="gemm")(_documented)
+
+
+def test_override_replaces_a_formula_and_records_who_did(monkeypatch):
+    from floorcalc.counting import registry
+
+    snap = registry._snapshot()
+    try:
+        def mine(call):
+            """x: [M, K], w: [K, N] -> [M, N]; a test's own count."""
+            from floorcalc.records import Count
+            return Count(1, 2, 3, "float32", "tensor", "mine")
+
+        formula("aten::mm", override=True)(mine)
+        assert count(OpCall("aten::mm", (T(2, 3), T(3, 4)))).formula == "mine"
+        assert registry.origin_of("aten::mm") == __name__
+    finally:
+        registry._restore(snap)
+    assert count(OpCall("aten::mm", (T(2, 3), T(3, 4)))).formula == "gemm"
+    assert registry.origin_of("aten::mm") == "floorcalc"
+
+
+def test_patterns_match_generated_op_names_after_exact_ones():
+    from floorcalc.counting import registry
+
+    snap = registry._snapshot()
+    try:
+        def generic(call):
+            """q: [*] -> [*]; a test pattern."""
+            from floorcalc.records import Count
+            return Count(7, 0, 0, "float32", "vector", "generic")
+
+        formula("testlib::kernel_*_run", family="vector")(generic)
+        assert has_formula("testlib::kernel_bf16_d128_run")
+        assert not has_formula("testlib::kernel_bf16_d128_plan")
+        assert count(OpCall("testlib::kernel_x_run", ())).flop == 7
+        assert registry.family_of("testlib::kernel_x_run") == "vector"
+    finally:
+        registry._restore(snap)
+    assert not has_formula("testlib::kernel_bf16_d128_run")
 
 
 def test_counting_and_args_never_import_torch():
