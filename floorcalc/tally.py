@@ -50,7 +50,7 @@ def family_of(name: str, c: Optional[Count] = None) -> Union[Family, Literal[""]
     FLOPs.
     """
     fam = registry_family(name)
-    if not fam:
+    if fam is None:
         return "" if c is None else "vector"
     if fam == "memory" and c is not None and c.unit == "vector":
         return "vector"

@@ -281,7 +281,8 @@ def scaled_mm_v2(call: OpCall) -> Count:
     _rank(a, 2, what="self")
     _rank(b, 2, what="mat2")
     (m, k), (_, n) = a.shape, b.shape
-    scales = tuple(t for i in (2, 5) for t in (arg(call, i) or ()) if isinstance(t, TensorMeta))
+    lists = [arg(call, i) for i in (2, 5)]
+    scales = tuple(t for lst in lists if isinstance(lst, tuple) for t in lst if isinstance(t, TensorMeta))
     return _gemm(a=a, b=b, batch=1, m=m, n=n, k=k, out_shape=(m, n), bias=opt_tensor(call, 8),
                  out_dtype=dtype_code(arg(call, 9), a.dtype), extra_reads=scales, name="scaled_gemm")
 

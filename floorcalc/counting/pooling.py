@@ -16,7 +16,7 @@ output written once.
 
 from __future__ import annotations
 
-from typing import Sequence, Tuple
+from typing import Any, Callable, Sequence, Tuple
 
 from floorcalc.counting.registry import Uncountable, formula
 from floorcalc.counting.shapes import (arg, bool_arg, ints, make_count, numel, out_tensor, tensor)

@@ -38,8 +38,10 @@ Formula = Callable[[OpCall], Count]
 #: The family (:data:`floorcalc.records.FAMILIES`, the families ``floorcalc count`` sums FLOPs
 #: in) of each formula module of floorcalc.counting: ``vector`` groups the elementwise,
 #: reduction, norm and pooling modules.
-_MODULE_FAMILY: Dict[str, Family] = {"matmul": "matmul", "conv": "conv", "attention": "attention", "elementwise": "vector",
-                  "reduction": "vector", "norm": "vector", "pooling": "vector", "memory": "memory"}
+_MODULE_FAMILY: Dict[str, Family] = {
+    "matmul": "matmul", "conv": "conv", "attention": "attention", "memory": "memory",
+    "elementwise": "vector", "reduction": "vector", "norm": "vector", "pooling": "vector",
+}
 
 _NAME = re.compile(r"^[A-Za-z_*][\w.*]*::[A-Za-z_*][\w.*]*$")
 
@@ -50,6 +52,9 @@ class Uncountable(Exception):
 
 class _Entry:
     __slots__ = ("fn", "family", "origin")
+    fn: Formula
+    family: Family
+    origin: str
 
     def __init__(self, fn: Formula, family: Family, origin: str) -> None:
         self.fn, self.family, self.origin = fn, family, origin
@@ -112,9 +117,9 @@ def formula(*names: str, family: Optional[Family] = None, override: bool = False
         if not (fn.__doc__ or "").strip():
             raise ValueError(f"formula {label} has no docstring: write its shape algebra there "
                              "('x: [M, K], w: [N, K] -> [M, N]; 2*M*N*K')")
-        inherited = next((_FORMULAS[n].family for n in names if n in _FORMULAS), "")
+        inherited = next((_FORMULAS[n].family for n in names if n in _FORMULAS), None)
         fam = family or _default_family(fn) or inherited
-        if fam not in FAMILIES:
+        if fam is None or fam not in FAMILIES:
             raise ValueError(f"formula {label}: name its family, one of {', '.join(FAMILIES)} "
                              f"(got {fam!r})")
         for name in names:
@@ -160,10 +165,10 @@ def formula_of(name: str) -> Optional[Formula]:
     return entry.fn if entry is not None else None
 
 
-def family_of(name: str) -> str:
-    """The :data:`FAMILIES` entry of ``name``'s formula, "" without one."""
+def family_of(name: str) -> Optional[Family]:
+    """The family (:data:`floorcalc.records.FAMILIES`) of ``name``'s formula, None without one."""
     entry = _entry(name)
-    return entry.family if entry is not None else ""
+    return entry.family if entry is not None else None
 
 
 def origin_of(name: str) -> str:

@@ -163,7 +163,7 @@ def fused_experts(*, x: TensorMeta, w1: TensorMeta, w2: TensorMeta, topk_weights
         raise Uncountable(f"expert weights w1 {w1.shape}, w2 {w2.shape} do not fit x {x.shape}")
     inter = w2.shape[2] * pack
     gated = n1 == 2 * inter
-    assignments = t * k
+    assignments: float = t * k
     notes = [f"uniform top-{k} routing assumed for the weights read"]
     if experts_total and experts_total > e:
         assignments = assignments * e / experts_total

@@ -76,7 +76,7 @@ def batch_decode(call: OpCall) -> Count:
     keys, note = _paged_keys(tensor(call, 7, "paged_kv_indices"), b, pages, page)
     kv = [out_tensor((keys, hk, dk), kc.dtype)] * 2
     out = opt_tensor(call, 9) or out_tensor(q.shape, q.dtype)
-    return make_count(flop=2 * hq * keys * (dk + d), reads=[q, opt_tensor(call, 6), opt_tensor(call, 7)] + kv,
+    return make_count(flop=2 * hq * keys * (dk + d), reads=(q, opt_tensor(call, 6), opt_tensor(call, 7), *kv),
                       writes=(out,), dtype=compute_dtype(q), unit="tensor", formula="flashinfer_decode",
                       notes=(note,))
 

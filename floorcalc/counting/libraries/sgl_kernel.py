@@ -15,7 +15,7 @@ from floorcalc.counting.libraries.common import (cache_write, fused_experts, gat
 from floorcalc.counting.libraries.vllm import _experts_total, _scaled_gemm, moe_align_block_size, topk_softmax
 from floorcalc.counting.registry import Uncountable, formula
 from floorcalc.counting.shapes import arg, bool_arg, compute_dtype, dtype_code, int_arg, make_count, opt_tensor, tensor
-from floorcalc.records import Count, OpCall
+from floorcalc.records import Count, OpCall, TensorMeta
 
 
 @formula("sgl_kernel::rmsnorm", family="vector")
@@ -132,7 +132,7 @@ def fused_experts_op(call: OpCall) -> Count:
     [T, k], b1?, b2?, ...): a MoE layer's experts (see
     :func:`floorcalc.counting.libraries.common.fused_experts`)."""
     x, w1, w2 = tensor(call, 0, "hidden_states"), tensor(call, 1, "w1"), tensor(call, 2, "w2")
-    per_expert = tuple(t for t in call.args[5:] if hasattr(t, "shape") and t.shape and t.shape[0] == w1.shape[0])
+    per_expert = tuple(t for t in call.args[5:] if isinstance(t, TensorMeta) and t.shape and t.shape[0] == w1.shape[0])
     return fused_experts(x=x, w1=w1, w2=w2, topk_weights=tensor(call, 3, "topk_weights"),
                          topk_ids=tensor(call, 4, "topk_ids"), extra=per_expert,
                          experts_total=_experts_total(call, w1.shape[0]))

@@ -234,7 +234,7 @@ def paged_attention(call: OpCall, *, q_at: int, cache_at: int, heads_at: int, le
     out = opt_tensor(call, out_at) or out_tensor(q.shape, q.dtype)
     note = (f"context lengths not recorded: one sequence at max_seq_len {longest}, the other {b - 1} at "
             "one token (a lower bound)")
-    return make_count(flop=4 * hq * d * keys, reads=[q, opt_tensor(call, lens_at)] + kv, writes=(out,),
+    return make_count(flop=4 * hq * d * keys, reads=(q, opt_tensor(call, lens_at), *kv), writes=(out,),
                       dtype=compute_dtype(q), unit="tensor", formula="paged_attention", notes=(note,))
 
 
@@ -386,9 +386,10 @@ def marlin_gemm(call: OpCall) -> Count:
     m, k = numel(a.shape[:-1]), a.shape[-1]
     args = call.args
     for i in range(len(args) - 2):
-        trio = args[i:i + 3]
-        if all(isinstance(v, int) and not isinstance(v, bool) for v in trio) and trio[0] == m and trio[2] == k:
-            n = int(trio[1])
+        size_m, size_n, size_k = args[i:i + 3]
+        if isinstance(size_n, int) and not isinstance(size_n, bool) and size_m == m and size_k == k \
+                and not isinstance(size_m, bool) and not isinstance(size_k, bool):
+            n = size_n
             break
     else:
         raise Uncountable("size_m, size_n, size_k not found")
