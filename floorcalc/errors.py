@@ -73,3 +73,12 @@ class CountingError(FloorcalcError):
 
     exit_code = 9
     kind = "counting"
+
+
+class FormulaError(FloorcalcError):
+    """A user's formula file (``--formulas FILE.py``) is missing, fails to import, registers no
+    formula, or breaks a registry rule (an unqualified name, no docstring, a second formula
+    for an op without ``override=True``)."""
+
+    exit_code = 10
+    kind = "formulas"

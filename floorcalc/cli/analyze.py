@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from floorcalc.analysis import analyze_file
-from floorcalc.cli.common import add_output_arguments, check_output, emit, output_format
+from floorcalc.cli.common import add_output_arguments, check_output, emit, load_formulas, output_format
 
 NAME = "analyze"
 HELP = "analyse a Kineto trace file against the hardware floor"
@@ -28,6 +28,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     check_output(args)
+    load_formulas(args)
     output_format(args)
     report, trace = analyze_file(args.trace, spec=args.spec, passes=args.passes, device=args.device,
                                  command="floorcalc " + shlex.join(args.argv))

@@ -37,6 +37,24 @@ def add_output_arguments(p: argparse.ArgumentParser) -> None:
                    help="also write the trace with each kernel's floor, bound and efficiency in its args "
                         "and the GPU idle gaps on a 'floorcalc' track (for Perfetto, chrome://tracing)")
     p.set_defaults(formats=REPORT_FORMATS)
+    add_formula_arguments(p)
+
+
+def add_formula_arguments(p: argparse.ArgumentParser) -> None:
+    """``--formulas FILE.py`` (repeatable): op formulas of the user's own (docs/counting.md)."""
+    p.add_argument("--formulas", type=Path, action="append", default=[], metavar="FILE.py",
+                   help="also count the ops this file registers formulas for (@floorcalc.counting.formula; "
+                        "repeatable; see docs/counting.md)")
+
+
+def load_formulas(args: argparse.Namespace) -> None:
+    """Register the formulas of each ``--formulas`` file, before any work; a bad file is a
+    :class:`~floorcalc.errors.FormulaError` (exit code 10)."""
+    paths = getattr(args, "formulas", None) or []
+    if paths:
+        from floorcalc.counting.plugins import load_files
+
+        load_files(paths)
 
 
 def output_format(args: argparse.Namespace) -> str:
@@ -93,6 +111,7 @@ def check_output(args: argparse.Namespace) -> None:
     inputs = [p for p in (getattr(args, "trace", None), getattr(args, "trace_out", None), getattr(args, "model", None),
                           getattr(args, "a", None), getattr(args, "b", None), getattr(args, "spec", None))
               if isinstance(p, (Path, str)) and p]
+    inputs += list(getattr(args, "formulas", None) or [])
     input_paths = [Path(p) for p in inputs]
     for out in paths:
         if not out.parent.exists():

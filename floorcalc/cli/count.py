@@ -16,7 +16,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from floorcalc.cli.common import FORMATS, check_output, output_format
+from floorcalc.cli.common import FORMATS, add_formula_arguments, check_output, load_formulas, output_format
 from floorcalc.errors import UsageError
 
 NAME = "count"
@@ -40,6 +40,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--force", action="store_true", help="overwrite an existing output file")
     p.add_argument("--top", type=int, default=15, help="op rows shown in the table (default 15)")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress messages on stderr")
+    add_formula_arguments(p)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -48,6 +49,7 @@ def run(args: argparse.Namespace) -> int:
 
     fmt = output_format(args)
     check_output(args)
+    load_formulas(args)
     if args.depth < 0:
         raise UsageError(f"--depth must be 0 or more (got {args.depth})")
     if args.top < 0:

@@ -11,7 +11,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from floorcalc.cli.common import add_output_arguments, check_output, emit, output_format
+from floorcalc.cli.common import add_output_arguments, check_output, emit, load_formulas, output_format
 from floorcalc.errors import UsageError
 
 NAME = "report"
@@ -45,6 +45,7 @@ def run(args: argparse.Namespace) -> int:
     from floorcalc.capture.run import check_output_path, resolve_device
 
     check_output(args)
+    load_formulas(args)
     output_format(args)
     if args.warmup < 0 or args.iters < 1:
         raise UsageError(f"need --warmup >= 0 and --iters >= 1 (got {args.warmup} and {args.iters})")

@@ -61,12 +61,20 @@ class _Entry:
 
 
 _FORMULAS: Dict[str, _Entry] = {}
+#: Whether the ``floorcalc.formulas`` entry points have been loaded (on the first lookup).
+_PLUGINS: List[bool] = [False]
 #: Names that resolved through a pattern (or to nothing), so each is matched once.
 _RESOLVED: Dict[str, Optional[str]] = {}
 
 
 def _entry(name: str) -> Optional[_Entry]:
-    """The entry for an op name: its own, else the first pattern that matches it."""
+    """The entry for an op name: its own, else the first pattern that matches it. The first
+    lookup loads the formulas of installed packages (floorcalc.counting.plugins)."""
+    if not _PLUGINS[0]:
+        _PLUGINS[0] = True
+        from floorcalc.counting.plugins import load_entry_points
+
+        load_entry_points()
     entry = _FORMULAS.get(name)
     if entry is not None:
         return entry
@@ -156,6 +164,7 @@ def has_formula(name: str) -> bool:
 
 def formula_names() -> Tuple[str, ...]:
     """Every op name (and name pattern) with a formula, sorted."""
+    _entry("")
     return tuple(sorted(_FORMULAS))
 
 
