@@ -247,14 +247,30 @@ def clone(call: OpCall) -> Count:
     return _copy((x,), (out,), x.dtype)
 
 
+#: The longest tensor list the profiler records (torch 2.x): a longer list comes with no shapes.
+TRACE_LIST_LIMIT = 30
+
+
 def _list_inputs(call: OpCall) -> Tuple[Tuple[TensorMeta, ...], Optional[TensorMeta], Tuple[str, ...]]:
-    """(tensors, out=, notes) of a TensorList op; the elements' dtype (not in the trace) is
-    taken from the out tensor when there is one."""
+    """(tensors, out=, notes) of a TensorList op. ``out=`` is the last argument when it is a
+    tensor. The elements' dtype, which the trace does not give, is the out tensor's when there
+    is one (else 4 bytes are assumed, and the note says so)."""
     tensors = tensor_list(call, 0)
-    out = opt_tensor(call, 2)
+    last = call.args[-1] if len(call.args) > 1 else None
+    out = last if isinstance(last, TensorMeta) else None
     tensors = resolve_unknown(tensors, (out,))
     notes = ("element dtype not recorded",) if any(t.dtype == UNKNOWN_DTYPE for t in tensors) else ()
     return tensors, out, notes
+
+
+def _unrecorded(call: OpCall, out: Optional[TensorMeta], kind: str) -> Count:
+    """A TensorList op whose list the trace left out (longer than :data:`TRACE_LIST_LIMIT`):
+    countable from its ``out=`` tensor alone, since the inputs hold as many elements as the
+    output of a cat or stack; uncountable without one."""
+    if out is None:
+        raise Uncountable(f"{kind} of a tensor list the trace does not record (the profiler leaves out "
+                          f"the shapes of lists longer than {TRACE_LIST_LIMIT} tensors) and no out= tensor")
+    return _copy((out,), (out,), out.dtype, ("tensor list not recorded: the inputs taken as the output's size",))
 
 
 @formula("aten::cat", "aten::concat", "aten::concatenate", "aten::_cat")
@@ -262,26 +278,89 @@ def cat(call: OpCall) -> Count:
     """tensors: [*, n_i, *] along ``dim`` -> [*, sum n_i, *]; each input read, the output
     written (legacy empty [0] inputs are skipped)."""
     tensors, out, notes = _list_inputs(call)
+    if not tensors:
+        return _unrecorded(call, out, "cat")
     tensors = tuple(t for t in tensors if t.shape != (0,))
     if not tensors:
         raise Uncountable("cat of nothing")
     ref = max(tensors, key=lambda t: len(t.shape))
     d = norm_dim(int_arg(call, 1, 0, "dim"), len(ref.shape))
-    total = sum(t.shape[d] for t in tensors)
+    total = sum(t.shape[d] if len(t.shape) == len(ref.shape) else 0 for t in tensors)
     shape = ref.shape[:d] + (total,) + ref.shape[d + 1:]
     result = out_tensor(shape, out.dtype if out is not None else ref.dtype)
     return _copy(tensors, (result,), result.dtype, notes)
 
 
-@formula("aten::stack", "aten::hstack", "aten::vstack", "aten::dstack", "aten::column_stack")
+@formula("aten::stack", "aten::_stack", "aten::hstack", "aten::vstack", "aten::row_stack", "aten::dstack",
+         "aten::column_stack")
 def stack(call: OpCall) -> Count:
-    """tensors: k x [*] -> k * numel elements; each input read, the output written."""
+    """tensors: k x [*] -> k * numel elements (stack: [*] with k inserted at ``dim``; the
+    h/v/d/column forms lay the same elements out differently); each input read, the output
+    written."""
     tensors, out, notes = _list_inputs(call)
     if not tensors:
-        raise Uncountable("stack of nothing")
+        return _unrecorded(call, out, "stack")
     n = sum(t.numel for t in tensors)
-    result = out_tensor((n,), out.dtype if out is not None else tensors[0].dtype)
-    return _copy(tensors, (result,), result.dtype, notes)
+    dtype = out.dtype if out is not None else tensors[0].dtype
+    shape: Tuple[int, ...] = (n,)
+    if call.name in ("aten::stack", "aten::_stack") and all(t.shape == tensors[0].shape for t in tensors):
+        base = tensors[0].shape
+        d = norm_dim(int_arg(call, 1, 0, "dim"), len(base) + 1)
+        shape = base[:d] + (len(tensors),) + base[d:]
+    return _copy(tensors, (out_tensor(shape, dtype),), dtype, notes)
+
+
+@formula("aten::_chunk_cat")
+def chunk_cat(call: OpCall) -> Count:
+    """tensors, dim, num_chunks: each tensor [*a, n_i, *b_i] is cut into num_chunks chunks of
+    ceil(n_i / num_chunks) along ``dim`` (the last one zero-padded), and chunk j of every tensor
+    concatenated: -> [*a, num_chunks, sum_i ceil(n_i/num_chunks) * prod(b_i)]; inputs read,
+    the padded output written."""
+    tensors, out, notes = _list_inputs(call)
+    if not tensors:
+        return _unrecorded(call, out, "_chunk_cat")
+    chunks = int_arg(call, 2, what="num_chunks")
+    if chunks <= 0:
+        raise Uncountable(f"num_chunks {chunks}")
+    ref = tensors[0]
+    d = norm_dim(int_arg(call, 1, what="dim"), len(ref.shape))
+    width = 0
+    for t in tensors:
+        if len(t.shape) <= d or t.shape[:d] != ref.shape[:d]:
+            raise Uncountable(f"_chunk_cat of {t.shape} and {ref.shape} along {d}")
+        width += -(-t.shape[d] // chunks) * numel(t.shape[d + 1:])
+    shape = ref.shape[:d] + (chunks, width)
+    dtype = out.dtype if out is not None else ref.dtype
+    return _copy(tensors, (out_tensor(shape, dtype),), dtype, notes)
+
+
+@formula("aten::block_diag")
+def block_diag(call: OpCall) -> Count:
+    """tensors: [r_i, c_i] (a 1-D tensor is [1, n], a 0-d one [1, 1]) -> [sum r_i, sum c_i]:
+    inputs read, the whole output written (the off-diagonal blocks are zeros)."""
+    tensors, out, notes = _list_inputs(call)
+    if not tensors:
+        return _unrecorded(call, out, "block_diag")
+    rows = cols = 0
+    for t in tensors:
+        if len(t.shape) > 2:
+            raise Uncountable(f"block_diag of a {len(t.shape)}-d tensor")
+        r, c = (1, 1) if not t.shape else (1, t.shape[0]) if len(t.shape) == 1 else t.shape
+        rows, cols = rows + r, cols + c
+    dtype = out.dtype if out is not None else tensors[0].dtype
+    return _copy(tensors, (out_tensor((rows, cols), dtype),), dtype, notes)
+
+
+@formula("aten::cartesian_prod")
+def cartesian_prod(call: OpCall) -> Count:
+    """tensors: k 1-D tensors [n_i] -> [prod n_i, k] ([n_1] when k = 1): every combination
+    written; the inputs read."""
+    tensors, out, notes = _list_inputs(call)
+    if not tensors:
+        return _unrecorded(call, out, "cartesian_prod")
+    combos = numel([t.numel for t in tensors])
+    shape = (combos,) if len(tensors) == 1 else (combos, len(tensors))
+    return _copy(tensors, (out_tensor(shape, tensors[0].dtype),), tensors[0].dtype, notes)
 
 
 @formula("aten::repeat")

@@ -1,5 +1,7 @@
 """Data movement on hand-built calls: copies, casts, cat, fills, factories, gathers, scatters."""
 
+import pytest
+
 from builders import count_op as c, tensor_meta as T
 from floorcalc.counting import count
 from floorcalc.records import UNKNOWN_DTYPE, OpCall
@@ -100,3 +102,49 @@ def test_pad_and_repeat():
 
 def test_item_reads_one_element():
     assert c("_local_scalar_dense", T(dtype="float32")).bytes == 4
+
+
+# --------------------------------------------------------------------------------------------
+# every op over a tensor list
+
+
+def test_a_long_tensor_list_the_trace_left_out():
+    # the profiler records no shapes for a list of more than 30 tensors: Input Dims [[], []]
+    from floorcalc.counting.registry import Uncountable, formula_of
+    from floorcalc.trace.args import op_call_from_kineto
+
+    call = op_call_from_kineto("aten::stack", {"Input Dims": [[], []], "Input type": ["TensorList", "Scalar"],
+                                               "Concrete Inputs": ["", "0"]})
+    assert count(call) is None
+    try:
+        formula_of("aten::stack")(call)
+    except Uncountable as why:
+        assert "lists longer than 30" in str(why)
+    # with out= the output's size gives the bytes: the inputs hold as many elements
+    r = c("stack", (), 0, T(40, 3, dtype="bfloat16"))
+    assert (r.bytes_read, r.bytes_written) == (240, 240) and "not recorded" in r.note
+    r = c("cat", (), 0, T(120, dtype="bfloat16"))
+    assert r.bytes == 480
+
+
+def test_stack_shape_and_the_out_of_the_single_argument_forms():
+    r = c("stack", (T(2, 3), T(2, 3), T(2, 3)), 1)
+    assert (r.bytes_read, r.bytes_written) == (72, 72)
+    # vstack.out(tensors, *, out): the out tensor is the second argument
+    r = c("vstack", (T(3, dtype=UNKNOWN_DTYPE), T(3, dtype=UNKNOWN_DTYPE)), T(2, 3, dtype="float16"))
+    assert r.bytes == 2 * 6 * 2 and r.note == ""
+    assert c("row_stack", (T(3), T(3))).bytes == 48
+    assert c("_stack", (T(3), T(3)), 0).bytes == 48
+
+
+def test_chunk_cat_block_diag_cartesian_prod_match_torch():
+    torch = pytest.importorskip("torch")
+    a, b = torch.zeros(2, 5, 3), torch.zeros(2, 4, 6)
+    out = torch._chunk_cat([a, b], 1, 3)
+    r = c("_chunk_cat", (T(2, 5, 3), T(2, 4, 6)), 1, 3)
+    assert r.bytes_written == out.numel() * 4 and r.bytes_read == (30 + 48) * 4
+    bd = torch.block_diag(torch.zeros(2, 3), torch.zeros(4), torch.zeros(()))
+    assert c("block_diag", (T(2, 3), T(4), T())).bytes_written == bd.numel() * 4
+    cp = torch.cartesian_prod(torch.zeros(3), torch.zeros(4), torch.zeros(2))
+    assert c("cartesian_prod", (T(3), T(4), T(2))).bytes_written == cp.numel() * 4
+

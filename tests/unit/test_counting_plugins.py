@@ -10,7 +10,7 @@ import pytest
 from floorcalc.counting import count, has_formula, plugins, registry
 from floorcalc.errors import FormulaError
 from floorcalc.records import OpCall, TensorMeta
-from tests.builders import KinetoBuilder, tensor_args
+from builders import KinetoBuilder, tensor_args
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "formulas" / "gpt_oss_moe.py"
