@@ -143,6 +143,33 @@ run_section() {  # run_section NAME: its output to stdout and NAME.log, its stat
   return "$rc"
 }
 
+## counting: K15 (torch._grouped_mm), a Mixtral-size grouped-GEMM MoE and K16 (MultiheadAttention cross-attention) through `report` on CUDA against `count` on meta: FLOPs and bytes must agree (about 2 minutes)
+section_counting() {
+  local m
+  for m in k15_grouped_mm moe_grouped_mm k16_mha_cross; do
+    fc count "tests/data/models/$m.py" -q -o "$D/$m.count.json"
+    fc report "tests/data/models/$m.py" --device cuda -q --trace-out "$D/$m.trace.json.gz" -o "$D/$m.report.json"
+  done
+  python3 - "$D" <<'PY' | tee "$D/agreement.txt"
+import json, sys
+from pathlib import Path
+d, bad = Path(sys.argv[1]), 0
+for m in ("k15_grouped_mm", "moe_grouped_mm", "k16_mha_cross"):
+    try:
+        c = json.loads((d / f"{m}.count.json").read_text())["totals"]
+        r = json.loads((d / f"{m}.report.json").read_text())
+    except (OSError, ValueError, KeyError) as e:
+        print(f"{m}: missing ({e})"); bad += 1; continue
+    s = r["summary"]
+    unc = [o["name"] for o in r["ops"] if o["bound"] == "uncounted"]
+    ok = c["flop"] == s["flop"] and c["bytes"] == s["bytes"] and not unc
+    bad += not ok
+    print(f"{m}: count {c['flop']} FLOPs {c['bytes']} B; report {s['flop']:.0f} FLOPs {s['bytes']:.0f} B; "
+          f"uncounted {unc}; {'agree' if ok else 'DIFFER'}")
+sys.exit(1 if bad else 0)
+PY
+}
+
 main() {
   local all name
   all=$(list_sections)
