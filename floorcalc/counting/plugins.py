@@ -31,7 +31,7 @@ import os
 import sys
 from importlib import metadata
 from pathlib import Path
-from typing import Dict, List, Tuple, Union
+from typing import Dict, List, Mapping, Tuple, Union
 
 from floorcalc.counting import registry
 from floorcalc.errors import FormulaError
@@ -45,7 +45,7 @@ _FILES: Dict[Path, Tuple[str, ...]] = {}
 _ENTRY_POINTS_LOADED = False
 
 
-def _new_names(before: Dict[str, object]) -> Tuple[str, ...]:
+def _new_names(before: Mapping[str, object]) -> Tuple[str, ...]:
     now = registry._snapshot()
     return tuple(sorted(n for n, e in now.items() if before.get(n) is not e))
 
