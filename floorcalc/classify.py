@@ -17,9 +17,12 @@ Notes on the method:
 2. **Per pass.** Every figure is a window total divided by the number of passes.
 3. **Floors.** Each op instance gets ``floor_of(count, spec, launches)`` (see
    :mod:`floorcalc.floor`); a group's terms are the sums of its instances' terms, and its
-   bound is the largest of its summed terms. A unit's floor is shared among its device events
-   in proportion to their duration, plus one L each (:func:`event_floors`): the per-event
-   floor the kernel rows, the timeline and the annotated trace read.
+   bound is the largest of its summed terms. A unit's floor is given to its device events by
+   what each does (:func:`event_floors`): an auxiliary event (a memset, a memcpy beside a
+   kernel, a split-K reduction or epilogue, a set-up kernel; floorcalc.kernel_names) the floor
+   of the bytes it alone moves, the op's main events the rest of its work in proportion to
+   their time beyond the launch term, each event plus its launch term (:func:`launch_terms`):
+   the per-event floor the kernel rows, the timeline and the annotated trace read.
 4. **Memory level.** On a GPU, inputs written shortly before by another op may still be in
    L2, and outputs that fit in L2 stay there when the kernel ends: those bytes are floored at
    the L2 bandwidth instead of DRAM's (:func:`mark_l2_resident`), so a floor never asks more
@@ -30,17 +33,19 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from floorcalc.counting import count as count_call
 from floorcalc.counting import has_formula
-from floorcalc.floor import floor_of, largest_term
-from floorcalc.records import (UNATTRIBUTED, Bound, CaptureInfo, Count, CpuOp, DeviceSpec, EventKind, Floor, FloorSplit,
-                               GpuEvent, KernelRow, Level, OpRow, Summary, Trace, Window, WorkUnit)
+from floorcalc.floor import bandwidth, floor_of, largest_term
+from floorcalc.kernel_names import event_role
+from floorcalc.records import (UNATTRIBUTED, Bound, CaptureInfo, Count, CpuOp, DeviceSpec, EventFloor, EventKind, Floor,
+                               FloorBound, FloorSplit, GpuEvent, KernelRole, KernelRow, Level, OpRow, Summary, Trace,
+                               Window, WorkUnit)
 from floorcalc.timeline.window import busy_us
 
-__all__ = ["UNATTRIBUTED", "classify", "event_floors", "kernel_rows", "mark_l2_resident", "mfu_peak", "op_rows",
-           "summarise"]
+__all__ = ["UNATTRIBUTED", "classify", "event_floors", "kernel_rows", "launch_terms", "mark_l2_resident",
+           "mfu_peak", "op_rows", "summarise"]
 
 
 @dataclass
@@ -90,7 +95,8 @@ def classify(trace: Trace, win: Window, spec: DeviceSpec, *,
     if gpu:
         mark_l2_resident(pending, spec)
     cap = trace.capture
-    return tuple(_freeze(u, spec, reference, gpu=gpu, capture=cap) for u in pending)
+    terms = launch_terms([trace.gpu[i] for i in win.gpu_ids], spec)
+    return tuple(_freeze(u, spec, reference, gpu=gpu, capture=cap, terms=terms) for u in pending)
 
 
 def _gpu_units(trace: Trace, win: Window) -> List[_Pending]:
@@ -185,7 +191,7 @@ def _level(unit: _Pending) -> Tuple[Level, Optional[int]]:
 
 
 def _freeze(u: _Pending, spec: DeviceSpec, reference: Optional[DeviceSpec], *, gpu: bool,
-            capture: CaptureInfo) -> WorkUnit:
+            capture: CaptureInfo, terms: Mapping[EventKind, float]) -> WorkUnit:
     """Floor one counted unit (note 3; L2 residency, note 4) and freeze it into a WorkUnit."""
     c = u.count
     if c is None:
@@ -214,27 +220,108 @@ def _freeze(u: _Pending, spec: DeviceSpec, reference: Optional[DeviceSpec], *, g
                            level_bytes=level_bytes, dram_bytes=u.dram_bytes)
         except KeyError:
             ref = None  # the reference lacks a peak: no reference figure for this op
-    shares, floors = event_floors(floor, u.events, u.duration_us)
     return WorkUnit(op=u.op, events=tuple(u.events), duration_us=u.duration_us, count=c, floor=floor,
-                    uncounted_reason="", kernel=u.kernel, reference_floor=ref, event_shares=shares,
-                    event_floors_us=floors)
+                    uncounted_reason="", kernel=u.kernel, reference_floor=ref,
+                    event_parts=event_floors(floor, c, u.events, spec, terms))
 
 
-def event_floors(floor: Floor, events: Sequence[GpuEvent],
-                 duration_us: float) -> Tuple[Tuple[float, ...], Tuple[float, ...]]:
-    """Each device event's share of its unit's work and its floor, in ``events`` order.
+def launch_terms(events: Sequence[GpuEvent], spec: DeviceSpec) -> Dict[EventKind, float]:
+    """The launch term of one device event of each kind, in microseconds: the spec's L, or the
+    shortest event of that kind among ``events`` (the window's) when that is shorter.
 
-    The share is the event's share of ``duration_us`` (the events' summed duration; equal
-    shares when they took no time); the floor is ``max(compute_us, memory_us) * share`` plus one
-    launch latency (``overhead_us / len(events)``). Both empty for a unit with no events (CPU).
+    L is measured on a few trivial kernels (docs/method.md); a kernel of the trace that ran in
+    less time shows that the fixed cost of a kernel in this run is below it, and no probe
+    measures the fixed cost of a memset or a memcpy. Events of no duration are left out.
+    """
+    L = spec.launch_latency_us.value
+    out: Dict[EventKind, float] = {"kernel": L, "memset": L, "memcpy": L}
+    for ev in events:
+        d = ev.duration_us
+        if 0 < d < out[ev.kind]:
+            out[ev.kind] = d
+    return out
+
+
+def _aux_us(role: KernelRole, ev: GpuEvent, count: Count, spec: DeviceSpec) -> Tuple[float, float]:
+    """(bytes, microseconds) an auxiliary event alone must move (module notes of
+    floorcalc.kernel_names): a memset its bytes written; a memcpy its bytes, over the host link
+    between host and device, read and written on the device; a reduction or epilogue the op's
+    output, written once; a set-up kernel nothing the trace gives. Device bytes are floored at
+    the L2 bandwidth when they fit in the L2 (the spec gives both), else at DRAM's."""
+    if role == "setup":
+        return 0.0, 0.0
+    if role == "reduce":
+        nbytes = float(count.bytes_written)
+    else:
+        nbytes = float(ev.bytes or 0)
+    moved = nbytes
+    level: Level = "dram"
+    if role == "memcpy" and ("HtoD" in ev.name or "DtoH" in ev.name):
+        level = "host_link"
+    else:
+        if role == "memcpy":
+            moved = 2 * nbytes  # a device-to-device copy reads and writes each byte
+        l2 = spec.details.get("l2_bytes")
+        if spec.l2_bytes_per_s is not None and l2 is not None and moved <= l2.value:
+            level = "l2"
+    _, bw = bandwidth(spec, level)
+    return nbytes, (moved / bw.value * 1e6 if bw.value > 0 else 0.0)
+
+
+def event_floors(floor: Floor, count: Count, events: Sequence[GpuEvent], spec: DeviceSpec,
+                 terms: Mapping[EventKind, float]) -> Tuple[EventFloor, ...]:
+    """Each device event's part of the op's floor (note 3), in ``events`` order; empty for a
+    unit with no events (CPU).
+
+    Steps:
+
+    1. Roles from each event's kind and name (floorcalc.kernel_names.event_role). The op's
+       *main* events are those of role ``main``; when there are none, its memcpys; when there
+       are none either, all of its events.
+    2. Each auxiliary event's work: the time of the bytes it alone moves (:func:`_aux_us`),
+       taken from the op's work term ``W = max(compute_us, memory_us)`` in event order, never
+       more than is left of it.
+    3. The main events share what is left of ``W`` (and the op's FLOPs) in proportion to their
+       time beyond their launch term (equal shares when none ran longer than it): a kernel
+       whose op holds its floor then holds its own.
+    4. Each event's floor is its work plus its launch term (``terms``, :func:`launch_terms`).
+
+    So the events' floors add up to no more than the op's floor, and no event is floored for
+    work another event did.
     """
     if not events:
-        return (), ()
-    n = len(events)
-    shares = tuple(ev.duration_us / duration_us if duration_us > 0 else 1.0 / n for ev in events)
-    base = max(floor.compute_us, floor.memory_us)
-    per_launch = floor.overhead_us / n
-    return shares, tuple(base * s + per_launch for s in shares)
+        return ()
+    roles: List[KernelRole] = [event_role(ev.kind, ev.name) for ev in events]
+    if "main" not in roles:
+        promoted: Tuple[KernelRole, ...] = ("memcpy",) if "memcpy" in roles else tuple(roles)
+        roles = ["main" if r in promoted else r for r in roles]
+    budget = max(floor.compute_us, floor.memory_us)
+    work = [0.0] * len(events)
+    nbytes = [0.0] * len(events)
+    out_bytes = 0.0
+    for i, (ev, role) in enumerate(zip(events, roles)):
+        if role == "main":
+            continue
+        b, us = _aux_us(role, ev, count, spec)
+        nbytes[i] = b
+        if role == "reduce":
+            out_bytes = max(out_bytes, b)
+        work[i] = min(us, budget)
+        budget -= work[i]
+    main = [i for i, r in enumerate(roles) if r == "main"]
+    weights = [max(events[i].duration_us - terms[events[i].kind], 0.0) for i in main]
+    total = sum(weights)
+    shares = [0.0] * len(events)
+    for i, w in zip(main, weights):
+        shares[i] = w / total if total > 0 else 1.0 / len(main)
+        work[i] = budget * shares[i]
+        nbytes[i] = max(count.bytes - out_bytes, 0.0) * shares[i]
+    parts = []
+    for ev, role, share, b, w in zip(events, roles, shares, nbytes, work):
+        launch = terms[ev.kind]
+        bound: FloorBound = floor.bound if role == "main" else ("memory" if w > launch else "overhead")
+        parts.append(EventFloor(role=role, share=share, bytes=b, work_us=w, launch_us=launch, bound=bound))
+    return tuple(parts)
 
 
 def mark_l2_resident(units: Sequence[_Pending], spec: DeviceSpec) -> None:
@@ -326,31 +413,34 @@ def _reference_figures(us: Sequence[WorkUnit], passes: int, duration: float) -> 
 
 
 def kernel_rows(units: Sequence[WorkUnit], passes: int) -> List[KernelRow]:
-    """Per-pass rows for each device event name under each op and stream, longest first; each
-    event's floor is the unit's ``event_floors_us`` entry."""
+    """Per-pass rows for each device event name under each op, stream and role, longest first;
+    each event's floor is the unit's ``event_floors_us`` entry."""
     # keyed like op rows: counted and uncounted calls of one kernel under one op are two rows
-    acc: Dict[Tuple[str, EventKind, str, str, int, bool], List[float]] = {}
-    meta: Dict[Tuple[str, EventKind, str, str, int, bool], Tuple[FloorSplit, Bound]] = {}
+    Key = Tuple[str, EventKind, str, str, int, bool, KernelRole]
+    acc: Dict[Key, List[float]] = {}
+    meta: Dict[Key, Tuple[FloorSplit, Bound]] = {}
     for u in units:
         opname, module = u.name, u.module
         split = u.floor_split
         counted = u.floor is not None
         for i, ev in enumerate(u.events):
-            key = (ev.name, ev.kind, opname, module, ev.stream, counted)
+            part = u.event_parts[i] if counted else None
+            role: KernelRole = part.role if part is not None else "main"
+            key = (ev.name, ev.kind, opname, module, ev.stream, counted, role)
             a = acc.setdefault(key, [0.0, 0.0, 0.0])  # calls, duration, floor
             a[0] += 1
             a[1] += ev.duration_us
-            if counted:
-                a[2] += u.event_floors_us[i]
-            meta[key] = (split, u.floor.bound if u.floor is not None else "uncounted")
+            if part is not None:
+                a[2] += part.floor_us
+            meta[key] = (split, part.bound if part is not None else "uncounted")
     rows = []
     for key, (calls, dur, fl) in acc.items():
-        name, kind, opname, module, stream, counted = key
+        name, kind, opname, module, stream, counted, role = key
         split, bound = meta[key]
         rows.append(KernelRow(
             name=name, kind=kind, op=opname, module=module, stream=stream, calls=calls / passes,
             duration_us=dur / passes, floor_us=fl / passes if counted else None, bound=bound,
-            efficiency=(fl / dur) if counted and dur > 0 else None, floor_split=split,
+            efficiency=(fl / dur) if counted and dur > 0 else None, floor_split=split, role=role,
         ))
     rows.sort(key=lambda r: -r.duration_us)
     return rows

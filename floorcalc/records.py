@@ -34,9 +34,13 @@ FloorBound = Literal["compute", "memory", "overhead"]
 Bound = Literal["compute", "memory", "overhead", "uncounted"]
 #: The memory level a floor's bytes were floored at (floorcalc.floor.bandwidth, floor_of).
 Level = Literal["dram", "l2", "dram+l2", "host_link"]
-#: How an op's floor was given to its device events: one event takes it whole, several share it
-#: in proportion to their duration.
-FloorSplit = Literal["whole", "by_duration"]
+#: How an op's floor was given to its device events: one event takes it whole; several get it by
+#: role (floorcalc.classify.event_floors: auxiliary events the floor of what they move, the main
+#: events the rest of the op's work, in proportion to their time beyond the launch term).
+FloorSplit = Literal["whole", "by_role"]
+#: What a device event does inside the op that launched it (floorcalc.kernel_names): the op's own
+#: work, or an auxiliary memset, memcpy, output-writing reduction/epilogue, or set-up kernel.
+KernelRole = Literal["main", "memset", "memcpy", "reduce", "setup"]
 #: Causes of device idle time, in the order they take precedence when several hold at once
 #: (definitions in docs/timeline.md).
 GapCause = Literal["queued", "profiler", "blocking_copy", "sync", "collective", "cold_start", "launch", "python"]
@@ -481,6 +485,31 @@ class Floor:
 UNATTRIBUTED = "(unattributed)"
 
 
+@dataclass(frozen=True, slots=True)
+class EventFloor:
+    """One device event's part of its op's floor (floorcalc.classify.event_floors).
+
+    ``role``: what the event does inside the op (:data:`KernelRole`). ``share``: its share of
+    the op's FLOPs and of the op's work term left after the auxiliary events (0 for an
+    auxiliary event). ``bytes``: the bytes it moves (a main event: its share of the op's
+    counted bytes; an auxiliary one: its own). ``work_us``: its part of the op's
+    ``max(compute_us, memory_us)``; ``launch_us``: its launch term (L, or the shortest event of
+    its kind in the window when that is shorter). ``bound``: the op's bound for a main event;
+    for an auxiliary one ``memory`` when its work outweighs its launch term, else ``overhead``.
+    """
+
+    role: KernelRole
+    share: float
+    bytes: float
+    work_us: float
+    launch_us: float
+    bound: FloorBound
+
+    @property
+    def floor_us(self) -> float:
+        return self.work_us + self.launch_us
+
+
 @dataclass(frozen=True)
 class WorkUnit:
     """One piece of measured work and what classify made of it (output of floorcalc.classify;
@@ -493,10 +522,9 @@ class WorkUnit:
     (CPU), microseconds. ``count``: its FLOPs and bytes, None when uncounted
     (``uncounted_reason`` says why). ``floor``: its hardware floor against the spec in use,
     ``reference_floor`` against the reference spec (None: no reference, or it lacks the peak).
-    ``event_shares``: each event's share of the unit's work (its share of ``duration_us``,
-    equal shares when the events took no time), in ``events`` order. ``event_floors_us``: each
-    event's floor, ``max(compute_us, memory_us) * share + overhead_us / len(events)``: computed
-    once, by classify; empty when the unit is uncounted.
+    ``event_parts``: each device event's part of the floor (:class:`EventFloor`), in ``events``
+    order, computed once by classify (floorcalc.classify.event_floors); empty when the unit is
+    uncounted. ``event_floors_us`` and ``event_shares`` read it.
     """
 
     op: Optional[CpuOp]
@@ -507,8 +535,17 @@ class WorkUnit:
     uncounted_reason: str = ""
     kernel: str = ""
     reference_floor: Optional[Floor] = None
-    event_shares: Tuple[float, ...] = ()
-    event_floors_us: Tuple[float, ...] = ()
+    event_parts: Tuple[EventFloor, ...] = ()
+
+    @property
+    def event_floors_us(self) -> Tuple[float, ...]:
+        """Each device event's floor, microseconds (:attr:`EventFloor.floor_us`)."""
+        return tuple(p.floor_us for p in self.event_parts)
+
+    @property
+    def event_shares(self) -> Tuple[float, ...]:
+        """Each device event's share of the op's FLOPs (:attr:`EventFloor.share`)."""
+        return tuple(p.share for p in self.event_parts)
 
     @property
     def name(self) -> str:
@@ -521,7 +558,7 @@ class WorkUnit:
 
     @property
     def floor_split(self) -> FloorSplit:
-        return "whole" if len(self.events) == 1 else "by_duration"
+        return "whole" if len(self.events) == 1 else "by_role"
 
 
 @dataclass(frozen=True)
@@ -580,8 +617,11 @@ class OpRow:
 class KernelRow:
     """One device activity name under one op, per pass.
 
-    A counted op's FLOPs and bytes are shared among its kernels in proportion to their
-    duration (``floor_split == "by_duration"``) when it launched more than one.
+    ``role``: what the event does inside its op (:data:`KernelRole`). When an op launched more
+    than one event (``floor_split == "by_role"``), each auxiliary event (memset, memcpy,
+    reduction, set-up) is floored at what it alone moves, and the op's main events share the
+    rest of its work in proportion to their time beyond the launch term
+    (floorcalc.classify.event_floors).
     """
 
     name: str
@@ -595,6 +635,7 @@ class KernelRow:
     bound: Bound
     efficiency: Optional[float]
     floor_split: FloorSplit = "whole"
+    role: KernelRole = "main"
 
     @property
     def floor_violation(self) -> bool:

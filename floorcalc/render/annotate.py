@@ -6,9 +6,9 @@ Steps of :meth:`TraceAnnotator.annotate`:
 1. Read the report's work units (:attr:`Report.units`, built by floorcalc.classify for the
    report's window, spec and passes): nothing is counted or floored again here.
 2. For every device event of a unit (GPU) or every op that is a unit (CPU), take its floor as
-   classify computed it (``WorkUnit.event_floors_us``: the op's compute/memory floor shared in
-   proportion to duration, plus one L per launch, the figure the kernel rows sum) and its FLOPs
-   and bytes shared the same way (``WorkUnit.event_shares``).
+   classify computed it (``WorkUnit.event_parts``: an auxiliary event the floor of what it
+   moves, the op's main events the rest of its work, each plus its launch term; the figure the
+   kernel rows sum), its role, its share of the op's FLOPs and the bytes it moves.
 3. Add them to the event's ``args`` under ``floorcalc.*`` keys (``floorcalc.flop``,
    ``floorcalc.bytes``, ``floorcalc.floor_us``, ``floorcalc.bound``, ``floorcalc.efficiency``,
    the owning op's name, module and efficiency...). Namespaced, so Kineto's own ``bytes`` of a
@@ -82,10 +82,11 @@ def event_figures(trace: Trace, report: Report) -> Tuple[Dict[Tuple[str, str, fl
                 fig = dict(base)
                 fig[PREFIX + "floor_split"] = u.floor_split
                 if f is not None and c is not None:
-                    share = u.event_shares[i]
-                    floor = u.event_floors_us[i]
-                    fig[PREFIX + "flop"] = c.flop * share
-                    fig[PREFIX + "bytes"] = c.bytes * share
+                    part = u.event_parts[i]
+                    floor = part.floor_us
+                    fig[PREFIX + "role"] = part.role
+                    fig[PREFIX + "flop"] = c.flop * part.share
+                    fig[PREFIX + "bytes"] = part.bytes
                     fig[PREFIX + "floor_us"] = floor
                     fig[PREFIX + "efficiency"] = floor / ev.duration_us if ev.duration_us > 0 else None
                 out[("d", ev.name, ev.ts_us, ev.duration_us)] = fig

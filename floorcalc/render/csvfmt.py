@@ -92,4 +92,4 @@ _OP_COLUMNS = ("name", "module", "calls", "kernels", "duration_us", "flop", "byt
                "overhead_us", "floor_us", "bound", "efficiency", "floor_violation", "achieved_flop_per_s",
                "achieved_bytes_per_s", "peak_key", "level", "formula", "shapes", "note")
 _KERNEL_COLUMNS = ("name", "kind", "op", "module", "stream", "calls", "duration_us", "floor_us", "bound",
-                   "efficiency", "floor_violation", "floor_split")
+                   "efficiency", "floor_violation", "floor_split", "role")

@@ -66,6 +66,7 @@ def kernel_dict(k: KernelRow) -> Dict[str, Any]:
         "name": k.name, "kind": k.kind, "op": k.op, "module": k.module, "stream": k.stream,
         "calls": k.calls, "duration_us": k.duration_us, "floor_us": _num(k.floor_us), "bound": k.bound,
         "efficiency": _num(k.efficiency), "floor_violation": k.floor_violation, "floor_split": k.floor_split,
+        "role": k.role,
     }
 
 

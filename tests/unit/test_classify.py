@@ -93,19 +93,94 @@ def test_cpu_trace_units_are_outermost_counted_ops():
     assert rep.summary.gpu_busy_us == 0.0 and rep.summary.wall_us == pytest.approx(100.0)
 
 
-def test_kernel_rows_share_the_op_floor_by_duration():
+def test_main_kernels_share_the_op_work_by_their_time_beyond_the_launch_term():
+    # GIVEN an op (floor 8000 us of memory + 2 launches of 2 us) that launched two main kernels
     b = KinetoBuilder()
     b.step(0, 0.0, 50.0)
-    ext = b.op("aten::relu", 1.0, 10.0, tensor_args([1000, 1000]))   # floor 8000 us + 2 launches
-    b.launch(2.0, 20.0, 3000.0, "k1", ext=ext)
-    b.launch(3.0, 3100.0, 1000.0, "k2", ext=ext)
+    ext = b.op("aten::relu", 1.0, 10.0, tensor_args([1000, 1000]))
+    b.launch(2.0, 20.0, 6002.0, "k1", ext=ext)
+    b.launch(3.0, 7000.0, 2002.0, "k2", ext=ext)
+    # WHEN it is analysed
     rep = build_report(parse(b.to_dict()), toy_spec())
+    # THEN each kernel gets the work in proportion to its time beyond L (6000 : 2000), plus L,
+    # and the kernels' floors add up to the op's
     k = {r.name: r for r in rep.kernels}
-    assert k["k1"].floor_split == "by_duration"
+    assert k["k1"].floor_split == "by_role" and k["k1"].role == "main"
     assert k["k1"].floor_us == pytest.approx(8000 * 0.75 + 2.0)
     assert k["k2"].floor_us == pytest.approx(8000 * 0.25 + 2.0)
     (row,) = rep.ops
     assert row.floor_us == pytest.approx(8004.0) and row.kernels == 2
+    assert k["k1"].floor_us + k["k2"].floor_us == pytest.approx(row.floor_us)
+
+
+def test_a_short_kernel_beside_a_long_one_is_never_floored_above_its_time():
+    # GIVEN an op that holds its floor (8004 us) in 8500 us, in a long kernel and one barely
+    # longer than L: sharing the work by duration would floor the short one at 8000 * 2.1/8500 + 2
+    b = KinetoBuilder()
+    b.step(0, 0.0, 50.0)
+    ext = b.op("aten::relu", 1.0, 10.0, tensor_args([1000, 1000]))
+    b.launch(2.0, 20.0, 8497.9, "long", ext=ext)
+    b.launch(3.0, 9000.0, 2.1, "short", ext=ext)
+    rep = build_report(parse(b.to_dict()), toy_spec())
+    k = {r.name: r for r in rep.kernels}
+    # THEN the short kernel's floor is at most its time
+    assert k["short"].floor_us <= 2.1
+    assert k["long"].floor_us <= 8497.9
+
+
+def test_a_memset_inside_a_gemm_gets_the_floor_of_its_own_bytes():
+    # GIVEN a GEMM op that launched a 4-byte memset (a workspace) and its GEMM kernel
+    b = KinetoBuilder()
+    b.step(0, 0.0, 50.0)
+    ext = b.op("aten::mm", 1.0, 10.0, tensor_args([1000, 1000], [1000, 1000]))
+    b.launch(2.0, 20.0, 2.5, "Memset (Device)", ext=ext, kind="memset", nbytes=4)
+    b.launch(3.0, 30.0, 30000.0, "sm90_xmma_gemm_bf16bf16_bf16f32", ext=ext)
+    rep = build_report(parse(b.to_dict()), toy_spec())
+    k = {r.name: r for r in rep.kernels}
+    (row,) = rep.ops
+    # THEN the memset is floored at 4 bytes / 1e9 B/s + L, its bound overhead, and the GEMM
+    # kernel takes the rest of the op's work: the two add up to the op's floor
+    memset, gemm = k["Memset (Device)"], k["sm90_xmma_gemm_bf16bf16_bf16f32"]
+    assert memset.role == "memset" and gemm.role == "main"
+    assert memset.floor_us == pytest.approx(4 / 1e9 * 1e6 + 2.0)
+    assert memset.bound == "overhead" and gemm.bound == row.bound == "memory"
+    assert memset.floor_us + gemm.floor_us == pytest.approx(row.floor_us)
+    assert row.floor_us == pytest.approx(12e6 / 1e9 * 1e6 + 4.0)   # 3 x 4 MB at 1e9 B/s, 2 launches
+
+
+def test_a_split_k_reduction_is_floored_at_the_output_it_writes():
+    # GIVEN a GEMM split in two: the split-K kernel and cuBLASLt's reduction of its partials
+    b = KinetoBuilder()
+    b.step(0, 0.0, 50.0)
+    ext = b.op("aten::mm", 1.0, 10.0, tensor_args([1000, 1000], [1000, 1000]))
+    b.launch(2.0, 20.0, 2000.0, "sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_execute_split_k_kernel__5x_cublas", ext=ext)
+    b.launch(3.0, 2100.0, 4100.0, "void cublasLt::splitKreduce_kernel<32, 16, int, float>(...)", ext=ext)
+    rep = build_report(parse(b.to_dict()), toy_spec())
+    k = {r.kind + r.name[:20]: r for r in rep.kernels}
+    red = next(r for r in rep.kernels if r.role == "reduce")
+    main = next(r for r in rep.kernels if r.role == "main")
+    (row,) = rep.ops
+    # THEN the reduction is floored at the 4 MB output over DRAM (4000 us) plus L, and the GEMM
+    # kernel gets the rest of the op's work term
+    assert red.floor_us == pytest.approx(4e6 / 1e9 * 1e6 + 2.0) and red.bound == "memory"
+    assert main.floor_us == pytest.approx(row.floor_us - red.floor_us)
+    assert len(k) == 2
+
+
+def test_a_kernel_shorter_than_L_lowers_the_launch_term_of_every_kernel():
+    # GIVEN a window whose shortest kernel (1.5 us) ran in less than the spec's L (2 us)
+    b = KinetoBuilder()
+    b.step(0, 0.0, 50.0)
+    e1 = b.op("aten::relu", 1.0, 5.0, tensor_args([10]))
+    b.launch(2.0, 20.0, 1.5, "tiny", ext=e1)
+    e2 = b.op("aten::relu", 10.0, 5.0, tensor_args([10]))
+    b.launch(11.0, 40.0, 3.0, "other", ext=e2)
+    rep = build_report(parse(b.to_dict()), toy_spec())
+    k = {r.name: r for r in rep.kernels}
+    # THEN each kernel's launch term is 1.5 us (the op rows keep L)
+    assert k["tiny"].floor_us == pytest.approx(1.5 + 80 / 1e9 * 1e6)
+    assert k["other"].floor_us == pytest.approx(1.5 + 80 / 1e9 * 1e6)
+    assert all(r.overhead_us == pytest.approx(2.0 * r.kernels) for r in rep.ops)
 
 
 def test_input_written_by_the_previous_op_is_floored_at_l2():
