@@ -7,6 +7,8 @@
     rep.summary.mfu, rep.ops[0].efficiency
     rep.to_dataframe()                                      # pandas, one row per op
     rep.plot("roofline.png"); rep.to_json(); rep.to_markdown()
+    old = floorcalc.load_report("before.json")             # a JSON report read back
+    floorcalc.diff(old, rep).ops[0]                         # what changed most, per op
 
 This module only delegates: capture (:mod:`floorcalc.capture.run`), the analysis
 (:mod:`floorcalc.analysis`, the same one the CLI uses) and the renderers (:mod:`floorcalc.render`)
@@ -169,6 +171,34 @@ def analyze(path: Union[str, Path], spec: SpecArg = None, passes: Optional[int] 
         (f", passes={passes}" if passes else "") + ")"
     record, trace = analyze_file(path, spec=spec, passes=passes, command=command)
     return Report(record, trace)
+
+
+def load_report(path: Union[str, Path]) -> Report:
+    """A report saved as JSON (``-o FILE.json``, :meth:`Report.to_json`) read back: every
+    figure as it was written (floorcalc.render.jsonread), without the trace it was made from
+    (so no :meth:`Report.annotate_trace`). Raises :class:`floorcalc.errors.ReportFileError`
+    for a file that is not such a report."""
+    from floorcalc.render.jsonread import load
+
+    return Report(load(path))
+
+
+def diff(a: Union[Report, ReportRecord, str, Path], b: Union[Report, ReportRecord, str, Path]):
+    """Compare report ``a`` with report ``b`` as ``floorcalc diff`` does: a
+    :class:`floorcalc.compare.Comparison` (per op and in total, the change in measured time,
+    floor and efficiency, and what differs between the devices). Each is a :class:`Report`, its
+    record, or the path of a JSON report."""
+    from floorcalc.compare import compare as compare_reports
+
+    def record(r: Union[Report, ReportRecord, str, Path]) -> ReportRecord:
+        if isinstance(r, Report):
+            return r.record
+        if isinstance(r, ReportRecord):
+            return r
+        return load_report(r).record
+
+    names = [str(r) if isinstance(r, (str, Path)) else "A" if i == 0 else "B" for i, r in enumerate((a, b))]
+    return compare_reports(record(a), record(b), a_source=names[0], b_source=names[1])
 
 
 def report(model: Any, inputs: Any, device: str = "auto", warmup: int = 3, iters: int = 5,

@@ -82,3 +82,12 @@ class FormulaError(FloorcalcError):
 
     exit_code = 10
     kind = "formulas"
+
+
+class ReportFileError(TraceError):
+    """A floorcalc JSON report given as input (``floorcalc diff A.json B.json``,
+    :func:`floorcalc.render.jsonfmt.load`) is missing, not JSON, not a floorcalc report, of a
+    schema_version this floorcalc does not read, or has a field of the wrong type (exit code 6,
+    as for an unreadable trace)."""
+
+    kind = "report"

@@ -1,32 +1,38 @@
-"""Options and output handling shared by the report-producing subcommands (the analysis itself
-is floorcalc.analysis; files are written by floorcalc.output)."""
+"""Options and output handling shared by the subcommands that write a document (the analysis
+itself is floorcalc.analysis; the formats are floorcalc.render.registry's; files are written by
+floorcalc.output)."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional
 
 from floorcalc.errors import OutputError, UsageError
 from floorcalc.output import write_atomic
-from floorcalc.records import Report, Trace
+from floorcalc.records import Trace
+from floorcalc.render import registry
+from floorcalc.render.base import FileData, Renderer
+from floorcalc.render.registry import Document, Format
 
-FORMATS = ("table", "json")
-_EXT_FORMAT = {".json": "json", ".txt": "table"}
-#: the formats of report and analyze (add_output_arguments), and the -o extensions that pick them
-REPORT_FORMATS = ("table", "json", "csv", "md", "latex")
-_REPORT_EXT_FORMAT = {".json": "json", ".txt": "table", ".csv": "csv", ".md": "md", ".tex": "latex"}
+
+def add_format_arguments(p: argparse.ArgumentParser, document: Document, *,
+                         output_help: str = "write the output to this file") -> None:
+    """``--format`` (the document's formats in floorcalc.render.registry), ``-o`` and
+    ``--force``, shared by every command that writes a document."""
+    p.add_argument("--format", choices=registry.names(document), default=None,
+                   help=f"output format (default: table, or inferred from -o's extension: "
+                        f"{registry.extensions_help(document)})")
+    p.add_argument("-o", "--output", type=Path, default=None, help=output_help)
+    p.add_argument("--force", action="store_true", help="overwrite existing output files")
+    p.set_defaults(document=document)
 
 
 def add_output_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--format", choices=REPORT_FORMATS, default=None,
-                   help="output format (default: table, or inferred from -o's extension: "
-                        ".json .csv .md .tex .txt)")
-    p.add_argument("-o", "--output", type=Path, default=None,
-                   help="write the report to this file (csv: the ops; beside it FILE.kernels.csv and "
-                        "FILE.summary.csv)")
-    p.add_argument("--force", action="store_true", help="overwrite existing output files")
+    """The output options of ``report`` and ``analyze``."""
+    add_format_arguments(p, "report", output_help="write the report to this file (csv: the ops; beside it "
+                                                  "FILE.kernels.csv and FILE.summary.csv)")
     p.add_argument("--top", type=int, default=None,
                    help="op rows shown in the table and md (default 25) and latex (default 15, to fit a page)")
     p.add_argument("--spec", type=str, default=None,
@@ -36,7 +42,6 @@ def add_output_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--annotate-trace", type=Path, default=None, metavar="FILE.json.gz",
                    help="also write the trace with each kernel's floor, bound and efficiency in its args "
                         "and the GPU idle gaps on a 'floorcalc' track (for Perfetto, chrome://tracing)")
-    p.set_defaults(formats=REPORT_FORMATS)
     add_formula_arguments(p)
 
 
@@ -57,19 +62,18 @@ def load_formulas(args: argparse.Namespace) -> None:
         load_files(paths)
 
 
-def output_format(args: argparse.Namespace) -> str:
-    if args.top is not None and args.top < 1:
-        raise UsageError(f"--top must be at least 1 (got {args.top})")
-    formats = getattr(args, "formats", FORMATS)
-    if args.format:
-        return args.format
-    if args.output is not None:
-        ext = _REPORT_EXT_FORMAT if formats == REPORT_FORMATS else _EXT_FORMAT
-        fmt = ext.get(args.output.suffix.lower())
-        if fmt is None:
-            raise UsageError(f"cannot infer a format from {args.output.name!r}; pass --format {{{','.join(formats)}}}")
-        return fmt
-    return "table"
+def output_format(args: argparse.Namespace, document: Optional[Document] = None) -> Format:
+    """The format chosen for ``document`` (default: the command's) by --format or -o's
+    extension; :class:`UsageError` for a --top below 1 or an extension that names no format."""
+    top = getattr(args, "top", None)
+    if top is not None and top < 1:
+        raise UsageError(f"--top must be at least 1 (got {top})")
+    return registry.choose(document or args.document, args.format, args.output)
+
+
+def output_renderer(args: argparse.Namespace, document: Optional[Document] = None) -> Renderer:
+    """The chosen format's renderer, with the options given on the command line that it takes."""
+    return registry.renderer(output_format(args, document), top=getattr(args, "top", None))
 
 
 def output_paths(args: argparse.Namespace) -> List[Path]:
@@ -78,12 +82,7 @@ def output_paths(args: argparse.Namespace) -> List[Path]:
     no format floorcalc writes."""
     out: List[Path] = []
     if args.output is not None:
-        if getattr(args, "formats", FORMATS) == REPORT_FORMATS and output_format(args) == "csv":
-            from floorcalc.render.csvfmt import sibling_paths
-
-            out += list(sibling_paths(args.output).values())
-        else:
-            out.append(args.output)
+        out += output_renderer(args).paths(args.output)
     plot = getattr(args, "plot", None)
     if plot is not None:
         from floorcalc.render.plot import PLOT_FORMATS
@@ -132,75 +131,36 @@ def check_output(args: argparse.Namespace) -> None:
             raise OutputError(f"output {out} exists; pass --force to overwrite it")
 
 
-def render(report: Report, args: argparse.Namespace) -> Tuple[Dict[Path, bytes], Optional[str]]:
-    """The report in the chosen format: (files to write -> bytes, text for stdout or None)."""
-    fmt = output_format(args)
-    files: Dict[Path, bytes] = {}
-    out: Optional[Path] = args.output
-    if fmt == "csv":
-        from floorcalc.render.csvfmt import CsvRenderer
-
-        r = CsvRenderer()
-        if out is None:
-            return files, r.ops(report)
-        return {p: t.encode() for p, t in r.files(report, out).items()}, None
-    if fmt == "json":
-        from floorcalc.render.jsonfmt import dumps
-
-        text = dumps(report)
-    elif fmt == "md":
-        from floorcalc.render.markdown import MarkdownRenderer
-
-        text = MarkdownRenderer(top=args.top or 25).render(report)
-    elif fmt == "latex":
-        from floorcalc.render.latex import LatexRenderer
-
-        text = LatexRenderer(top=args.top or 15).render(report)
+def emit(doc: Any, args: argparse.Namespace, trace: Optional[Trace] = None,
+         document: Optional[Document] = None) -> None:
+    """Render ``doc`` (the command's document, or ``document``) in the chosen format to -o or
+    stdout, and for a report the --plot and --annotate-trace files; everything is rendered
+    before anything is written, and each file is written whole, atomically. ``trace`` (the
+    parsed trace the report came from) is needed for --annotate-trace."""
+    renderer = output_renderer(args, document)
+    files: Dict[Path, FileData] = {}
+    stdout: Optional[str] = None
+    if args.output is not None:
+        files.update(renderer.files(doc, args.output))
     else:
-        from floorcalc.render.table import TableRenderer
-
-        if out is None:
-            return files, None  # printed straight to the terminal by emit
-        import io
-
-        from rich.console import Console
-
-        buf = io.StringIO()
-        TableRenderer(top=args.top or 25).render(report, Console(file=buf, width=160, force_terminal=False,
-                                                          color_system=None))
-        text = buf.getvalue()
-    if out is None:
-        return files, text
-    files[out] = text.encode()
-    return files, None
-
-
-def emit(report: Report, args: argparse.Namespace, trace: Optional[Trace] = None) -> None:
-    """Render ``report`` in the chosen format to -o or stdout, and the --plot and
-    --annotate-trace files; everything is rendered before anything is written, and each file is
-    written whole, atomically. ``trace`` (the parsed trace the report came from) is needed for
-    --annotate-trace."""
-    files, text = render(report, args)
-    plot = getattr(args, "plot", None)
+        stdout = renderer.render_terminal(doc)
+    is_report = (document or args.document) == "report"
+    plot = getattr(args, "plot", None) if is_report else None
     if plot is not None:
         from floorcalc.render.plot import PLOT_FORMATS, RooflinePlot
 
-        files[plot] = RooflinePlot().render(report, PLOT_FORMATS[plot.suffix.lower()])
-    ann = getattr(args, "annotate_trace", None)
+        files[plot] = RooflinePlot().render(doc, PLOT_FORMATS[plot.suffix.lower()])
+    ann = getattr(args, "annotate_trace", None) if is_report else None
     if ann is not None:
         from floorcalc.render.annotate import TraceAnnotator, output_is_gzip
 
         if trace is None:
             raise UsageError("--annotate-trace needs the trace the report was made from")
-        files[ann] = TraceAnnotator().annotate(trace, report, gzipped=output_is_gzip(ann))
+        files[ann] = TraceAnnotator().annotate(trace, doc, gzipped=output_is_gzip(ann))
     for path, data in files.items():
         write_atomic(path, data)
-    if text is not None:
-        sys.stdout.write(text)
-    elif output_format(args) == "table" and args.output is None:
-        from floorcalc.render.table import TableRenderer
-
-        TableRenderer(top=args.top or 25).render(report)
+    if stdout is not None:
+        sys.stdout.write(stdout)
 
 
 #: the one atomic writer (floorcalc.output), under the name cli/ modules use

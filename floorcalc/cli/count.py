@@ -11,12 +11,12 @@ explains each difference by op.
 from __future__ import annotations
 
 import argparse
-import io
 import shlex
 import sys
 from pathlib import Path
 
-from floorcalc.cli.common import FORMATS, add_formula_arguments, check_output, load_formulas, output_format
+from floorcalc.cli.common import (add_format_arguments, add_formula_arguments, check_output, emit, load_formulas,
+                                  output_format)
 from floorcalc.errors import UsageError
 
 NAME = "count"
@@ -34,10 +34,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="also run fvcore's FlopCountAnalysis and torch's FlopCounterMode, and explain the differences")
     p.add_argument("--no-fallback", action="store_true",
                    help="fail instead of running the model for real on the CPU when it cannot run on meta tensors")
-    p.add_argument("--format", choices=FORMATS, default=None,
-                   help="output format (default: table, or inferred from -o's extension)")
-    p.add_argument("-o", "--output", type=Path, default=None, help="write the result to this file")
-    p.add_argument("--force", action="store_true", help="overwrite an existing output file")
+    add_format_arguments(p, "count", output_help="write the result to this file")
     p.add_argument("--top", type=int, default=15, help="op rows shown in the table (default 15)")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress messages on stderr")
     add_formula_arguments(p)
@@ -47,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
     from floorcalc.capture.dispatch import compare_run, record
     from floorcalc.tally import compare, tally
 
-    fmt = output_format(args)
+    output_format(args)
     check_output(args)
     load_formulas(args)
     if args.depth < 0:
@@ -69,28 +66,5 @@ def run(args: argparse.Namespace) -> int:
         import dataclasses
 
         report = dataclasses.replace(report, comparison=compare(crec, oracles))
-    _emit(report, fmt, args)
+    emit(report, args)
     return 0
-
-
-def _emit(report, fmt: str, args: argparse.Namespace) -> None:
-    from floorcalc.render.count import CountTableRenderer, dumps
-
-    if fmt == "json":
-        text = dumps(report)
-    else:
-        from rich.console import Console
-
-        if args.output is None:
-            CountTableRenderer(top=args.top).render(report)
-            return
-        buf = io.StringIO()
-        CountTableRenderer(top=args.top).render(report, Console(file=buf, width=160, force_terminal=False,
-                                                                color_system=None))
-        text = buf.getvalue()
-    if args.output is None:
-        sys.stdout.write(text)
-        return
-    tmp = args.output.with_name(args.output.name + ".partial")
-    tmp.write_text(text)
-    tmp.replace(args.output)

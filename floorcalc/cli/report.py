@@ -80,8 +80,7 @@ def _run_modes(args: argparse.Namespace, mf, device: str, log) -> int:
     from pathlib import Path
 
     from floorcalc.capture.run import check_output_path, default_trace_path
-    from floorcalc.output import write_atomic
-    from floorcalc.render import modes as modes_render
+    from floorcalc.render import registry
 
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     bad = [m for m in modes if m not in MODES]
@@ -89,9 +88,11 @@ def _run_modes(args: argparse.Namespace, mf, device: str, log) -> int:
         raise UsageError(f"--modes takes a comma list of {', '.join(MODES)} (got {args.modes!r})")
     if "cuda-graphs" in modes and device != "cuda":
         raise UsageError("--modes cuda-graphs needs a CUDA device (--device cuda)")
-    fmt = output_format(args)
-    if fmt not in ("table", "json"):
-        raise UsageError("--modes writes a table or json")
+    if args.plot is not None or args.annotate_trace is not None:
+        raise UsageError("--plot and --annotate-trace draw one report: run the mode you want without --modes")
+    fmt = output_format(args).name
+    if fmt not in registry.names("modes"):
+        raise UsageError(f"--modes writes {' or '.join(registry.names('modes'))}, not {fmt}")
     outs = {}
     for m in modes:
         if args.trace_out is not None:
@@ -107,14 +108,7 @@ def _run_modes(args: argparse.Namespace, mf, device: str, log) -> int:
         report, _trace = _one_run(args, mf, device, log, compile=m == "compile", cuda_graphs=m == "cuda-graphs",
                                   trace_out=outs[m])
         reports.append((m, report))
-    if fmt == "json":
-        text = modes_render.dumps(reports)
-        if args.output is None:
-            sys.stdout.write(text)
-        else:
-            write_atomic(args.output, text)
-    else:
-        modes_render.render_table(reports)
+    emit(reports, args, document="modes")
     return 0
 
 

@@ -1,5 +1,5 @@
 """Rendering of ``floorcalc count``'s :class:`~floorcalc.records.CountReport`: a rich table
-(:class:`CountTableRenderer`) or JSON (:func:`dumps`, schema ``floorcalc.count`` version 1,
+(:class:`CountTableRenderer`) or JSON (:class:`CountJsonRenderer`, :func:`dumps`, schema ``floorcalc.count`` version 1,
 documented in docs/counting.md).
 
 FLOPs are floating-point operations (a multiply-add is 2), bytes are the compulsory bytes of
@@ -17,6 +17,7 @@ from rich.table import Table
 
 from floorcalc import __version__
 from floorcalc.records import FAMILIES, Comparison, CountReport
+from floorcalc.render.base import Renderer, captured
 
 SCHEMA = "floorcalc.count"
 SCHEMA_VERSION = 1
@@ -40,16 +41,25 @@ def _pct(part: float, whole: float) -> str:
     return f"{100 * part / whole:.1f}%" if whole else "-"
 
 
-class CountTableRenderer:
+class CountTableRenderer(Renderer):
     """Render a count report as rich tables: modules, totals, families, top ops, uncounted ops,
     and the comparison when there is one. ``top``: op rows shown; ``width``: console width
-    (None: the terminal's)."""
+    (None: the terminal's on standard output, 160 in a file)."""
 
     def __init__(self, top: int = 15, width: Optional[int] = None) -> None:
         self.top = top
         self.width = width
 
-    def render(self, r: CountReport, console: Optional[Console] = None) -> None:
+    def render(self, r: CountReport) -> str:
+        """The tables as plain text (no colour), ``width`` (default 160) columns wide."""
+        return captured(lambda console: self.print(r, console), self.width)
+
+    def render_terminal(self, r: CountReport) -> str:
+        """The tables as the terminal shows them (its width and colours)."""
+        return captured(lambda console: self.print(r, console), self.width, terminal=True)
+
+    def print(self, r: CountReport, console: Optional[Console] = None) -> None:
+        """Print the tables on ``console`` (default: standard output)."""
         console = console or Console(width=self.width)
         where = ("meta device: shapes only, nothing allocated" if r.run == "meta"
                  else "a real CPU run")
@@ -166,3 +176,10 @@ def to_dict(r: CountReport) -> Dict[str, Any]:
 
 def dumps(r: CountReport) -> str:
     return json.dumps(to_dict(r), indent=1) + "\n"
+
+
+class CountJsonRenderer(Renderer):
+    """Render a count report as JSON (schema ``floorcalc.count``, docs/counting.md)."""
+
+    def render(self, r: CountReport) -> str:
+        return dumps(r)

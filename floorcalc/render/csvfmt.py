@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Dict, Iterable, List, Sequence
 
 from floorcalc.records import Report
+from floorcalc.render.base import FileData, Renderer
 from floorcalc.render.figures import pass_figures
 
 #: the columns of the summary table
@@ -48,9 +49,11 @@ def _table(columns: Sequence[str], rows: Iterable[Dict[str, Any]]) -> str:
     return buf.getvalue()
 
 
-class CsvRenderer:
-    """Render a report as CSV text. ``float_format``: a format spec for floats (``".6g"``), or
-    None for Python's shortest round-tripping repr (the default: nothing is lost)."""
+class CsvRenderer(Renderer):
+    """Render a report as CSV text: :meth:`render` is the ops table (what standard output gets);
+    ``-o FILE.csv`` writes the ops, the kernels and the summary (:meth:`files`).
+    ``float_format``: a format spec for floats (``".6g"``), or None for Python's shortest
+    round-tripping repr (the default: nothing is lost)."""
 
     def __init__(self, float_format: str | None = None) -> None:
         self.float_format = float_format
@@ -59,6 +62,12 @@ class CsvRenderer:
         if self.float_format is None:
             return row
         return {k: (format(v, self.float_format) if isinstance(v, float) else v) for k, v in row.items()}
+
+    def render(self, report: Report) -> str:
+        return self.ops(report)
+
+    def paths(self, path: Path) -> List[Path]:
+        return list(sibling_paths(path).values())
 
     def ops(self, report: Report) -> str:
         from floorcalc.render.jsonfmt import op_dict
@@ -81,7 +90,7 @@ class CsvRenderer:
                      "definition": "passes the window was divided into; every figure above is per pass"})
         return _table(SUMMARY_COLUMNS, rows)
 
-    def files(self, report: Report, ops_path: Path) -> Dict[Path, str]:
+    def files(self, report: Report, ops_path: Path) -> Dict[Path, FileData]:
         """What ``-o ops_path`` writes: path -> text."""
         p = sibling_paths(ops_path)
         return {p["ops"]: self.ops(report), p["kernels"]: self.kernels(report), p["summary"]: self.summary(report)}

@@ -1,4 +1,5 @@
-"""JSON rendering of a Report (schema documented in docs/json-schema.md).
+"""JSON rendering of a Report (schema documented in docs/json-schema.md); read back by
+:mod:`floorcalc.render.jsonread` (``dumps(load(f)) == f`` for every report floorcalc writes).
 
 The document is versioned by ``schema_version``; every time is in microseconds, every rate per
 second, every byte count in bytes, and every hardware figure carries its basis and source.
@@ -11,6 +12,7 @@ import math
 from typing import Any, Dict, Optional
 
 from floorcalc.records import CaptureInfo, DeviceSpec, Figure, KernelRow, OpRow, Report
+from floorcalc.render.base import Renderer
 from floorcalc.render.timeline_json import timeline_dict
 
 
@@ -129,3 +131,11 @@ def to_dict(report: Report) -> Dict[str, Any]:
 def dumps(report: Report) -> str:
     """The report as indented JSON text."""
     return json.dumps(to_dict(report), indent=1, default=str) + "\n"
+
+
+class JsonRenderer(Renderer):
+    """Render a report as its JSON document (:func:`dumps`); floorcalc.render.jsonread reads
+    it back into the same Report."""
+
+    def render(self, report: Report) -> str:
+        return dumps(report)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import List, Optional
 
 from floorcalc.records import Report
+from floorcalc.render.base import Renderer
 from floorcalc.render.figures import (ceilings_used, figure_value, mbu_definition, mfu_definition, provenance,
                                       wall_basis)
 
@@ -37,7 +38,7 @@ def _pct(x: Optional[float]) -> str:
     return "--" if x is None else f"{100 * x:.1f}\\,\\%"
 
 
-class LatexRenderer:
+class LatexRenderer(Renderer):
     """Render a report as a LaTeX ``table`` with booktabs rules.
 
     ``top``: op rows (the rest summed in one line); ``caption`` (None: one naming the device and

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Iterable, List, Optional, Sequence
 
 from floorcalc.records import Report
+from floorcalc.render.base import Renderer
 from floorcalc.render.figures import ceilings_used, figure_value, format_figure, pass_figures, provenance
 
 
@@ -53,7 +54,7 @@ def _table(header: Sequence[str], align: str, rows: Iterable[Sequence[str]]) -> 
     return out
 
 
-class MarkdownRenderer:
+class MarkdownRenderer(Renderer):
     """Render a report as Markdown.
 
     ``top``: op rows shown (the rest summed in one line); ``kernels``: kernel rows shown (0: no

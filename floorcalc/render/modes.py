@@ -13,6 +13,10 @@ import json
 from typing import Dict, Optional, Sequence, Tuple
 
 from floorcalc.records import Report
+from floorcalc.render.base import Renderer, captured
+
+#: the document ``report --modes`` renders: (mode, its report), in the order run
+ModeReports = Sequence[Tuple[str, Report]]
 
 
 def _pct(x: Optional[float]) -> str:
@@ -58,6 +62,28 @@ def render_table(reports: Sequence[Tuple[str, Report]], console=None) -> None:
     console.print("[dim]step us: the step timed without the profiler; MFU/MBU over it; host overhead: share of the "
                   "profiled wall time the device was idle while the host launched or ran Python; the traces: "
                   + ", ".join(f"{m}: {r.capture.trace}" for m, r in reports) + "[/dim]")
+
+
+class ModesTableRenderer(Renderer):
+    """The modes side by side in one rich table (:func:`render_table`). ``width``: console
+    width (None: the terminal's on standard output, 160 in a file)."""
+
+    def __init__(self, width: Optional[int] = None) -> None:
+        self.width = width
+
+    def render(self, reports: ModeReports) -> str:
+        return captured(lambda console: render_table(reports, console), self.width)
+
+    def render_terminal(self, reports: ModeReports) -> str:
+        return captured(lambda console: render_table(reports, console), self.width, terminal=True)
+
+
+class ModesJsonRenderer(Renderer):
+    """Every mode's full report (docs/json-schema.md) under ``modes``, with its host overhead
+    share added to its summary (:func:`dumps`)."""
+
+    def render(self, reports: ModeReports) -> str:
+        return dumps(reports)
 
 
 def dumps(reports: Sequence[Tuple[str, Report]]) -> str:

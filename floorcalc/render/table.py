@@ -10,6 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from floorcalc.records import Report
+from floorcalc.render.base import Renderer, captured
 
 BOUND_STYLE = {"compute": "green", "memory": "cyan", "overhead": "yellow", "uncounted": "magenta"}
 
@@ -44,18 +45,27 @@ def _provenance(fig) -> str:
     return fig.source if fig.source.startswith(fig.basis) else f"{fig.basis}: {fig.source}"
 
 
-class TableRenderer:
+class TableRenderer(Renderer):
     """Render a report as rich tables.
 
     ``top``: how many op rows to show (the rest are summed in one line); ``width``: console
-    width in characters (None: the terminal's).
+    width in characters (None: the terminal's on standard output, 160 in a file).
     """
 
     def __init__(self, top: int = 25, width: Optional[int] = None) -> None:
         self.top = top
         self.width = width
 
-    def render(self, report: Report, console: Optional[Console] = None) -> None:
+    def render(self, report: Report) -> str:
+        """The tables as plain text (no colour), ``width`` (default 160) columns wide."""
+        return captured(lambda console: self.print(report, console), self.width)
+
+    def render_terminal(self, report: Report) -> str:
+        """The tables as the terminal shows them (its width and colours)."""
+        return captured(lambda console: self.print(report, console), self.width, terminal=True)
+
+    def print(self, report: Report, console: Optional[Console] = None) -> None:
+        """Print the tables on ``console`` (default: standard output)."""
         console = console or Console(width=self.width)
         s = report.summary
         d = report.device

@@ -1,0 +1,61 @@
+"""What every output format implements: :class:`Renderer`.
+
+A renderer turns one document (a :class:`~floorcalc.records.Report`, a
+:class:`~floorcalc.compare.Comparison`, a :class:`~floorcalc.records.CountReport` or the
+reports of ``report --modes``) into text. Its options (rows shown, widths, captions) are
+arguments of its constructor, with their defaults there; nothing else knows them. The CLI builds
+it through :func:`floorcalc.render.registry.renderer`, which passes only the options the
+constructor takes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Dict, List, Union
+
+#: what one output file holds: text (written as UTF-8) or bytes
+FileData = Union[str, bytes]
+
+
+class Renderer:
+    """Base class of the output formats. A subclass implements :meth:`render`; the rest have
+    defaults for a format that is one text file.
+
+    - :meth:`render`: the output as text, as ``-o FILE`` gets it.
+    - :meth:`render_terminal`: what standard output gets (default: :meth:`render`); the rich
+      tables override it to use the terminal's width and colours.
+    - :meth:`paths`: every file ``-o path`` writes, known before anything is rendered (so the
+      CLI refuses an existing one before any work); default ``[path]``.
+    - :meth:`files`: path -> content of each of them (default ``{path: render(doc)}``).
+    """
+
+    def render(self, doc: Any) -> str:
+        raise NotImplementedError(f"{type(self).__name__} does not implement render()")
+
+    def render_terminal(self, doc: Any) -> str:
+        return self.render(doc)
+
+    def paths(self, path: Path) -> List[Path]:
+        return [path]
+
+    def files(self, doc: Any, path: Path) -> Dict[Path, FileData]:
+        return {path: self.render(doc)}
+
+
+def captured(print_to: Any, width: Union[int, None] = None, terminal: bool = False) -> str:
+    """What ``print_to(console)`` prints on a rich Console, as text: to a plain 160-column
+    page (``terminal`` False: the width given, else 160, no colour), or as it would appear on
+    standard output (``terminal`` True: the terminal's width, unless ``width``, and its
+    colours)."""
+    from rich.console import Console
+
+    if terminal:
+        console = Console(width=width)
+        with console.capture() as cap:
+            print_to(console)
+        return cap.get()
+    import io
+
+    buf = io.StringIO()
+    print_to(Console(file=buf, width=width or 160, force_terminal=False, color_system=None))
+    return buf.getvalue()
