@@ -1,4 +1,7 @@
-"""Render stage: turn a :class:`floorcalc.records.Report` into text, tables or files.
+"""Render stage: turn a document (a :class:`floorcalc.records.Report`, a
+:class:`floorcalc.compare.Comparison`, a count) into text, tables or files.
 
-Each renderer takes a Report and its own options; nothing else knows about output formats.
+Each format is a :class:`floorcalc.render.base.Renderer` with its own options, listed once in
+:mod:`floorcalc.render.registry`; nothing else knows about output formats. The report's JSON is
+read back by :mod:`floorcalc.render.jsonread`.
 """

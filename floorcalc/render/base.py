@@ -11,7 +11,7 @@ constructor takes.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Dict, List, Union
+from typing import Any, List, Mapping, Union
 
 #: what one output file holds: text (written as UTF-8) or bytes
 FileData = Union[str, bytes]
@@ -38,7 +38,7 @@ class Renderer:
     def paths(self, path: Path) -> List[Path]:
         return [path]
 
-    def files(self, doc: Any, path: Path) -> Dict[Path, FileData]:
+    def files(self, doc: Any, path: Path) -> Mapping[Path, FileData]:
         return {path: self.render(doc)}
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Dict, Iterable, List, Sequence
 
 from floorcalc.records import Report
-from floorcalc.render.base import FileData, Renderer
+from floorcalc.render.base import Renderer
 from floorcalc.render.figures import pass_figures
 
 #: the columns of the summary table
@@ -90,7 +90,7 @@ class CsvRenderer(Renderer):
                      "definition": "passes the window was divided into; every figure above is per pass"})
         return _table(SUMMARY_COLUMNS, rows)
 
-    def files(self, report: Report, ops_path: Path) -> Dict[Path, FileData]:
+    def files(self, report: Report, ops_path: Path) -> Dict[Path, str]:
         """What ``-o ops_path`` writes: path -> text."""
         p = sibling_paths(ops_path)
         return {p["ops"]: self.ops(report), p["kernels"]: self.kernels(report), p["summary"]: self.summary(report)}

@@ -32,9 +32,8 @@ import collections.abc
 import dataclasses
 import json
 import typing
-from functools import lru_cache
 from pathlib import Path
-from typing import Any, Dict, Mapping, Optional, Tuple, Union
+from typing import Any, Dict, Mapping, Optional, Tuple, Type, TypeVar, Union
 
 from floorcalc.errors import ReportFileError
 from floorcalc.records import (CaptureInfo, CopyRow, Decomposition, DeviceSpec, Figure, Gap, HostWait, IdleRow,
@@ -42,6 +41,8 @@ from floorcalc.records import (CaptureInfo, CopyRow, Decomposition, DeviceSpec, 
                                Report, Summary, Timeline)
 
 __all__ = ["load", "loads"]
+
+R = TypeVar("R")
 
 
 class _Bad(Exception):
@@ -100,9 +101,14 @@ def loads(text: Union[str, bytes], name: str = "<text>", label: str = "") -> Rep
 # values checked against a field's type
 
 
-@lru_cache(maxsize=None)
-def _hints(cls: type) -> Dict[str, Any]:
-    return typing.get_type_hints(cls)
+_HINTS: Dict[Any, Dict[str, Any]] = {}
+
+
+def _hints(cls: Any) -> Dict[str, Any]:
+    """The resolved field types of a record class (cached: each class is read once)."""
+    if cls not in _HINTS:
+        _HINTS[cls] = typing.get_type_hints(cls)
+    return _HINTS[cls]
 
 
 def _show(v: Any) -> str:
@@ -155,19 +161,19 @@ def _value(hint: Any, v: Any, where: str) -> Any:
         if not isinstance(v, dict):
             raise _Bad(where, f"{_show(v)}, not an object")
         return {k: _value(args[1], x, f"{where}.{k}") for k, x in v.items()}
-    if dataclasses.is_dataclass(hint):
+    if isinstance(hint, type) and dataclasses.is_dataclass(hint):
         return _record(hint, v, where)
     raise _Bad(where, f"cannot read a {hint!r}")  # a field type this reader does not know: a bug here
 
 
-def _record(cls: type, obj: Any, where: str, **given: Any) -> Any:
+def _record(cls: Type[R], obj: Any, where: str, **given: Any) -> R:
     """The record ``cls`` from the object ``obj``: each field from the key of its name (checked
     against its type), ``given`` fields as they are; a field with a default may be missing."""
     if not isinstance(obj, dict):
         raise _Bad(where, f"{_show(obj)}, not an object")
     hints = _hints(cls)
     kwargs: Dict[str, Any] = {}
-    for f in dataclasses.fields(cls):
+    for f in dataclasses.fields(cls):  # type: ignore[arg-type]  # cls is a dataclass
         if not f.init:
             continue
         if f.name in given:
@@ -232,8 +238,8 @@ def _device(d: Any, where: str) -> DeviceSpec:
     peaks_top = _get(d, "peak_flop_per_s", where)
     peaks = {k: _figure(figs.get(f"peak_flop_per_s.{k}"), f"{where}.figures.peak_flop_per_s.{k}", v)
              for k, v in peaks_top.items()}
-    optional = {k: _figure(figs[k], f"{where}.figures.{k}") for k in ("l2_bytes_per_s", "host_link_bytes_per_s")
-                if figs.get(k) is not None}
+    optional = {k: _figure(figs[k], f"{where}.figures.{k}") if figs.get(k) is not None else None
+                for k in ("l2_bytes_per_s", "host_link_bytes_per_s")}
     # source = "; ".join(origin) + " (bases: ...)" (jsonfmt.device_dict)
     source = _value(str, d.get("source", ""), f"{where}.source")
     cut = source.rfind(" (bases: ")
@@ -245,7 +251,8 @@ def _device(d: Any, where: str) -> DeviceSpec:
                                 d.get("mem_bytes_per_s")),
         launch_latency_us=_figure(figs.get("launch_latency_us"), f"{where}.figures.launch_latency_us",
                                   d.get("launch_latency_us")),
-        origin=tuple(origins.split("; ")) if origins else (), **optional,
+        l2_bytes_per_s=optional["l2_bytes_per_s"], host_link_bytes_per_s=optional["host_link_bytes_per_s"],
+        origin=tuple(origins.split("; ")) if origins else (),
     )
 
 

@@ -23,7 +23,7 @@ import importlib
 import inspect
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, Literal, Optional, Tuple, get_args
+from typing import Any, Dict, Literal, Optional, Tuple, Type, get_args
 
 from floorcalc.errors import UsageError
 from floorcalc.render.base import Renderer
@@ -48,9 +48,13 @@ class Format:
     renderer: str
     what: str
 
-    def renderer_class(self) -> type:
-        module, _, cls = self.renderer.partition(":")
-        return getattr(importlib.import_module(module), cls)
+    def renderer_class(self) -> Type[Renderer]:
+        """The renderer class, imported now; TypeError when the line names no Renderer."""
+        module, _, name = self.renderer.partition(":")
+        cls = getattr(importlib.import_module(module), name)
+        if not (isinstance(cls, type) and issubclass(cls, Renderer)):
+            raise TypeError(f"{self.renderer} is not a floorcalc.render.base.Renderer")
+        return cls
 
 
 #: every output format, one line each (module notes)

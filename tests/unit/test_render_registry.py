@@ -102,3 +102,17 @@ def test_modes_table_and_json_from_reports(tmp_path):
     assert "eager" in table and "cuda-graphs" in table and "h200_mlp_graphs.trace.json.gz" in table
     js = json.loads(registry.renderer(registry.choose("modes", "json", None)).render(doc))
     assert list(js["modes"]) == ["eager", "cuda-graphs"] and "host_overhead_share" in js["modes"]["eager"]["summary"]
+
+
+@pytest.mark.parametrize("extra, needle", [
+    (["-o", "m.md"], "--modes writes table or json, not md"),
+    (["--format", "csv"], "--modes writes table or json, not csv"),
+    (["--plot", "r.png"], "--plot and --annotate-trace draw one report"),
+])
+def test_modes_refuses_what_it_cannot_write_before_any_capture(tmp_path, capsys, extra, needle):
+    args = [a if not a.endswith((".md", ".png")) else str(tmp_path / a) for a in extra]
+    code = main(["report", str(ROOT / "examples" / "mlp.py"), "--device", "cpu", "-q", "--modes", "eager",
+                 "--trace-out", str(tmp_path / "m.trace.json.gz"), *args])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and needle in err[0], err
+    assert list(tmp_path.iterdir()) == []
