@@ -120,29 +120,6 @@ print("API on cuda:", rep.device.key, "wall", s.wall_us, "busy", s.gpu_busy_us, 
 PY
 }
 
-# --------------------------------------------------------------------------------------------
-# the runner: everything below reads the "## NAME:" lines above and needs no change
-
-list_sections() { sed -nE 's/^## ([a-z0-9_]+): .*/\1/p' "$SELF"; }
-
-run_section() {  # run_section NAME: its output to stdout and NAME.log, its status and time to sections.tsv
-  local name=$1 start=$SECONDS rc
-  local D="$R/$name"
-  mkdir -p "$D"
-  echo "=== $name: $(sed -nE "s/^## $name: //p" "$SELF")"
-  (
-    set -E
-    failed=0
-    trap 'failed=1; echo "FAILED (line $LINENO): $BASH_COMMAND" >&2' ERR
-    "section_$name"
-    exit "$failed"
-  ) 2>&1 | { grep --line-buffered -v '^USDT:' || true; } | tee "$R/$name.log"
-  rc=${PIPESTATUS[0]}
-  printf '%s\t%s\t%s\n' "$name" "$rc" "$((SECONDS - start))" >> "$R/sections.tsv"
-  echo "=== $name: exit $rc, $((SECONDS - start)) s"
-  return "$rc"
-}
-
 ## counting: K15 (torch._grouped_mm), a Mixtral-size grouped-GEMM MoE and K16 (MultiheadAttention cross-attention) through `report` on CUDA against `count` on meta: FLOPs and bytes must agree (about 2 minutes)
 section_counting() {
   local m
@@ -168,6 +145,29 @@ for m in ("k15_grouped_mm", "moe_grouped_mm", "k16_mha_cross"):
           f"uncounted {unc}; {'agree' if ok else 'DIFFER'}")
 sys.exit(1 if bad else 0)
 PY
+}
+
+# --------------------------------------------------------------------------------------------
+# the runner: everything below reads the "## NAME:" lines above and needs no change
+
+list_sections() { sed -nE 's/^## ([a-z0-9_]+): .*/\1/p' "$SELF"; }
+
+run_section() {  # run_section NAME: its output to stdout and NAME.log, its status and time to sections.tsv
+  local name=$1 start=$SECONDS rc
+  local D="$R/$name"
+  mkdir -p "$D"
+  echo "=== $name: $(sed -nE "s/^## $name: //p" "$SELF")"
+  (
+    set -E
+    failed=0
+    trap 'failed=1; echo "FAILED (line $LINENO): $BASH_COMMAND" >&2' ERR
+    "section_$name"
+    exit "$failed"
+  ) 2>&1 | { grep --line-buffered -v '^USDT:' || true; } | tee "$R/$name.log"
+  rc=${PIPESTATUS[0]}
+  printf '%s\t%s\t%s\n' "$name" "$rc" "$((SECONDS - start))" >> "$R/sections.tsv"
+  echo "=== $name: exit $rc, $((SECONDS - start)) s"
+  return "$rc"
 }
 
 main() {
