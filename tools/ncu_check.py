@@ -177,8 +177,8 @@ def main(argv: List[str]) -> int:
     c.add_argument("ncu_csv", type=Path)
     c.add_argument("trace", type=Path)
     args = p.parse_args(argv)
-    if args.what == "run":
-        return run(args.model, args.outdir, args.ncu)
+    if args.what == "run":  # its commands run from the repository root: paths made absolute first
+        return run(args.model.resolve(), args.outdir.resolve(), args.ncu)
     if args.what == "pass":
         one_pass(args.model, args.warmup)
         return 0

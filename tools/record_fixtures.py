@@ -65,12 +65,12 @@ PLAIN = "plain"
 NAMES = tuple(f.name for f in FIXTURES) + (PLAIN,)
 
 
-def record_report_fixture(f: Fixture, outdir: Path) -> Path:
+def record_report_fixture(f: Fixture, outdir: Path, device: str = "cuda") -> Path:
     """Run ``f``'s recipe; returns the report JSON written."""
     out = outdir / f"{f.name}.json"
-    cmd = [sys.executable, "-m", "floorcalc", "report", f.model, "--device", "cuda", "-q", *f.args,
+    cmd = [sys.executable, "-m", "floorcalc", "report", f.model, "--device", device, "-q", *f.args,
            "--trace-out", str(outdir / f"{f.name}.trace.json.gz"), "-o", str(out)]
-    print("$ " + " ".join(cmd[1:]), flush=True)
+    print("$ python3 " + " ".join(cmd[1:]), flush=True)
     subprocess.run(cmd, check=True, cwd=ROOT)
     return out
 
@@ -180,6 +180,8 @@ def main(argv: List[str]) -> int:
     p.add_argument("outdir", type=Path, nargs="?", help="a new (or empty) folder for the recordings")
     p.add_argument("names", nargs="*", metavar="NAME", help=f"fixtures to record (default: all): {', '.join(NAMES)}")
     p.add_argument("--list", action="store_true", help="list the fixtures and their recipes")
+    p.add_argument("--device", default="cuda", choices=("cuda", "cpu"),
+                   help="cpu: run the recipes on the CPU, only to test this script on a machine without a GPU")
     args = p.parse_args(argv)
     if args.list:
         for f in FIXTURES:
@@ -191,6 +193,7 @@ def main(argv: List[str]) -> int:
     unknown = [n for n in args.names if n not in NAMES]
     if unknown:
         p.error(f"unknown fixture(s) {', '.join(unknown)}; see --list")
+    args.outdir = args.outdir.resolve()  # the recipes run from the repository root
     if args.outdir.exists() and any(args.outdir.iterdir()):
         p.error(f"{args.outdir} is not empty; name a new folder (recordings are never overwritten)")
     args.outdir.mkdir(parents=True, exist_ok=True)
@@ -199,7 +202,7 @@ def main(argv: List[str]) -> int:
     for f in FIXTURES:
         if f.name in names:
             try:
-                lines.append(beside_golden(f.name, record_report_fixture(f, args.outdir)))
+                lines.append(beside_golden(f.name, record_report_fixture(f, args.outdir, args.device)))
             except subprocess.CalledProcessError as e:
                 failed.append(f"{f.name} (exit {e.returncode})")
     if PLAIN in names:

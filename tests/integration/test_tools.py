@@ -45,6 +45,17 @@ def test_fixture_recorder_has_a_recipe_for_every_golden_fixture():
     assert "h200_gpt2" in out and "floorcalc report examples/gpt2.py --device cuda --iters 2" in out
 
 
+def test_fixture_recorder_records_and_sets_the_run_beside_its_golden(tmp_path):
+    # GIVEN no GPU here: the recipe of one fixture run on the CPU, into a relative folder
+    r = subprocess.run([sys.executable, str(TOOLS / "record_fixtures.py"), "out", "h200_tiny_ops", "--device", "cpu"],
+                       capture_output=True, text=True, cwd=tmp_path)
+    # THEN the trace and report are in that folder, and a line sets them beside the golden
+    assert r.returncode == 0, r.stderr
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["h200_tiny_ops.json", "h200_tiny_ops.trace.json.gz"]
+    (line,) = [ln for ln in r.stdout.splitlines() if ln.startswith("h200_tiny_ops ")]
+    assert "ops " in line and "wall_us " in line and "/" in line
+
+
 def test_fixture_recorder_never_writes_into_a_folder_with_files(tmp_path):
     (tmp_path / "old.trace.json.gz").write_text("kept")
     r = subprocess.run([sys.executable, str(TOOLS / "record_fixtures.py"), str(tmp_path), "h200_gpt2"],
