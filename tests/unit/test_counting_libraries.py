@@ -288,3 +288,20 @@ def test_flashinfer_single_prefill():
 def test_unmatched_library_names_stay_uncounted():
     assert count(OpCall("flashinfer::plan", ())) is None
     assert not has_formula("vllm::unknown_op")
+
+
+def test_flash_attention_3_varlen_over_a_paged_cache():
+    # vLLM's FA3 call: q [6, 8, 64] packed for 2 sequences (cu_seqlens_q [3]), a paged cache
+    # [100, 16, 2, 64] read through page_table and seqused_k, max_seqlen_q 5, max_seqlen_k 40,
+    # causal. Lengths: 5 and 1 queries; keys: the longest sequence 40, the other its own 1.
+    # Pairs: bottom-right causal 5 queries over 40 keys: 36+37+38+39+40 = 190; 1 over 1: 1.
+    args = [t(6, 8, 64), t(100, 16, 2, 64), t(100, 16, 2, 64), NONE, NONE, NONE, t(6, 8, 64), t(3, ty=I32), NONE,
+            NONE, NONE, t(2, ty=I32), s(5), s(40), t(2, 8, ty=I32)] + [NONE] * 8 + [s(0.125), s(True), s(-1),
+                                                                                    s(-1), s("0."), s(False)]
+    r = c(kineto("_vllm_fa3_C::fwd", *args))
+    assert r.flop == 2 * 8 * (190 + 1) * 128
+    # q, the 41 keys' and values' rows of 2 heads, cu_seqlens_q, seqused_k, page_table read
+    assert r.bytes_read == 6 * 8 * 64 * 2 + 2 * 41 * 2 * 64 * 2 + 12 + 8 + 64
+    # dense FA3: q [1, 4, 2, 8], k, v [1, 6, 2, 8], causal: 18 pairs
+    dense = [t(1, 4, 2, 8), t(1, 6, 2, 8), t(1, 6, 2, 8)] + [NONE] * 20 + [s(0.35), s(True), s(-1), s(-1)]
+    assert c(kineto("flash_attn_3::fwd", *dense)).flop == 2 * 2 * 18 * 16

@@ -9,7 +9,9 @@ module             ops (namespace as the profiler records it)
                    alignment, sums), ``vllm::`` (fused MoE experts, ROCm GEMM)
 :mod:`.sgl_kernel` ``sgl_kernel::`` (norms, activations, rotary, quantisation, scaled GEMMs,
                    MoE routing), ``sglang::`` (fused MoE experts, KV-cache store)
-:mod:`.flash_attn` ``flash_attn::`` (dense and varlen forward), ``_vllm_fa2_C::varlen_fwd``
+:mod:`.flash_attn` ``flash_attn::`` (dense and varlen forward), FlashAttention-3
+                   (``flash_attn_3::fwd``), vLLM's builds (``_vllm_fa2_C::varlen_fwd``,
+                   ``_vllm_fa3_C::fwd``)
 :mod:`.flashinfer` ``flashinfer::`` single and batch decode and prefill (names generated per
                    compiled variant: matched by pattern)
 :mod:`.aiter`      ``aiter::`` (norms, group norm, GEMM, dense, varlen and batch-prefill

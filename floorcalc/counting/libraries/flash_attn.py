@@ -1,5 +1,6 @@
 """FlashAttention (Dao-AILab ``flash_attn`` 2.x, registered as ``flash_attn::`` torch ops since
-2.6) and vLLM's fork of it (``_vllm_fa2_C::varlen_fwd``).
+2.6; FlashAttention-3's ``flash_attn_3::fwd``) and vLLM's builds of them
+(``_vllm_fa2_C::varlen_fwd``, ``_vllm_fa3_C::fwd``).
 
 Argument layouts: ``flash_attn/flash_attn_interface.py`` (``_flash_attn_forward``,
 ``_flash_attn_varlen_forward``) and the ``varlen_fwd`` binding of vllm-flash-attn. Dense:
@@ -83,3 +84,44 @@ def vllm_fa2_varlen_fwd(call: OpCall) -> Count:
     return varlen(call, q_at=0, cu_q_at=4, max_q_at=10, max_k_at=11, causal_at=15, window_at=16,
                   block_table=opt_tensor(call, 8))
 
+
+
+@formula("flash_attn_3::fwd", "_vllm_fa3_C::fwd", family="attention")
+def flash_attn_3_fwd(call: OpCall) -> Count:
+    """FlashAttention-3 (Hopper) and vLLM's build of it: (q, k, v, k_new?, v_new?, q_v?, out?,
+    cu_seqlens_q?, cu_seqlens_k?, cu_seqlens_k_new?, seqused_q?, seqused_k?, max_seqlen_q?,
+    max_seqlen_k?, page_table?, kv_batch_idx?, leftpad_k?, rotary_cos?, rotary_sin?,
+    seqlens_rotary?, q_descale?, k_descale?, v_descale?, softmax_scale, is_causal,
+    window_size_left, window_size_right, ...) (``hopper/flash_api.cpp``'s schema).
+
+    Dense (no ``cu_seqlens_q``, no ``page_table``): q [B, Sq, Hq, D], k, v [B, Sk, Hk, D], as
+    :func:`flash_attn_forward`. Otherwise varlen (q [Tq, Hq, D] with ``cu_seqlens_q``, or
+    [B, Sq, Hq, D] over a paged cache): keys packed [Tk, Hk, D] with ``cu_seqlens_k``, or the
+    pages of ``page_table`` read through ``seqused_k`` (their count is data: each sequence's
+    own queries, the longest reaching ``max_seqlen_k``; see
+    :func:`floorcalc.counting.attention.varlen_attention_count`)."""
+    q, k, v = tensor(call, 0, "q"), tensor(call, 1, "k"), tensor(call, 2, "v")
+    cu_q, page_table = opt_tensor(call, 7), opt_tensor(call, 14)
+    causal = bool_arg(call, 24, False)
+    window = _window(call, 25)
+    scales = (opt_tensor(call, 20), opt_tensor(call, 21), opt_tensor(call, 22))
+    if cu_q is None and page_table is None:
+        return attention_count(q=q, k=k, v=v, layout="bshd", causal="bottom_right" if causal else "", window=window,
+                               extra_reads=scales, name="flash_attn_3")
+    if cu_q is not None:
+        batch = cu_q.numel - 1
+        qq = q
+    else:
+        if len(q.shape) != 4:
+            raise Uncountable(f"paged q {q.shape} is not [B, S, H, D]")
+        batch = q.shape[0]
+        qq = TensorMeta((q.shape[0] * q.shape[1],) + q.shape[2:], q.dtype)
+    packed = page_table is None and len(k.shape) == 3
+    if not packed and len(k.shape) != 4:
+        raise Uncountable(f"keys {k.shape} are neither packed [T, H, D] nor pages [P, page, H, D]")
+    max_q = _int_or_none(call, 12) or (q.shape[1] if cu_q is None else None)
+    return varlen_attention_count(
+        q=qq, hk=k.shape[-2], dv=v.shape[-1], kv_dtype=k.dtype, batch=max(batch, 1),
+        total_k=k.shape[0] if packed else None, max_q=max_q, max_k=_int_or_none(call, 13), causal=causal,
+        window=window, reads=(cu_q, opt_tensor(call, 8), opt_tensor(call, 11), page_table) + scales,
+        name="flash_attn_3")
