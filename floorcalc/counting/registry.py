@@ -23,6 +23,7 @@ same checks:
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import logging
 import re
@@ -142,13 +143,19 @@ def count(call: OpCall) -> Optional[Count]:
     """The FLOPs and bytes of ``call``, or None when no formula applies to it.
 
     None means either that the op name has no formula, or that its formula could not read the
-    call (the reason is logged at DEBUG level). It never means zero work.
+    call (the reason is logged at DEBUG level). It never means zero work. The note of a count
+    made by a user's formula ends with where that formula came from.
     """
     entry = _entry(call.name)
     if entry is None:
         return None
     try:
-        return entry.fn(call)
+        result = entry.fn(call)
+        if entry.origin != "floorcalc" and isinstance(result, Count):
+            # a user's formula says where it came from, in every row it counts
+            origin = f"formula from {entry.origin}"
+            result = dataclasses.replace(result, note=f"{result.note}; {origin}" if result.note else origin)
+        return result
     except Uncountable as why:
         log.debug("%s not counted: %s; args=%r", call.name, why, call.args)
     except (IndexError, KeyError, TypeError, ValueError, ArithmeticError, AttributeError) as err:

@@ -56,6 +56,7 @@ def test_a_formula_file_registers_its_ops_with_their_origin(tmp_path):
     assert plugins.load_file(p) == ("mylib::fused_mlp",)
     c = count(OpCall("mylib::fused_mlp", (T(4, 8), T(8, 16), T(16, 8))))
     assert c.flop == 4 * 4 * 16 * 8 and c.formula == "fused_mlp"
+    assert c.note == f"formula from {p}"  # every row it counts says where its formula came from
     assert registry.origin_of("mylib::fused_mlp") == str(p)
     assert registry.family_of("mylib::fused_mlp") == "matmul"
     # loading it again is a no-op
