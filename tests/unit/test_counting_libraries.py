@@ -305,3 +305,16 @@ def test_flash_attention_3_varlen_over_a_paged_cache():
     # dense FA3: q [1, 4, 2, 8], k, v [1, 6, 2, 8], causal: 18 pairs
     dense = [t(1, 4, 2, 8), t(1, 6, 2, 8), t(1, 6, 2, 8)] + [NONE] * 20 + [s(0.35), s(True), s(-1), s(-1)]
     assert c(kineto("flash_attn_3::fwd", *dense)).flop == 2 * 2 * 18 * 16
+
+
+def test_grouped_gemms_of_the_engines():
+    # vLLM's CUTLASS MoE GEMM: 96 permuted token rows of K 256 against 8 experts' [512, 256] fp8
+    # weights into [96, 512] bf16: 2 x 96 x 512 x 256, every expert's weight read once
+    r = c(kineto("_C::cutlass_moe_mm", t(96, 512), t(96, 256, ty=F8), t(8, 512, 256, ty=F8), t(96, 1, ty=F32),
+                 t(8, 512, ty=F32), t(8, ty=I32), t(8, 3, ty=I32), t(8, ty=I64), t(8, ty=I64), t(8, ty=I64), s(True),
+                 s(True)))
+    assert r.flop == 2 * 96 * 512 * 256
+    assert r.bytes_read == 96 * 256 + 8 * 512 * 256 + 96 * 4 + 8 * 512 * 4 + 32 and r.bytes_written == 96 * 512 * 2
+    r = c(kineto("sgl_kernel::fp8_blockwise_scaled_grouped_mm", t(96, 512), t(96, 256, ty=F8), t(8, 512, 256, ty=F8),
+                 t(96, 2, ty=F32), t(8, 4, 2, ty=F32), *([t(8, ty=I64)] * 5), t(8, 3, ty=I32), t(8, ty=I32)))
+    assert r.flop == 2 * 96 * 512 * 256

@@ -5,7 +5,7 @@ module             ops (namespace as the profiler records it)
 =================  ===========================================================================
 :mod:`.vllm`       ``_C::`` (RMS norms, fused add+norm, norm+quant, rotary, ``*_and_mul``
                    activations, fp8/int8 quantisation, paged attention v1/v2, CUTLASS/GPTQ/AWQ/
-                   Marlin GEMMs), ``_C_cache_ops::`` (KV-cache writes), ``_moe_C::`` (routing,
+                   Marlin GEMMs, the CUTLASS MoE grouped GEMM), ``_C_cache_ops::`` (KV-cache writes), ``_moe_C::`` (routing,
                    alignment, sums), ``vllm::`` (fused MoE experts, ROCm GEMM)
 :mod:`.sgl_kernel` ``sgl_kernel::`` (norms, activations, rotary, quantisation, scaled GEMMs,
                    MoE routing), ``sglang::`` (fused MoE experts, KV-cache store)

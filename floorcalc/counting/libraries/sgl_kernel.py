@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from floorcalc.counting.libraries.common import (cache_write, fused_experts, gated_activation, quantize, rms_norm,
                                                  rotary)
-from floorcalc.counting.libraries.vllm import _experts_total, _scaled_gemm, moe_align_block_size, topk_softmax
+from floorcalc.counting.libraries.vllm import (_experts_total, _scaled_gemm, grouped_gemm_from_output,
+                                               moe_align_block_size, topk_softmax)
 from floorcalc.counting.registry import Uncountable, formula
 from floorcalc.counting.shapes import arg, bool_arg, compute_dtype, dtype_code, int_arg, make_count, opt_tensor, tensor
 from floorcalc.records import Count, OpCall, TensorMeta
@@ -145,3 +146,13 @@ def store_cache(call: OpCall) -> Count:
     return cache_write(key=tensor(call, 0, "k"), value=tensor(call, 1, "v"), cache=tensor(call, 2, "k_cache"),
                        slots=opt_tensor(call, 4), name="kv_cache_write")
 
+
+
+@formula("sgl_kernel::fp8_blockwise_scaled_grouped_mm", family="matmul")
+def fp8_blockwise_scaled_grouped_mm(call: OpCall) -> Count:
+    """(output [M_total, N], a [M_total, K] fp8, b [E, N, K] fp8, scales_a, scales_b, stride_a,
+    stride_b, stride_c, layout_sfa, layout_sfb, problem_sizes, expert_offsets): the experts'
+    GEMMs in one grouped kernel: ``2*M_total*N*K``, every expert's weight read once."""
+    return grouped_gemm_from_output(out=tensor(call, 0, "output"), a=tensor(call, 1, "a"), b=tensor(call, 2, "b"),
+                                    reads=(opt_tensor(call, 3), opt_tensor(call, 4), opt_tensor(call, 11)),
+                                    name="grouped_gemm")

@@ -402,3 +402,27 @@ def rocm_unquantized_gemm(call: OpCall) -> Count:
     """(x [*, K], weight [N, K], bias? [N]) -> [*, N]: a linear layer; 2*M*N*K (+ M*N)."""
     return aten_linear(call)
 
+
+
+def grouped_gemm_from_output(*, out: TensorMeta, a: TensorMeta, b: TensorMeta, reads, name: str) -> Count:
+    """A grouped GEMM whose groups (experts) tile the rows: a: [M_total, K] (the tokens
+    permuted by expert), b: every expert's weight [E, N, K] or [E, K, N], out: [M_total, N];
+    ``2*M_total*N*K`` whatever the routing, every expert's weight read once."""
+    if len(a.shape) != 2 or len(out.shape) != 2 or len(b.shape) != 3 or out.shape[0] != a.shape[0]:
+        raise Uncountable(f"grouped GEMM a {a.shape}, b {b.shape} into {out.shape}")
+    m, k = a.shape
+    n = out.shape[1]
+    return make_count(flop=2 * m * n * k, reads=(a, b) + tuple(reads), writes=(out,), dtype=compute_dtype(a, b),
+                      unit="tensor", formula=name)
+
+
+@formula("_C::cutlass_moe_mm", family="matmul")
+def cutlass_moe_mm(call: OpCall) -> Count:
+    """(out_tensors! [M_total, N], a_tensors [M_total, K] fp8, b_tensors [E, N, K] fp8, a_scales,
+    b_scales, expert_offsets [E], problem_sizes [E, 3], a_strides, b_strides, c_strides,
+    per_act_token, per_out_ch): the experts' GEMMs in one grouped kernel; see
+    :func:`grouped_gemm_from_output`."""
+    return grouped_gemm_from_output(out=tensor(call, 0, "out_tensors"), a=tensor(call, 1, "a_tensors"),
+                                    b=tensor(call, 2, "b_tensors"),
+                                    reads=(opt_tensor(call, 3), opt_tensor(call, 4), opt_tensor(call, 5)),
+                                    name="grouped_gemm")
