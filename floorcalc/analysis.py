@@ -15,10 +15,12 @@ Steps of :func:`analyze`:
 2. The device spec (:func:`device_spec`): the one given, else the one matching the trace's GPU
    (or the CPU it ran on), with the launch latency capture measured folded in; and the
    datasheet spec to compare with when that one holds calibrated peaks (:func:`reference_spec`).
-3. :func:`build_report`: the window (floorcalc.timeline.window), the work units counted and
+3. :func:`build_report`: device events of one stream that overlap clipped (a trace defect,
+   floorcalc.plausibility), the window (floorcalc.timeline.window), the work units counted and
    floored once (floorcalc.classify), the op and kernel rows and the pass summary built from
-   them, where the wall time goes (floorcalc.timeline), and the notes that say how each figure
-   was got.
+   them, where the wall time goes (floorcalc.timeline), the notes that say how each figure was
+   got, and the figures no hardware can produce, each with its likely cause
+   (floorcalc.plausibility).
 """
 
 from __future__ import annotations
@@ -110,13 +112,15 @@ def build_report(trace: Trace, spec: DeviceSpec, *, passes: Optional[int] = None
     and efficiency is then also given against it, labelled ``reference_*``. ``capture``: the
     report's capture record (default: the trace's, with its path).
     """
-    from floorcalc import classify
+    from floorcalc import classify, plausibility
     from floorcalc.timeline import analyze as analyze_timeline
     from floorcalc.timeline import window
 
     cap = capture if capture is not None else trace.capture
     if not cap.trace:
         cap = dataclasses.replace(cap, trace=trace.path)
+    # events of one stream that overlap are a trace defect: clipped before anything reads them
+    trace, overlap = plausibility.clip_stream_overlaps(trace)
     win = window(trace, passes)
     gpu = bool(win.gpu_ids)
     units = classify.classify(trace, win, spec, reference=reference)
@@ -165,9 +169,12 @@ def build_report(trace: Trace, spec: DeviceSpec, *, passes: Optional[int] = None
     # where the rest of the wall time goes: gaps, copies, decomposition (floorcalc.timeline)
     target: Target = "cuda" if gpu else "cpu"
     timeline = analyze_timeline(trace, win, units, spec, target=target)
+    # physically impossible figures, each with its likely cause (floorcalc.plausibility)
+    warnings = ((overlap,) if overlap is not None else ()) + plausibility.check(
+        ops=ops, units=units, summary=summary, timeline=timeline, spec=spec, target=target)
     return Report(schema_version=SCHEMA_VERSION, tool_version=__version__, target=target, device=spec,
                   ops=tuple(ops), kernels=tuple(kernels), summary=summary, capture=cap, notes=tuple(notes),
-                  reference=reference, timeline=timeline, units=units, window=win)
+                  reference=reference, timeline=timeline, units=units, window=win, warnings=warnings)
 
 
 # ---------------------------------------------------------------------------------------------

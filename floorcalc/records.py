@@ -54,6 +54,13 @@ SliceBound = Literal["device", "data_movement", "host", "blocking", "other"]
 CountRun = Literal["meta", "cpu"]
 #: The families ``floorcalc count`` sums FLOPs in.
 Family = Literal["matmul", "conv", "attention", "vector", "memory"]
+#: Where a physically impossible figure was found (floorcalc.plausibility).
+ImplausibleLevel = Literal["pass", "op", "kernel", "decomposition", "trace"]
+#: The likely cause of a physically impossible figure (floorcalc.plausibility; docs/method.md,
+#: "Impossible figures"): a ceiling of the spec below what the device does (or a count above
+#: what the work is), bytes served by a memory level the floor did not credit, a launch term
+#: above this run's fixed cost, host and device timings that disagree, or a defect of the trace.
+ImplausibleCause = Literal["wrong_spec", "missing_level", "launch_latency", "clock_skew", "trace_defect"]
 
 TARGETS: Tuple[Target, ...] = get_args(Target)
 UNITS: Tuple[ComputeUnit, ...] = get_args(ComputeUnit)
@@ -61,6 +68,7 @@ BASES: Tuple[Basis, ...] = get_args(Basis)
 BOUNDS: Tuple[Bound, ...] = get_args(Bound)
 GAP_CAUSES: Tuple[GapCause, ...] = get_args(GapCause)
 FAMILIES: Tuple[Family, ...] = get_args(Family)
+IMPLAUSIBLE_CAUSES: Tuple[ImplausibleCause, ...] = get_args(ImplausibleCause)
 
 # --------------------------------------------------------------------------------------------
 # dtypes
@@ -679,6 +687,32 @@ class Summary:
 
 
 @dataclass(frozen=True)
+class Implausible:
+    """A figure the hardware cannot have produced, and its likely cause (floorcalc.plausibility).
+
+    ``level``: where it is printed (:data:`ImplausibleLevel`); ``figure``: which figure
+    (``mfu``, ``mbu``, ``flop_per_s``, ``bytes_per_s``, ``floor``, ``excess_us``,
+    ``stream_overlap``, ``launch_order``...); ``subject``: the worst case (an op or kernel
+    name, a step, a stream); ``value`` and ``limit``: its figure and what physics allows, in
+    the same unit (a ratio to the ceiling, 1.0 at the ceiling; microseconds for the
+    decomposition and the trace); ``count``: how many rows, events or slices break it;
+    ``cause``: :data:`ImplausibleCause`; ``detail``: one sentence that names the cause and what
+    to do; ``clipped``: the trace's figure was clipped to what the timeline allows (trace
+    defects only; the report's figures are the clipped ones).
+    """
+
+    level: ImplausibleLevel
+    figure: str
+    subject: str
+    value: float
+    limit: float
+    count: int
+    cause: ImplausibleCause
+    detail: str
+    clipped: bool = False
+
+
+@dataclass(frozen=True)
 class Report:
     """Everything a renderer needs. ``target`` is ``"cuda"`` or ``"cpu"``. ``capture``: how the
     trace was captured and how this report was made. ``reference`` is the
@@ -701,6 +735,8 @@ class Report:
     #: with the same floors; not part of the JSON document, empty for a report read back)
     units: Tuple[WorkUnit, ...] = field(default=(), compare=False, repr=False)
     window: Optional[Window] = field(default=None, compare=False, repr=False)
+    #: physically impossible figures of this report and their likely causes (floorcalc.plausibility)
+    warnings: Tuple[Implausible, ...] = ()
 
 
 # --------------------------------------------------------------------------------------------

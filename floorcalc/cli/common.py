@@ -161,6 +161,13 @@ def emit(doc: Any, args: argparse.Namespace, trace: Optional[Trace] = None,
         write_atomic(path, data)
     if stdout is not None:
         sys.stdout.write(stdout)
+    warnings = getattr(doc, "warnings", ()) if is_report else ()
+    if warnings and not (output_format(args, document) == "table" and args.output is None):
+        # the terminal table prints them; any other output has them in its document, and here too
+        from floorcalc.render.figures import warning_line
+
+        for w in warnings:
+            print(f"floorcalc: {warning_line(w)}", file=sys.stderr)
 
 
 #: the one atomic writer (floorcalc.output), under the name cli/ modules use

@@ -89,7 +89,9 @@ def event_figures(trace: Trace, report: Report) -> Tuple[Dict[Tuple[str, str, fl
                     fig[PREFIX + "bytes"] = part.bytes
                     fig[PREFIX + "floor_us"] = floor
                     fig[PREFIX + "efficiency"] = floor / ev.duration_us if ev.duration_us > 0 else None
-                out[("d", ev.name, ev.ts_us, ev.duration_us)] = fig
+                # keyed by the event as the file has it (a trace defect may have clipped the report's)
+                raw = trace.gpu[ev.index] if ev.index < len(trace.gpu) else ev
+                out[("d", raw.name, raw.ts_us, raw.duration_us)] = fig
         elif u.op is not None:
             fig = dict(base)
             if f is not None and c is not None:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
-from floorcalc.records import DeviceSpec, Figure, Report
+from floorcalc.records import DeviceSpec, Figure, Implausible, Report
 
 
 @dataclass(frozen=True)
@@ -34,6 +34,11 @@ def dominant_peak(report: Report) -> Tuple[Optional[str], Optional[Figure]]:
     if key is None:
         return None, None
     return key, report.device.peak_flop_per_s.get(key)
+
+
+def warning_line(w: Implausible) -> str:
+    """One impossible figure as every text output words it: ``warning (CAUSE[, clipped]): DETAIL``."""
+    return f"warning ({w.cause.replace('_', ' ')}{', clipped' if w.clipped else ''}): {w.detail}"
 
 
 def rate(value: float, unit: str) -> str:

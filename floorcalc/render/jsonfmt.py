@@ -11,7 +11,7 @@ import json
 import math
 from typing import Any, Dict, Optional
 
-from floorcalc.records import CaptureInfo, DeviceSpec, Figure, KernelRow, OpRow, Report
+from floorcalc.records import CaptureInfo, DeviceSpec, Figure, Implausible, KernelRow, OpRow, Report
 from floorcalc.render.base import Renderer
 from floorcalc.render.timeline_json import timeline_dict
 
@@ -72,6 +72,12 @@ def kernel_dict(k: KernelRow) -> Dict[str, Any]:
     }
 
 
+def warning_dict(w: Implausible) -> Dict[str, Any]:
+    """One ``warnings[]`` entry (docs/json-schema.md): a figure no hardware can produce."""
+    return {"level": w.level, "figure": w.figure, "subject": w.subject, "value": _num(w.value), "limit": w.limit,
+            "count": w.count, "cause": w.cause, "clipped": w.clipped, "detail": w.detail}
+
+
 def capture_dict(c: CaptureInfo) -> Dict[str, Any]:
     """The ``capture`` object (docs/json-schema.md) of a report's capture record.
 
@@ -123,6 +129,7 @@ def to_dict(report: Report) -> Dict[str, Any]:
         "ops": [op_dict(r) for r in report.ops],
         "kernels": [kernel_dict(k) for k in report.kernels],
         "notes": list(report.notes),
+        "warnings": [warning_dict(w) for w in report.warnings],
         "partial": (report.timeline.partial or None) if report.timeline is not None else None,
         "timeline": timeline_dict(report.timeline),
     }

@@ -104,6 +104,8 @@ class LatexRenderer(Renderer):
         ]
         if any(r.floor_violation for r in report.ops[: self.top]):
             parts.append("$^{\\dagger}$Faster than its floor (efficiency above 100\\,\\%), shown unclipped.")
+        for w in report.warnings:
+            parts.append(f"\\textbf{{Warning}} ({escape(w.cause.replace('_', ' '))}): {escape(w.detail)}.")
         parts.append(f"Device: {escape(prov['device'])}.")
         ceil = "; ".join(f"{escape(n)} $=$ {escape(figure_value(n, f))} ({escape(f.basis)}: {escape(f.source)})"
                          for n, f in ceilings_used(report))

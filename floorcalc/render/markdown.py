@@ -108,6 +108,10 @@ class MarkdownRenderer(Renderer):
                         [[n, figure_value(n, f), f.basis, _cell(f.source)] for n, f in ceilings_used(report)])
         lines += ["", "## Provenance", ""]
         lines += [f"- {k}: {_code(v) if k == 'command' else _cell(v)}" for k, v in provenance(report).items()]
+        if report.warnings:
+            lines += ["", "## Warnings: figures no hardware can produce", ""]
+            lines += [f"- **{w.level}, {w.cause.replace('_', ' ')}{', clipped' if w.clipped else ''}**: {_cell(w.detail)}"
+                      for w in report.warnings]
         if self.notes and report.notes:
             lines += ["", "## Notes", ""]
             lines += [f"- {_cell(n)}" for n in report.notes]

@@ -11,6 +11,7 @@ from rich.text import Text
 
 from floorcalc.records import Report
 from floorcalc.render.base import Renderer, captured
+from floorcalc.render.figures import warning_line
 
 BOUND_STYLE = {"compute": "green", "memory": "cyan", "overhead": "yellow", "uncounted": "magenta"}
 
@@ -139,13 +140,15 @@ class TableRenderer(Renderer):
         st.add_row("counted bytes", f"{s.bytes:.4g}", "inputs read once + outputs written once")
         if s.mfu is not None:
             which = "bare (unprofiled) wall" if s.bare_wall_us else "profiled wall"
-            st.add_row("MFU", _pct(s.mfu), f"counted FLOP / {which} / peak")
+            st.add_row("MFU", _pct(s.mfu) + (" !" if s.mfu > 1 else ""), f"counted FLOP / {which} / peak")
         if s.mbu is not None:
-            st.add_row("MBU", _pct(s.mbu), f"counted compulsory bytes / {'bare (unprofiled) wall' if s.bare_wall_us else 'profiled wall'} / DRAM bandwidth")
+            st.add_row("MBU", _pct(s.mbu) + (" !" if s.mbu > 1 else ""), f"counted compulsory bytes / {'bare (unprofiled) wall' if s.bare_wall_us else 'profiled wall'} / DRAM bandwidth")
         if s.bare_wall_us is not None:
             st.add_row("wall, no profiler", f"{_us(s.bare_wall_us)} us", "same step timed bare")
             st.add_row("profiler distortion", _pct(s.profiler_distortion), "profiled wall / bare wall - 1")
         console.print(st)
+        for w in report.warnings:
+            console.print(Text(warning_line(w), style="bold red"))
         if report.timeline is not None:
             from floorcalc.render.timeline_table import render_timeline
 

@@ -1,0 +1,181 @@
+"""Physically impossible figures are caught where they are printed, each with its likely cause,
+and trace defects are clipped (issue 12, item 4; floorcalc/plausibility.py). Every trace here
+is hand-built (tests/builders.py) and analysed against the toy spec: every peak 1e12 FLOP/s,
+DRAM 1e9 B/s, L = 2 us."""
+
+import json
+
+import pytest
+
+from builders import KinetoBuilder, tensor_args, toy_spec
+from floorcalc.analysis import build_report
+from floorcalc.cli import main
+from floorcalc.render.jsonfmt import to_dict
+from floorcalc.trace.kineto import parse
+
+
+def by_figure(rep):
+    return {(w.level, w.figure): w for w in rep.warnings}
+
+
+def gemm_trace(kernel_us: float, *, bare_wall_us=None) -> KinetoBuilder:
+    """One pass: a [1000, 1000] @ [1000, 1000] GEMM (2e9 FLOP: 2000 us at the toy peak; 12 MB,
+    12000 us at its DRAM bandwidth) in one kernel of ``kernel_us``."""
+    b = KinetoBuilder()
+    if bare_wall_us is not None:
+        b.meta["floorcalc"] = {"device": "cuda", "gpu_name": "NVIDIA H200", "warmup": 3, "iters": 1,
+                               "bare_wall_us": bare_wall_us}
+    b.step(0, 0.0, kernel_us + 40.0)
+    ext = b.op("aten::mm", 1.0, 10.0, tensor_args([1000, 1000], [1000, 1000], dtype="bfloat16"))
+    b.launch(2.0, 20.0, kernel_us, "sm90_xmma_gemm_bf16bf16_bf16f32", ext=ext)
+    return b
+
+
+def fast_spec():
+    """The toy spec with a fast DRAM (1e13 B/s), so the GEMM above is compute-bound."""
+    import dataclasses
+
+    from floorcalc.records import Figure
+
+    return dataclasses.replace(toy_spec(), mem_bytes_per_s=Figure(1e13, "assumed", "test"))
+
+
+def test_an_op_above_the_peak_is_a_wrong_spec_at_op_kernel_and_pass_level():
+    # GIVEN a GEMM of 2e9 FLOP that ran in 1000 us on a device whose peak says it needs 2000 us
+    rep = build_report(parse(gemm_trace(1000.0).to_dict()), fast_spec())
+    w = by_figure(rep)
+    # THEN the op row, the kernel and the pass MFU are each flagged, as a wrong spec
+    assert w[("op", "flop_per_s")].cause == "wrong_spec"
+    assert w[("op", "flop_per_s")].value == pytest.approx(2.0)
+    assert w[("op", "flop_per_s")].subject == "aten::mm"
+    assert w[("kernel", "flop_per_s")].cause == "wrong_spec"
+    assert rep.summary.mfu > 1.0 and w[("pass", "mfu")].cause == "wrong_spec"
+    # AND the decomposition's negative kernel excess is flagged with the kernels' cause
+    assert rep.timeline.decomposition.excess_us < 0
+    assert w[("decomposition", "excess_us")].cause == "wrong_spec"
+    # AND nothing is clipped: the figures are shown as measured
+    assert not any(x.clipped for x in rep.warnings)
+
+
+def test_mfu_above_100_percent_from_a_short_bare_wall_time_is_clock_skew():
+    # GIVEN a GEMM at 80% of the peak while busy (2500 us), and a bare wall time of 1500 us
+    # recorded by the capture: MFU over the bare wall is 133%
+    rep = build_report(parse(gemm_trace(2500.0, bare_wall_us=1500.0).to_dict()), fast_spec())
+    w = by_figure(rep)
+    # THEN no op beat its floor, and the MFU warning names the timing, not the spec
+    assert rep.summary.mfu == pytest.approx(2e9 / 1500e-6 / 1e12)
+    assert ("op", "flop_per_s") not in w
+    assert w[("pass", "mfu")].cause == "clock_skew"
+    assert "1500.0 us" in w[("pass", "mfu")].detail
+
+
+def test_bytes_faster_than_dram_are_a_missing_level():
+    # GIVEN a relu over 4 MB (8 MB moved: 8000 us at 1e9 B/s) that ran in 100 us, on a spec
+    # with no L2 figures
+    b = KinetoBuilder()
+    b.step(0, 0.0, 200.0)
+    ext = b.op("aten::relu", 1.0, 5.0, tensor_args([1000, 1000]))
+    b.launch(2.0, 20.0, 100.0, "relu_kernel", ext=ext)
+    rep = build_report(parse(b.to_dict()), toy_spec())
+    w = by_figure(rep)
+    # THEN the op, the kernel and MBU are flagged as a missing level, naming the L2 figures
+    assert w[("op", "bytes_per_s")].cause == "missing_level"
+    assert "no L2 figures" in w[("op", "bytes_per_s")].detail
+    assert w[("kernel", "bytes_per_s")].cause == "missing_level"
+    assert rep.summary.mbu > 1.0 and w[("pass", "mbu")].cause == "missing_level"
+
+
+def test_a_floor_beaten_by_its_launch_term_alone_names_the_launch_latency():
+    # GIVEN an op of 10 elements (80 bytes: 0.08 us of work) whose only kernel took 1.5 us,
+    # below L = 2 us
+    b = KinetoBuilder()
+    b.step(0, 0.0, 50.0)
+    ext = b.op("aten::relu", 1.0, 5.0, tensor_args([10]))
+    b.launch(2.0, 20.0, 1.5, "tiny", ext=ext)
+    rep = build_report(parse(b.to_dict()), toy_spec())
+    w = by_figure(rep)
+    # THEN the op row (floor 2.08 us) is flagged as the launch term; the kernel's launch term
+    # is the shortest kernel of the window (1.5 us), so its work alone beats it
+    assert w[("op", "floor")].cause == "launch_latency"
+    assert w[("op", "floor")].value == pytest.approx(2.08 / 1.5)
+    assert w[("kernel", "floor")].cause == "launch_latency"
+
+
+def test_kernels_that_overlap_on_one_stream_are_clipped_with_a_note():
+    # GIVEN two kernels of one op on stream 7, the second starting 30 us before the first ends
+    b = KinetoBuilder()
+    b.step(0, 0.0, 300.0)
+    ext = b.op("aten::relu", 1.0, 5.0, tensor_args([10]))
+    b.launch(2.0, 20.0, 100.0, "k1", ext=ext)
+    b.launch(3.0, 90.0, 50.0, "k2", ext=ext)
+    rep = build_report(parse(b.to_dict()), toy_spec())
+    w = by_figure(rep)[("trace", "stream_overlap")]
+    # THEN the warning names the trace defect and says the figures are clipped
+    assert w.cause == "trace_defect" and w.clipped and w.count == 1 and w.value == pytest.approx(30.0)
+    assert "clipped" in w.detail
+    # AND every figure uses the clipped time: k2 ran 20 us, the op 120 us, the device was busy 120 us
+    k = {r.name: r for r in rep.kernels}
+    assert k["k2"].duration_us == pytest.approx(20.0)
+    (op,) = rep.ops
+    assert op.duration_us == pytest.approx(120.0)
+    assert rep.summary.gpu_busy_us == pytest.approx(120.0)
+    assert rep.timeline.busy_us == pytest.approx(120.0)
+
+
+def test_overlaps_on_different_streams_and_in_graph_replays_are_not_defects():
+    # GIVEN two kernels that overlap on two streams, and two that overlap on one stream but
+    # were issued by one cudaGraphLaunch (a graph's branches may run at once)
+    b = KinetoBuilder()
+    b.step(0, 0.0, 300.0)
+    ext = b.op("aten::relu", 1.0, 5.0, tensor_args([10]))
+    b.launch(2.0, 20.0, 100.0, "a", ext=ext, stream=7)
+    b.launch(3.0, 30.0, 100.0, "b", ext=ext, stream=8)
+    b.launch(150.0, 160.0, 50.0, "g1", stream=9, runtime="cudaGraphLaunch")
+    b.launch(151.0, 170.0, 50.0, "g2", stream=9, runtime="cudaGraphLaunch")
+    rep = build_report(parse(b.to_dict()), toy_spec())
+    assert ("trace", "stream_overlap") not in by_figure(rep)
+    assert {r.name: r.duration_us for r in rep.kernels}["b"] == pytest.approx(100.0)
+
+
+def test_an_event_before_its_launch_is_clock_skew():
+    # GIVEN a kernel that starts 5 us before the host call that launched it
+    b = KinetoBuilder()
+    b.step(0, 0.0, 100.0)
+    ext = b.op("aten::relu", 10.0, 20.0, tensor_args([10]))
+    b.launch(20.0, 15.0, 3.0, "early", ext=ext)
+    rep = build_report(parse(b.to_dict()), toy_spec())
+    w = by_figure(rep)[("trace", "launch_order")]
+    assert w.cause == "clock_skew" and not w.clipped
+
+
+def test_a_clean_trace_has_no_warnings():
+    # GIVEN a GEMM at 80% of the peak, every figure possible
+    rep = build_report(parse(gemm_trace(2500.0).to_dict()), fast_spec())
+    assert rep.warnings == ()
+
+
+def test_every_output_prints_the_warnings(tmp_path, capsys):
+    # GIVEN a trace whose GEMM (2e9 FLOP) ran in 1 us: twice the H200's bf16 datasheet peak
+    path = gemm_trace(1.0).write(tmp_path / "fast.trace.json")
+    # WHEN it is analysed to each format
+    outs = {}
+    for fmt, ext in (("json", "json"), ("table", "txt"), ("md", "md"), ("latex", "tex"), ("csv", "csv")):
+        out = tmp_path / f"r.{ext}"
+        assert main(["analyze", str(path), "--spec", "h200", "--format", fmt, "-o", str(out)]) == 0
+        outs[fmt] = out
+    err = capsys.readouterr().err
+    # THEN the JSON lists them, the text formats print them, and stderr repeats them
+    doc = json.loads(outs["json"].read_text())
+    causes = {(w["level"], w["figure"]): w["cause"] for w in doc["warnings"]}
+    assert causes[("op", "flop_per_s")] == "wrong_spec" and causes[("kernel", "flop_per_s")] == "wrong_spec"
+    assert "warning (wrong spec)" in outs["table"].read_text()
+    assert "Warnings" in outs["md"].read_text() and "wrong spec" in outs["md"].read_text()
+    assert "\\textbf{Warning} (wrong spec)" in outs["latex"].read_text()
+    assert "floorcalc: warning (wrong spec)" in err
+
+
+def test_json_warning_entries_round_trip_their_fields():
+    rep = build_report(parse(gemm_trace(1000.0).to_dict()), fast_spec())
+    entries = to_dict(rep)["warnings"]
+    assert len(entries) == len(rep.warnings)
+    assert {"level", "figure", "subject", "value", "limit", "count", "cause", "clipped", "detail"} == set(entries[0])
