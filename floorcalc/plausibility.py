@@ -193,7 +193,7 @@ def _kernel_checks(units: Sequence[WorkUnit], spec: DeviceSpec, target: Target) 
             if part.floor_us <= d:
                 continue
             if d <= 0:
-                groups[("duration", "trace_defect")].append((float("inf"), ev, u, ""))
+                groups[("duration", "trace_defect")].append((part.floor_us, ev, u, ""))
             elif part.work_us > d:
                 if part.role == "main" and u.floor.bound == "compute":
                     groups[("flop_per_s", "wrong_spec")].append(
@@ -225,8 +225,8 @@ def _kernel_checks(units: Sequence[WorkUnit], spec: DeviceSpec, target: Target) 
                       f"time: worst {who}, its floor {_pct(ratio)} of its time. Its launch term ({launch:.3g} us: L, "
                       "or the shortest event of its kind in the window) overlaps work this small, or is above this "
                       "run's fixed cost")
-        out.append(Implausible(level="kernel", figure=figure, subject=who, value=ratio, limit=1.0, count=n,
-                               cause=cause, detail=detail))
+        out.append(Implausible(level="kernel", figure=figure, subject=who, value=ratio,
+                               limit=0.0 if figure == "duration" else 1.0, count=n, cause=cause, detail=detail))
     return out
 
 

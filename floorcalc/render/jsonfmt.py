@@ -74,7 +74,7 @@ def kernel_dict(k: KernelRow) -> Dict[str, Any]:
 
 def warning_dict(w: Implausible) -> Dict[str, Any]:
     """One ``warnings[]`` entry (docs/json-schema.md): a figure no hardware can produce."""
-    return {"level": w.level, "figure": w.figure, "subject": w.subject, "value": _num(w.value), "limit": w.limit,
+    return {"level": w.level, "figure": w.figure, "subject": w.subject, "value": w.value, "limit": w.limit,
             "count": w.count, "cause": w.cause, "clipped": w.clipped, "detail": w.detail}
 
 

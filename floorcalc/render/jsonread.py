@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any, Dict, Mapping, Optional, Tuple, Type, TypeVar, Union
 
 from floorcalc.errors import ReportFileError
-from floorcalc.records import (CaptureInfo, CopyRow, Decomposition, DeviceSpec, Figure, Gap, HostWait, IdleRow,
+from floorcalc.records import (CaptureInfo, CopyRow, Decomposition, DeviceSpec, Figure, Gap, HostWait, IdleRow, Implausible,
                                InvariantCheck, KernelRow, LaunchStats, MemoryStats, OpRow, RangeRow,
                                Report, Summary, Timeline)
 
@@ -220,6 +220,8 @@ def _report(d: Dict[str, Any]) -> Report:
         notes=_value(Tuple[str, ...], d.get("notes", []), "notes"),
         reference=_device(ref, "reference_device") if ref is not None else None,
         timeline=_timeline(timeline, "timeline") if timeline is not None else None,
+        warnings=tuple(_record(Implausible, w, f"warnings[{i}]") for i, w in enumerate(_get(d, "warnings", "", list)))
+        if "warnings" in d else (),
     )
 
 

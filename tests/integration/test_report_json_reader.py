@@ -106,8 +106,9 @@ def _set(path, value):
     (_set(["capture", "warmup"], "three"), "capture.warmup: 'three', not a number"),
 ])
 def test_a_damaged_report_is_one_line_naming_the_key(tmp_path, capsys, edit, needle):
-    # GIVEN a report edited by hand
+    # GIVEN a report edited by hand (what analyzing it printed left out)
     bad = _edited(tmp_path, edit)
+    capsys.readouterr()
     # WHEN it is read back, directly or by diff
     with pytest.raises(ReportFileError) as e:
         jsonread.load(bad, "A")
