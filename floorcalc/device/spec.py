@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 import os
 import re
+import reprlib
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
@@ -149,8 +150,66 @@ def _spec_files(folder: Path) -> List[Path]:
 # YAML reading
 
 
+#: Limits of what a spec file may be (docs/spec-format.md, "Limits"): a shipped spec is about
+#: 3 KB, nested 3 deep, with no alias. A file beyond them is refused before it is parsed whole.
+MAX_SPEC_BYTES = 256 * 1024
+MAX_DEPTH = 32
+MAX_ALIASES = 64
+#: Nodes the document would have with every alias expanded (a "billion laughs" file has 10^9).
+MAX_NODES = 20_000
+#: Characters of any user text echoed in an error message.
+ECHO_CHARS = 200
+
+
+class _Refused(Exception):
+    """A limit of the safe loader was hit (converted to a SpecError with the file's name)."""
+
+
 class _Loader(yaml.SafeLoader):
-    """SafeLoader that also reads ``4.8e12`` as a float (YAML 1.1 wants ``4.8e+12``)."""
+    """SafeLoader with limits: nesting depth, alias count, expanded size, no duplicate keys.
+
+    It also reads ``4.8e12`` as a float (YAML 1.1 wants ``4.8e+12``).
+    """
+
+    def __init__(self, stream: str):
+        super().__init__(stream)
+        self._depth = 0
+        self._aliases = 0
+
+    def compose_node(self, parent, index):  # type: ignore[override]
+        if self.check_event(yaml.AliasEvent):
+            self._aliases += 1
+            if self._aliases > MAX_ALIASES:
+                mark = self.peek_event().start_mark
+                raise _Refused(f"line {mark.line + 1}: more than {MAX_ALIASES} aliases (a spec needs none)")
+        self._depth += 1
+        try:
+            if self._depth > MAX_DEPTH:
+                mark = self.peek_event().start_mark
+                raise _Refused(f"line {mark.line + 1}: nested deeper than {MAX_DEPTH} levels")
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+    def construct_mapping(self, node, deep=False):  # type: ignore[override]
+        if isinstance(node, yaml.MappingNode):
+            seen = set()
+            for key_node, _ in node.value:
+                if key_node.tag == "tag:yaml.org,2002:merge":
+                    continue
+                key = self.construct_object(key_node, deep=True)
+                try:
+                    duplicate = key in seen
+                except TypeError:
+                    raise yaml.constructor.ConstructorError(
+                        "while constructing a mapping", node.start_mark, "a key that is not text or a number",
+                        key_node.start_mark) from None
+                if duplicate:
+                    raise yaml.constructor.ConstructorError(
+                        "while constructing a mapping", node.start_mark,
+                        f"duplicate key {_fmt(key)} (each key may appear once)", key_node.start_mark)
+                seen.add(key)
+        return super().construct_mapping(node, deep)
 
 
 _Loader.yaml_implicit_resolvers = {k: list(v) for k, v in yaml.SafeLoader.yaml_implicit_resolvers.items()}
@@ -166,6 +225,71 @@ _Loader.add_implicit_resolver(
     ),
     list("-+0123456789."),
 )
+
+
+def _expanded_nodes(root: yaml.Node, limit: int) -> int:
+    """Nodes of ``root`` with every alias expanded (shared nodes counted once per use), stopping
+    at ``limit``; linear in the distinct nodes."""
+    memo: Dict[int, int] = {}
+    order: List[yaml.Node] = []
+    stack: List[Tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:  # post-order without recursion
+        node, done = stack.pop()
+        if id(node) in memo:
+            continue
+        if done:
+            if isinstance(node, yaml.MappingNode):
+                kids = [n for pair in node.value for n in pair]
+            elif isinstance(node, yaml.SequenceNode):
+                kids = list(node.value)
+            else:
+                kids = []
+            memo[id(node)] = min(limit + 1, 1 + sum(memo[id(k)] for k in kids))
+            order.append(node)
+            continue
+        stack.append((node, True))
+        if isinstance(node, yaml.MappingNode):
+            stack.extend((n, False) for pair in node.value for n in pair if id(n) not in memo)
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend((n, False) for n in node.value if id(n) not in memo)
+    return memo[id(root)]
+
+
+#: Byte-order marks, longest first (UTF-32's little-endian mark begins with UTF-16's).
+_BOMS = (
+    (b"\x00\x00\xfe\xff", "utf-32-be"), (b"\xff\xfe\x00\x00", "utf-32-le"),
+    (b"\xef\xbb\xbf", "utf-8-sig"), (b"\xfe\xff", "utf-16-be"), (b"\xff\xfe", "utf-16-le"),
+)
+
+
+def decode_spec_bytes(raw: bytes, shown: str) -> str:
+    """The text of a spec file: UTF-8 (with or without a byte-order mark), or UTF-16/UTF-32
+    detected from a byte-order mark or, without one, from the pattern of zero bytes that ASCII
+    text has in them. Anything else (invalid UTF-8, binary data) is a SpecError."""
+    encoding = next((enc for bom, enc in _BOMS if raw.startswith(bom)), None)
+    strip_bom = encoding is not None and encoding != "utf-8-sig"
+    if encoding is None and b"\x00" in raw[:4096]:
+        head = raw[:4096]
+        even, odd = head[0::2], head[1::2]
+        if len(head) % 4 == 0 and head[1::4].count(0) == len(head) // 4 and head[2::4].count(0) == len(head) // 4:
+            encoding = "utf-32-le" if head[3::4].count(0) == len(head) // 4 else None
+        if encoding is None and odd.count(0) > 0.9 * len(odd):
+            encoding = "utf-16-le"
+        elif encoding is None and even.count(0) > 0.9 * len(even):
+            encoding = "utf-16-be"
+        if encoding is None:
+            raise SpecError(f"{shown}: is not a text file (zero bytes in it); a spec is UTF-8 YAML")
+    try:
+        text = raw.decode(encoding or "utf-8")
+    except UnicodeDecodeError as e:
+        what = encoding.upper() if encoding else "UTF-8"
+        raise SpecError(f"{shown}: is not valid {what} text (byte 0x{raw[e.start]:02x} at offset {e.start}); "
+                        "save the spec as UTF-8") from None
+    if strip_bom and text.startswith("\ufeff"):
+        text = text[1:]
+    if "\x00" in text:
+        raise SpecError(f"{shown}: holds a zero character; a spec is UTF-8 YAML text")
+    return text
 
 
 #: Parsed files by (resolved path, mtime, size): the registry reads every file to find a key.
@@ -188,27 +312,57 @@ def _read_yaml(path: Path, shown: str) -> Dict[str, Any]:
     return data
 
 
-def _parse_yaml(path: Path, shown: str) -> Dict[str, Any]:
+def _read_bytes(path: Path, shown: str) -> bytes:
     try:
-        text = path.read_text(encoding="utf-8")
+        with open(path, "rb") as f:
+            raw = f.read(MAX_SPEC_BYTES + 1)
     except FileNotFoundError:
         raise SpecError(f"{shown}: no such spec file; {SPEC_HINT}") from None
     except OSError as e:
         raise SpecError(f"{shown}: cannot read the spec file ({e.strerror or e})") from None
+    if len(raw) > MAX_SPEC_BYTES:
+        raise SpecError(f"{shown}: is larger than {MAX_SPEC_BYTES // 1024} KiB; a spec file is a few KB of YAML")
+    return raw
+
+
+def parse_spec_text(text: str, shown: str) -> Dict[str, Any]:
+    """Parse the YAML of a spec with the safe loader's limits; the top-level mapping.
+
+    Raises SpecError (one line, user text cut to 200 characters) for malformed YAML, a
+    document nested deeper than MAX_DEPTH, more than MAX_ALIASES aliases, more than MAX_NODES
+    nodes once aliases are expanded, a duplicate key, or a number Python cannot hold.
+    """
     try:
-        data = yaml.load(text, Loader=_Loader)  # noqa: S506 - a SafeLoader subclass
+        loader = _Loader(text)
+        try:
+            node = loader.get_single_node()
+            if node is None:
+                raise SpecError(f"{shown}: the spec file is empty")
+            if _expanded_nodes(node, MAX_NODES) > MAX_NODES:
+                raise _Refused(f"more than {MAX_NODES:,} values once its aliases are expanded (an alias bomb?)")
+            data = loader.construct_document(node)
+        finally:
+            loader.dispose()
+    except _Refused as e:
+        raise SpecError(f"{shown}: refused: {e}") from None
     except yaml.MarkedYAMLError as e:
         mark = e.problem_mark or e.context_mark
         where = f"{shown}:{mark.line + 1}" if mark is not None else shown
         problem = e.problem or e.context or "cannot be parsed"
-        raise SpecError(f"{where}: malformed YAML: {problem}") from None
+        raise SpecError(f"{where}: malformed YAML: {_clip(problem)}") from None
     except yaml.YAMLError as e:
-        raise SpecError(f"{shown}: malformed YAML: {e}") from None
-    if data is None:
-        raise SpecError(f"{shown}: the spec file is empty")
+        raise SpecError(f"{shown}: malformed YAML: {_clip(str(e))}") from None
+    except (ValueError, OverflowError) as e:  # an integer too long for int(), a date out of range
+        raise SpecError(f"{shown}: a value cannot be read: {_clip(str(e))}") from None
+    except RecursionError:
+        raise SpecError(f"{shown}: refused: nested too deeply") from None
     if not isinstance(data, dict):
         raise SpecError(f"{shown}: a spec file must be a mapping of keys to values, not {type(data).__name__}")
     return data
+
+
+def _parse_yaml(path: Path, shown: str) -> Dict[str, Any]:
+    return parse_spec_text(decode_spec_bytes(_read_bytes(path, shown), shown), shown)
 
 
 # --------------------------------------------------------------------------------------------
@@ -217,6 +371,8 @@ def _parse_yaml(path: Path, shown: str) -> Dict[str, Any]:
 
 def _num(x: float) -> str:
     """``4800``, ``0.1``, ``1e9``, ``4.8e12``: short, and as a user would type it."""
+    if isinstance(x, float) and (math.isnan(x) or math.isinf(x)):
+        return {"nan": ".nan", "inf": ".inf", "-inf": "-.inf"}[repr(x)]
     if x != 0 and (abs(x) >= 1e5 or abs(x) < 1e-3):
         mantissa, exponent = f"{x:.6e}".split("e")
         mantissa = mantissa.rstrip("0").rstrip(".")
@@ -224,9 +380,25 @@ def _num(x: float) -> str:
     return f"{x:g}"
 
 
+_REPR = reprlib.Repr()
+_REPR.maxstring = _REPR.maxother = ECHO_CHARS
+_REPR.maxlong = 40
+_REPR.maxlevel = 3
+
+
+def _clip(text: Any, n: int = ECHO_CHARS) -> str:
+    """``text`` on one line, cut to its first ``n`` characters ("..." marks a cut)."""
+    s = " ".join(str(text).split())
+    return s if len(s) <= n else s[:n] + "..."
+
+
 def _fmt(value: Any) -> str:
+    """A value as echoed in an error: numbers as a user types them, anything else its repr,
+    never more than 200 characters (a huge structure is not rendered whole)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return repr(value)
+        return _clip(_REPR.repr(value))
+    if isinstance(value, int) and abs(value) >= 10**40:
+        return f"an integer of {len(str(abs(value)))} digits"
     return _num(value)
 
 
@@ -234,9 +406,14 @@ def _number(shown: str, field: str, value: Any) -> float:
     """``value`` as a positive finite float, or a SpecError naming the file and the field."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise SpecError(f"{shown}: {field} = {_fmt(value)} is not a number")
-    v = float(value)
-    if math.isnan(v) or math.isinf(v):
+    try:
+        v = float(value)
+    except OverflowError:
+        raise SpecError(f"{shown}: {field} = {_fmt(value)} is not a finite number (too large)") from None
+    if math.isnan(v):
         raise SpecError(f"{shown}: {field} = {_fmt(value)} is not a finite number")
+    if math.isinf(v):
+        raise SpecError(f"{shown}: {field} = {_fmt(value)} is not a finite number (infinite, or beyond 1.8e308)")
     if v <= 0:
         raise SpecError(f"{shown}: {field} = {_fmt(value)} must be a positive number")
     return v
@@ -307,7 +484,7 @@ def check_figure(shown: str, field: str, figure: Figure, slot: str, kind: str) -
     lo, hi, unit, hint = _figure_limits(slot, kind)
     check_range(shown, f"{field}.value", figure.value, lo, hi, unit, hint)
     if figure.basis not in BASES:
-        raise SpecError(f"{shown}: {field}.basis = {figure.basis!r} is not one of {', '.join(BASES)}")
+        raise SpecError(f"{shown}: {field}.basis = {_fmt(figure.basis)} is not one of {', '.join(BASES)}")
     if not isinstance(figure.source, str) or not figure.source.strip():
         raise SpecError(f"{shown}: {field}.source is empty; say where the figure comes from")
     return figure
@@ -336,12 +513,12 @@ def _parse_sources(shown: str, raw: Any) -> Dict[str, Dict[str, str]]:
         raise SpecError(f"{shown}: sources must be a mapping of names to {{url, where}}, not {_fmt(raw)}")
     out: Dict[str, Dict[str, str]] = {}
     for name, entry in raw.items():
-        field = f"sources.{name}"
+        field = f"sources.{_clip(name, 60)}"
         if not isinstance(entry, dict):
             raise SpecError(f"{shown}: {field} must be a mapping with url and where, not {_fmt(entry)}")
         unknown = sorted(set(entry) - set(SOURCE_KEYS))
         if unknown:
-            raise SpecError(f"{shown}: {field}.{unknown[0]} is not a known key (expected one of {', '.join(SOURCE_KEYS)})")
+            raise SpecError(f"{shown}: {field}.{_clip(unknown[0], 60)} is not a known key (expected one of {', '.join(SOURCE_KEYS)})")
         url = entry.get("url")
         if not isinstance(url, str) or not url.strip():
             raise SpecError(f"{shown}: {field}.url is missing; give the address of the document")
@@ -350,7 +527,7 @@ def _parse_sources(shown: str, raw: Any) -> Dict[str, Dict[str, str]]:
             raise SpecError(f"{shown}: {field}.where = {_fmt(where)} must be text (a page or table)")
         basis = entry.get("basis", None)
         if basis is not None and basis not in BASES:
-            raise SpecError(f"{shown}: {field}.basis = {basis!r} is not one of {', '.join(BASES)}")
+            raise SpecError(f"{shown}: {field}.basis = {_fmt(basis)} is not one of {', '.join(BASES)}")
         out[str(name)] = {"url": url.strip(), "where": where.strip(), "basis": basis or ""}
     return out
 
@@ -360,7 +537,7 @@ def _figure(ctx: _FileContext, field: str, slot: str, raw: Any) -> Figure:
     if isinstance(raw, dict):
         unknown = sorted(set(raw) - set(FIGURE_KEYS))
         if unknown:
-            raise SpecError(f"{ctx.shown}: {field}.{unknown[0]} is not a known key (expected one of {', '.join(FIGURE_KEYS)})")
+            raise SpecError(f"{ctx.shown}: {field}.{_clip(unknown[0], 60)} is not a known key (expected one of {', '.join(FIGURE_KEYS)})")
         if "value" not in raw:
             raise SpecError(f"{ctx.shown}: {field}.value is missing")
         value, source, basis, note = raw["value"], raw.get("source"), raw.get("basis"), raw.get("note")
@@ -382,7 +559,7 @@ def _figure(ctx: _FileContext, field: str, slot: str, raw: Any) -> Figure:
     if basis is None:
         basis = (entry or {}).get("basis") or ctx.default_basis
     if basis not in BASES:
-        raise SpecError(f"{ctx.shown}: {field}.basis = {basis!r} is not one of {', '.join(BASES)}")
+        raise SpecError(f"{ctx.shown}: {field}.basis = {_fmt(basis)} is not one of {', '.join(BASES)}")
 
     if entry is not None:
         text = entry["url"] + (f", {entry['where']}" if entry["where"] else "")
@@ -424,7 +601,7 @@ def _figure_map(ctx: _FileContext, data: Mapping[str, Any], section: str) -> Dic
     out: Dict[str, Any] = {}
     for name, fig in raw.items():
         name = str(name)
-        field = f"{section}.{name}"
+        field = f"{section}.{_clip(name, 60)}"
         if section == "peak_flop_per_s" and not _PEAK_KEY_RE.match(name):
             raise SpecError(
                 f"{ctx.shown}: {field} is not a known peak (expected <unit>.<dtype> with unit in "
@@ -456,7 +633,8 @@ def _text(shown: str, data: Mapping[str, Any], key: str) -> Optional[str]:
 
 
 def _shown(path: Path) -> str:
-    return str(path)
+    """A path as error messages show it (its first 200 characters)."""
+    return _clip(path)
 
 
 def load_file(path: "os.PathLike[str] | str", *, packaged: Optional[bool] = None, _chain: Tuple[Path, ...] = ()) -> DeviceSpec:
@@ -474,12 +652,12 @@ def load_file(path: "os.PathLike[str] | str", *, packaged: Optional[bool] = None
         packaged = resolved.parent == packaged_dir().resolve()
     if resolved in _chain:
         loop = " -> ".join(str(c) for c in (*_chain, resolved))
-        raise SpecError(f"{shown}: base chain loops ({loop})")
+        raise SpecError(f"{shown}: base makes a cycle ({loop}); a base may not lead back to this file")
     data = _read_yaml(p, shown)
 
     unknown = [k for k in data if k not in TOP_LEVEL_KEYS]
     if unknown:
-        raise SpecError(f"{shown}: {unknown[0]} is not a known top-level key (see docs/spec-format.md)")
+        raise SpecError(f"{shown}: {_clip(unknown[0])} is not a known top-level key (see docs/spec-format.md)")
 
     if "schema_version" not in data:
         raise SpecError(f"{shown}: schema_version is missing (expected schema_version: {SCHEMA_VERSION})")
@@ -500,9 +678,9 @@ def load_file(path: "os.PathLike[str] | str", *, packaged: Optional[bool] = None
             raise SpecError(f"{shown}: key is missing (expected key: {p.stem})")
         key = p.stem
     if not _KEY_RE.match(key):
-        raise SpecError(f"{shown}: key = {key!r} must be lower-case letters, digits and . _ + -")
+        raise SpecError(f"{shown}: key = {_fmt(key)} must be lower-case letters, digits and . _ + -")
     if packaged and key != p.stem:
-        raise SpecError(f"{shown}: key = {key!r} must equal the file name's stem {p.stem!r}")
+        raise SpecError(f"{shown}: key = {_fmt(key)} must equal the file name's stem {_fmt(p.stem)}")
 
     name = _text(shown, data, "name") or (base.name if base else None)
     kind = _text(shown, data, "kind") or (base.kind if base else None)
@@ -510,7 +688,7 @@ def load_file(path: "os.PathLike[str] | str", *, packaged: Optional[bool] = None
         if value is None:
             raise SpecError(f"{shown}: {field} is missing")
     if kind not in KINDS:
-        raise SpecError(f"{shown}: kind = {kind!r} is not one of {', '.join(KINDS)}")
+        raise SpecError(f"{shown}: kind = {_fmt(kind)} is not one of {', '.join(KINDS)}")
 
     for field in ("vendor", "architecture", "compute_capability"):
         _text(shown, data, field)
@@ -538,7 +716,7 @@ def load_file(path: "os.PathLike[str] | str", *, packaged: Optional[bool] = None
         try:
             cc_value = float(cc)
         except ValueError:
-            raise SpecError(f"{shown}: compute_capability = {cc!r} must look like 9.0") from None
+            raise SpecError(f"{shown}: compute_capability = {_fmt(cc)} must look like 9.0") from None
         arch = _text(shown, data, "architecture")
         what = f"{arch} architecture, compute capability {cc}" if arch else f"compute capability {cc}"
         details["compute_capability"] = Figure(cc_value, ctx.default_basis, f"{what} (top-level fields of {p.name})")
@@ -600,12 +778,22 @@ def _load_base(ref: str, child: Path, chain: Tuple[Path, ...]) -> DeviceSpec:
         if not path.is_absolute():
             path = child.parent / path
         return load_file(path, _chain=chain)
+    looped = None
     for path in _registry_paths():
-        if path.resolve() in chain:
+        try:
+            key = _file_key(path)
+        except SpecError:
+            continue  # a broken file elsewhere in the registry is not this file's error
+        if key != ref:
             continue
-        if _file_key(path) == ref:
-            return load_file(path, _chain=chain)
-    raise SpecError(f"{_shown(child)}: base = {ref!r} names no known spec (known: {', '.join(_known_keys())})")
+        if path.resolve() in chain:
+            looped = looped or path  # a user file shadowing a packaged one of the same key
+            continue
+        return load_file(path, _chain=chain)
+    if looped is not None:
+        loop = " -> ".join(str(c) for c in (*chain, looped.resolve()))
+        raise SpecError(f"{_shown(child)}: base = {_fmt(ref)} makes a cycle ({loop}); a base may not lead back to this file")
+    raise SpecError(f"{_shown(child)}: base = {_fmt(ref)} names no known spec (known: {', '.join(_known_keys())})")
 
 
 # --------------------------------------------------------------------------------------------
@@ -641,14 +829,14 @@ def load_spec(ref: str) -> DeviceSpec:
     A key is looked up in the user config folder first, then among the packaged specs.
     """
     if not isinstance(ref, str) or not ref.strip():
-        raise SpecError(f"no device spec named {ref!r}; {SPEC_HINT}")
+        raise SpecError(f"no device spec named {_fmt(ref)}; {SPEC_HINT}")
     ref = ref.strip()
     if _looks_like_path(ref) or Path(ref).is_file():
         return load_file(Path(ref).expanduser())
     for path in _registry_paths():
         if _file_key(path) == ref:
             return load_file(path)
-    raise SpecError(f"no device spec with key {ref!r} (known: {', '.join(_known_keys())}); {SPEC_HINT}")
+    raise SpecError(f"no device spec with key {_fmt(ref)} (known: {', '.join(_known_keys())}); {SPEC_HINT}")
 
 
 def _user_specs() -> List[DeviceSpec]:
@@ -776,7 +964,7 @@ def resolve_spec(
             raise SpecError(f"no GPU name to match a device spec to; {SPEC_HINT}")
         spec = match_spec(gpu_name)
         if spec is None:
-            raise SpecError(f"no device spec matches {gpu_name!r}; {SPEC_HINT}")
+            raise SpecError(f"no device spec matches {_fmt(gpu_name)}; {SPEC_HINT}")
         return spec
     if target == "cpu":
         if spec_path:
@@ -784,4 +972,4 @@ def resolve_spec(
         if cpu is not None:
             return cpu
         return load_spec("cpu-generic")
-    raise UsageError(f"unknown target {target!r}; expected 'cuda' or 'cpu'")
+    raise UsageError(f"unknown target {_fmt(target)}; expected 'cuda' or 'cpu'")
