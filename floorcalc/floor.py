@@ -75,14 +75,22 @@ def _peak(spec: DeviceSpec, key: str) -> Tuple[str, Figure]:
 
 
 def bandwidth(spec: DeviceSpec, level: Level) -> Tuple[Level, Figure]:
-    """The bandwidth figure for a memory level: ``"dram"``, ``"l2"`` or ``"host_link"``.
+    """The bandwidth figure for a memory level: ``"dram"``, ``"l1"``, ``"l2"``, ``"l3"`` (a
+    cache level of the spec, see floorcalc.device.levels) or ``"host_link"``.
 
-    A level the spec lacks falls back to DRAM, and the key returned says so.
+    A level the spec lacks falls back to DRAM, and the key returned says so. Which level an
+    op's bytes fit in is :func:`floorcalc.device.levels.level_for_bytes`.
     """
     if level == "l2" and spec.l2_bytes_per_s is not None:
         return "l2", spec.l2_bytes_per_s
     if level == "host_link" and spec.host_link_bytes_per_s is not None:
         return "host_link", spec.host_link_bytes_per_s
+    if level in ("l1", "l2", "l3"):
+        from floorcalc.device.levels import level_bandwidth
+
+        fig = level_bandwidth(spec, level)
+        if fig is not None:
+            return level, fig
     return "dram", spec.mem_bytes_per_s
 
 

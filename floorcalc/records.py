@@ -33,7 +33,7 @@ FloorBound = Literal["compute", "memory", "overhead"]
 #: What bounds an op or kernel row: a floor's largest term, or no floor at all.
 Bound = Literal["compute", "memory", "overhead", "uncounted"]
 #: The memory level a floor's bytes were floored at (floorcalc.floor.bandwidth, floor_of).
-Level = Literal["dram", "l2", "dram+l2", "host_link"]
+Level = Literal["dram", "l1", "l2", "l3", "dram+l2", "host_link"]
 #: How an op's floor was given to its device events: one event takes it whole; several get it by
 #: role (floorcalc.classify.event_floors: auxiliary events the floor of what they move, the main
 #: events the rest of the op's work, in proportion to their time beyond the launch term).
@@ -255,13 +255,20 @@ class Step:
 
 @dataclass(frozen=True, slots=True)
 class GpuProperties:
-    """What a trace's ``deviceProperties`` says about one GPU."""
+    """What a trace's ``deviceProperties`` says about one GPU.
+
+    ``sm_count`` is streaming multiprocessors (AMD: compute units); ``warp_size`` 32 on NVIDIA,
+    64 on AMD CDNA; ``gcn_arch_name`` the AMD target (``"gfx90a:sramecc+:xnack-"``) where the
+    trace gives it. A field the trace lacks is None.
+    """
 
     id: int
     name: str
     total_memory_bytes: Optional[int]
     sm_count: Optional[int]
     compute_capability: Optional[str]
+    warp_size: Optional[int] = None
+    gcn_arch_name: Optional[str] = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -445,6 +452,38 @@ class Figure:
     source: str
 
 
+@dataclass(frozen=True, slots=True)
+class MemoryLevel:
+    """One cache level of a device: how much it holds and how fast it moves bytes.
+
+    ``name`` is ``"l1"``, ``"l2"`` or ``"l3"`` (on a GPU, ``"l2"``). ``capacity_bytes`` is the
+    capacity usable by one op: on a CPU the sum over the cores the process may run on for a
+    private level (L1, L2), the shared size for a shared one (L3); ``bytes_per_s`` the
+    sustained bandwidth, bytes read + written per second, all those cores together. Each is a
+    :class:`Figure` with its source (sysfs, a datasheet, or the microbenchmark that measured it).
+    """
+
+    name: str
+    capacity_bytes: Figure
+    bytes_per_s: Figure
+
+
+#: Keys of ``DeviceSpec.interconnect``: GPU-to-GPU and host-to-host links, and what
+#: ``floorcalc calibrate`` measured over them (docs/spec-format.md, "Interconnect").
+INTERCONNECT_KEYS = (
+    "nvlink_bytes_per_s",            # NVLink (AMD: Infinity Fabric) per direction, all links together
+    "nvlink_links",                  # link count
+    "nvlink_link_bytes_per_s",       # one link, one direction
+    "pcie_bytes_per_s",              # the GPU's PCIe link, one direction (peer traffic without NVLink)
+    "nic_bytes_per_s",               # network to ranks on other hosts, per GPU, one direction
+    "collective_latency_us",         # fixed cost of one collective (small-message time)
+    "all_reduce_bus_bytes_per_s",    # measured bus bandwidth (nccl-tests convention), per collective
+    "all_gather_bus_bytes_per_s",
+    "reduce_scatter_bus_bytes_per_s",
+    "all_to_all_bus_bytes_per_s",
+)
+
+
 @dataclass(frozen=True)
 class DeviceSpec:
     """The ceilings of one device.
@@ -454,6 +493,11 @@ class DeviceSpec:
     ``launch_latency_us`` is the per-kernel (GPU) or per-op (CPU) fixed cost L.
     ``host_link_bytes_per_s`` is the host-to-device link (PCIe/NVLink-C2C) one direction.
     ``origin`` lists the files the spec was read from, in precedence order.
+    ``cache_levels`` are the cache levels between the units and DRAM, fastest first (CPU:
+    L1, L2, L3 from sysfs and ``floorcalc calibrate``; a GPU's L2 is still
+    ``l2_bytes_per_s`` and ``details.l2_bytes``, see floorcalc.device.levels).
+    ``interconnect`` maps :data:`INTERCONNECT_KEYS` to link figures (bytes/s, one direction;
+    a count; microseconds), each sourced like every other figure.
     """
 
     key: str
@@ -467,6 +511,8 @@ class DeviceSpec:
     host_link_bytes_per_s: Optional[Figure] = None
     details: Mapping[str, Figure] = field(default_factory=dict)
     origin: Tuple[str, ...] = ()
+    cache_levels: Tuple[MemoryLevel, ...] = ()
+    interconnect: Mapping[str, Figure] = field(default_factory=dict)
 
 
 # --------------------------------------------------------------------------------------------

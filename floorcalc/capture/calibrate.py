@@ -8,11 +8,13 @@ the profiler measures it, so that it is comparable with the durations it is set 
   empty kernel), after 50 unprofiled rounds, recorded with torch.profiler (CUDA activity); L is
   the shortest of the kernel durations CUPTI reports. The minimum, not the median, because the
   floor is a lower bound: no kernel should run below it.
-* CPU: the same with ``aten::add_`` on 1-element CPU tensors; L is the shortest profiled
-  duration of that op (dispatch plus the profiler's own per-op cost).
+* CPU: the same with ``add_``, ``copy_`` and ``mul_`` on 1-element CPU tensors (tensor
+  operands, so no scalar is wrapped); L is the shortest profiled duration of those ops
+  (dispatch plus the profiler's own per-op cost).
 
-CPU memory bandwidth is STREAM-copy style: ``dst.copy_(src)`` on two 256 MiB float32 tensors,
-best of 5, counting the bytes read plus the bytes written.
+CPU memory and cache bandwidths (:func:`measure_cpu_ceilings`) are measured once per machine
+and kept in a cache file (floorcalc.device.cpu.ceilings_cache_path); a report reads them
+from there (:func:`cpu_bandwidth`) instead of probing on every run.
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ from typing import Callable, List, Optional
 from floorcalc.records import Figure
 
 LAUNCH_SAMPLES = 400
+#: The top-level ops of the CPU probe (1-element tensor operands, no scalar to wrap).
+CPU_PROBE_OPS = ("aten::add_", "aten::copy_", "aten::mul_")
 
 
 def quiet_profiler_warnings() -> None:
@@ -52,7 +56,8 @@ def _profiled_durations(device: str) -> List[float]:
     from torch.profiler import ProfilerActivity, profile
 
     x = torch.zeros(1, device=device)
-    probes = [lambda: x.add_(1)]
+    y = torch.ones(1, device=device)
+    probes = [lambda: x.add_(1)] if device == "cuda" else [lambda: x.add_(y), lambda: x.copy_(y), lambda: x.mul_(y)]
     if device == "cuda":
         probes.append(x.zero_)
         if hasattr(torch.cuda, "_sleep"):
@@ -79,7 +84,7 @@ def _profiled_durations(device: str) -> List[float]:
         os.unlink(tmp)
     want = "kernel" if device == "cuda" else "cpu_op"
     return [float(e["dur"]) for e in events
-            if e.get("ph") == "X" and e.get("cat") == want and (device == "cuda" or e.get("name") == "aten::add_")]
+            if e.get("ph") == "X" and e.get("cat") == want and (device == "cuda" or e.get("name") in CPU_PROBE_OPS)]
 
 
 def launch_latency(device: str) -> Figure:
@@ -91,40 +96,148 @@ def launch_latency(device: str) -> Figure:
     p5 = percentile(durs, 5.0)
     med = percentile(durs, 50.0)
     what = ("trivial kernel (1-element add_, zero_, and a 0-cycle torch.cuda._sleep)" if device == "cuda"
-            else "op (1-element aten::add_)")
+            else "op (1-element aten::add_, copy_ and mul_ with tensor operands)")
     today = _dt.date.today().isoformat()
     return Figure(value=p, basis="measured",
                   source=(f"capture-time probe {today}: shortest of {len(durs)} profiled 1-element "
                           f"{what} durations (p5 {p5:.3g} us, median {med:.3g} us)"))
 
 
-def cpu_bandwidth(mib: int = 256, repeats: int = 5) -> Figure:
-    """STREAM-copy bandwidth of this CPU in bytes/s (read + write), best of ``repeats``."""
-    import torch
-
-    n = mib * 2**20 // 4
-    src = torch.ones(n, dtype=torch.float32)
-    dst = torch.empty_like(src)
-    dst.copy_(src)
+def _best_time_s(fn, repeats: int, inner: int) -> float:
+    """Shortest mean time (s) of ``inner`` back-to-back calls of ``fn``, over ``repeats`` tries
+    (the data stays hot in whatever level it fits in)."""
+    fn()
     best = float("inf")
     for _ in range(repeats):
         t0 = time.perf_counter()
-        dst.copy_(src)
-        best = min(best, time.perf_counter() - t0)
-    bw = 2 * n * 4 / best
-    return Figure(value=bw, basis="measured",
-                  source=(f"capture-time STREAM copy {_dt.date.today().isoformat()}: {mib} MiB float32 copy_, "
-                          f"best of {repeats}, {torch.get_num_threads()} threads, bytes read + written"))
+        for _ in range(inner):
+            fn()
+        best = min(best, (time.perf_counter() - t0) / inner)
+    return best
+
+
+def measure_cpu_ceilings(quick: bool = False, step: Callable[[str], None] = lambda s: None) -> dict:
+    """Measure this CPU's L2, L3 and DRAM bandwidth with torch ops; returns the figures as
+    :func:`floorcalc.device.cpu.store_ceilings` keeps them.
+
+    Method (docs/method.md, "CPU ceilings"): the fixed cost ``t0`` of one op call is the
+    shortest time of a 1-element ``copy_``; for each level, ``copy_`` and ``add(out=)`` over
+    tensors whose bytes (read + written) fill 1/8 to 1/2 of the level (sizes from sysfs, summed
+    over the usable cores for a private level), each timed as the best of several runs of
+    back-to-back calls, and the level's bandwidth is the highest ``bytes / (t - t0)`` over those
+    ops and sizes (a run must last at least 3 x t0 to count), with the op and size that reached
+    it. DRAM: the same with tensors 4 x the last-level cache (64 MiB to 256 MiB of data). L1 is
+    not measured (derived in floorcalc.device.cpu: an L1-sized op is mostly dispatch time).
+    """
+    import torch
+
+    from floorcalc.device.cpu import cache_levels_sysfs
+
+    threads = torch.get_num_threads()
+    reps = 5 if quick else 15
+    tiny_a, tiny_b = torch.zeros(1), torch.zeros(1)
+    t0 = _best_time_s(lambda: tiny_a.copy_(tiny_b), reps * 4, 200)
+    today = _dt.date.today().isoformat()
+    sysfs = cache_levels_sysfs()
+    out: dict = {}
+
+    def sweep(name: str, ws_sizes) -> None:
+        best = None
+        for ws in ws_sizes:
+            for op, per_elem_bytes in (("copy_", 8), ("add(out=)", 12)):
+                n = max(1, int(ws // per_elem_bytes))
+                a, b, c = torch.rand(n), torch.empty(n), torch.rand(n)
+                fn = (lambda: b.copy_(a)) if op == "copy_" else (lambda: torch.add(a, c, out=b))
+                inner = max(1, min(400, int(2**24 // (n * per_elem_bytes) + 1)))
+                t = _best_time_s(fn, reps, inner)
+                if t >= 3 * t0:
+                    rate = n * per_elem_bytes / (t - t0)
+                    if best is None or rate > best[0]:
+                        best = (rate, op, n * per_elem_bytes, t)
+                del a, b, c
+        if best is None:
+            return
+        rate, op, nbytes, t = best
+        tried = "/".join(f"{int(w) // 1024} KiB" for w in ws_sizes)
+        out[name] = {
+            "bytes_per_s": rate,
+            "reached_by": f"{op} of {nbytes // 1024} KiB",
+            "source": (f"floorcalc calibrate (CPU) {today}: highest bytes/(t - t0) over copy_ and add(out=) with "
+                       f"{tried} read + written, best of {reps} runs of back-to-back calls, {threads} threads, "
+                       f"t0 = {t0 * 1e6:.2f} us per call; reached by {op} of {nbytes // 1024} KiB "
+                       f"({t * 1e6:.1f} us per call)"),
+        }
+
+    for name in ("l2", "l3"):
+        if name in sysfs:
+            step(f"{name.upper()} bandwidth")
+            cap = sysfs[name][0]
+            sweep(name, [cap / 8, cap / 4, cap * 3 / 8, cap / 2])
+            if name in out:
+                out[name]["capacity_bytes"] = cap
+    step("DRAM bandwidth")
+    llc = max([v[0] for v in sysfs.values()] or [32 * 2**20])
+    data = min(max(4 * llc, 64 * 2**20), 256 * 2**20)
+    sweep("dram", [data])
+    return out
+
+
+def cpu_ceilings(measure_if_missing: bool = True) -> Optional[dict]:
+    """This machine's measured CPU ceilings: from the cache file when it has them (measured once
+    per machine), else measured now (quick sweep) and cached. None when nothing is cached and
+    ``measure_if_missing`` is false."""
+    from floorcalc.device.cpu import load_cached_ceilings, store_ceilings
+
+    cached = load_cached_ceilings()
+    if cached is not None or not measure_if_missing:
+        return cached
+    figures = measure_cpu_ceilings(quick=True)
+    try:
+        store_ceilings(figures)
+    except OSError:
+        pass  # a read-only home: measured again next time, never an error
+    return load_cached_ceilings() or {"figures": figures}
+
+
+def cpu_bandwidth() -> Figure:
+    """DRAM bandwidth of this CPU in bytes/s (read + written), from :func:`cpu_ceilings`: measured
+    once per machine and cached, not on every report."""
+    ceilings = cpu_ceilings()
+    dram = (ceilings or {}).get("figures", {}).get("dram")
+    if dram is None:
+        raise RuntimeError("CPU DRAM bandwidth could not be measured")
+    return Figure(value=float(dram["bytes_per_s"]), basis="measured", source=dram["source"])
 
 
 # --------------------------------------------------------------------------------------------
 # `floorcalc calibrate`: microbenchmarks of a GPU's ceilings. Nothing here changes a clock or
 # any other GPU setting; PyTorch's own TF32 switch is set for the TF32 GEMM and restored.
 
-GEMM_N = 8192          # square GEMM size: large enough to fill an H100/H200
 GEMM_SETS = 3          # rotating input sets, so no GEMM reads inputs the previous one cached
 GEMM_SAMPLES = 8       # timed samples, each the mean of GEMM_REPS products
 GEMM_REPS = 6
+
+#: The GEMM sweep, (label, M, K, N) for [M x K] x [K x N]: squares, tall-skinny and wide
+#: products, and the projections of common LLMs at 4096 and 8192 tokens (Llama-3 8B: hidden
+#: 4096, MLP 14336, q/k/v 6144; Llama-3 70B: hidden 8192, MLP 28672; and the down_proj
+#: [4096 x 8192] x [8192 x 2048] of issue 12 that beat a square-GEMM calibration).
+GEMM_SHAPES = (
+    ("square 4096", 4096, 4096, 4096),
+    ("square 8192", 8192, 8192, 8192),
+    ("square 16384", 16384, 16384, 16384),
+    ("tall-skinny 65536x4096x256", 65536, 4096, 256),
+    ("wide 256x4096x65536", 256, 4096, 65536),
+    ("down_proj 4096x8192x2048", 4096, 8192, 2048),
+    ("llama8b qkv 4096x4096x6144", 4096, 4096, 6144),
+    ("llama8b gate/up 4096x4096x14336", 4096, 4096, 14336),
+    ("llama8b down 4096x14336x4096", 4096, 14336, 4096),
+    ("llama70b gate/up 8192x8192x28672", 8192, 8192, 28672),
+    ("llama70b down 8192x28672x8192", 8192, 28672, 8192),
+)
+#: The shapes of ``--quick`` (tests, a first look).
+GEMM_SHAPES_QUICK = (("square 2048", 2048, 2048, 2048), ("down_proj 4096x8192x2048", 4096, 8192, 2048))
+#: Products above this many FLOP are left out for the slow FP32 paths (seconds each otherwise).
+FP32_MAX_FLOP = 2 * 8192**3 * 1.1
 
 
 def _events_time_s(fn, reps: int) -> float:
@@ -140,44 +253,45 @@ def _events_time_s(fn, reps: int) -> float:
     return start.elapsed_time(end) / 1e3 / reps
 
 
-def _gemm_samples(dtype_key: str, n: int) -> Optional[list]:
-    """Per-product times (s) of n x n x n GEMMs in the dtype behind ``dtype_key``, or None if
-    this GPU/torch cannot run it."""
+def _gemm_samples(dtype_key: str, m: int, k: int, n: int) -> Optional[list]:
+    """Per-product times (s) of [m x k] x [k x n] GEMMs in the dtype behind ``dtype_key``, or
+    None if this GPU/torch cannot run it (or it does not fit in memory)."""
     import torch
 
     gen = torch.Generator(device="cuda").manual_seed(0)
-    if dtype_key == "tensor.float8":
-        if not hasattr(torch, "float8_e4m3fn") or not hasattr(torch, "_scaled_mm"):
-            return None
-        sets = []
-        for _ in range(GEMM_SETS):
-            a = torch.randn(n, n, device="cuda", generator=gen).to(torch.float8_e4m3fn)
-            b = torch.randn(n, n, device="cuda", generator=gen).to(torch.float8_e4m3fn).t()  # column-major
-            sets.append((a, b))
-        one = torch.ones((), device="cuda")
-        i = [0]
-
-        def fn():
-            a, b = sets[i[0] % GEMM_SETS]
-            i[0] += 1
-            torch._scaled_mm(a, b, scale_a=one, scale_b=one, out_dtype=torch.bfloat16)
-    else:
-        dt = {"tensor.bfloat16": torch.bfloat16, "tensor.float16": torch.float16,
-              "tensor.tfloat32": torch.float32, "vector.float32": torch.float32}[dtype_key]
-        sets = [(torch.randn(n, n, device="cuda", generator=gen, dtype=dt),
-                 torch.randn(n, n, device="cuda", generator=gen, dtype=dt)) for _ in range(GEMM_SETS)]
-        i = [0]
-
-        def fn():
-            a, b = sets[i[0] % GEMM_SETS]
-            i[0] += 1
-            torch.mm(a, b)
+    sets = []
     try:
+        if dtype_key == "tensor.float8":
+            if not hasattr(torch, "float8_e4m3fn") or not hasattr(torch, "_scaled_mm"):
+                return None
+            for _ in range(GEMM_SETS):
+                a = torch.randn(m, k, device="cuda", generator=gen).to(torch.float8_e4m3fn)
+                b = torch.randn(n, k, device="cuda", generator=gen).to(torch.float8_e4m3fn).t()  # column-major
+                sets.append((a, b))
+            one = torch.ones((), device="cuda")
+
+            def product(a, b):
+                torch._scaled_mm(a, b, scale_a=one, scale_b=one, out_dtype=torch.bfloat16)
+        else:
+            dt = {"tensor.bfloat16": torch.bfloat16, "tensor.float16": torch.float16,
+                  "tensor.tfloat32": torch.float32, "vector.float32": torch.float32}[dtype_key]
+            sets = [(torch.randn(m, k, device="cuda", generator=gen, dtype=dt),
+                     torch.randn(k, n, device="cuda", generator=gen, dtype=dt)) for _ in range(GEMM_SETS)]
+
+            def product(a, b):
+                torch.mm(a, b)
+        i = [0]
+
+        def fn():
+            a, b = sets[i[0] % GEMM_SETS]
+            i[0] += 1
+            product(a, b)
+
         for _ in range(3):
             fn()
         torch.cuda.synchronize()
         return [_events_time_s(fn, GEMM_REPS) for _ in range(GEMM_SAMPLES)]
-    except (RuntimeError, TypeError):
+    except (RuntimeError, TypeError):  # an unsupported dtype, or out of memory
         return None
     finally:
         del sets
@@ -293,47 +407,53 @@ def calibrate_gpu(step: Callable[[str], None] = lambda s: None, quick: bool = Fa
     """
     import torch
 
-    from floorcalc.device.calibration import Calibration, Measured, fit_bandwidth, rate
+    from floorcalc.device.calibration import Calibration, Measured, best_rate, sweep_bandwidth
 
     if not torch.cuda.is_available():
         raise RuntimeError("calibrate needs a CUDA GPU")
     props = torch.cuda.get_device_properties(0)
     cal = Calibration(device_name=torch.cuda.get_device_name(), base_key=None)
     cal.environment = {"torch": torch.__version__, "cuda": str(torch.version.cuda)}
-    n = 2048 if quick else GEMM_N
+    shapes = GEMM_SHAPES_QUICK if quick else GEMM_SHAPES
     tf32_before = torch.backends.cuda.matmul.allow_tf32
     for key in ("tensor.bfloat16", "tensor.float16", "tensor.tfloat32", "vector.float32", "tensor.float8"):
         step(f"GEMM {key}")
         torch.backends.cuda.matmul.allow_tf32 = key == "tensor.tfloat32"
+        candidates = []
         try:
-            ts = _gemm_samples(key, n)
+            for label, m, k, n in shapes:
+                if key in ("vector.float32", "tensor.tfloat32") and 2.0 * m * k * n > FP32_MAX_FLOP:
+                    continue
+                ts = _gemm_samples(key, m, k, n)
+                if ts:
+                    candidates.append((label, 2.0 * m * k * n, ts))
         finally:
             torch.backends.cuda.matmul.allow_tf32 = tf32_before
-        if ts:
-            cal.peaks[key] = rate(key, 2.0 * n**3, ts, "FLOP/s",
-                                  f"{n}x{n}x{n} GEMM on random data, {GEMM_SETS} rotating input sets, "
-                                  f"{GEMM_SAMPLES} samples of {GEMM_REPS} products timed with CUDA events")
+        if candidates:
+            cal.peaks[key] = best_rate(key, candidates, "FLOP/s",
+                                       f"GEMM sweep over {len(candidates)} shapes on random data, {GEMM_SETS} rotating "
+                                       f"input sets, {GEMM_SAMPLES} samples of {GEMM_REPS} products each, CUDA events")
     mib = 2**20
     step("DRAM bandwidth")
     sizes = [64 * mib, 128 * mib, 256 * mib] if quick else [256 * mib, 512 * mib, 1024 * mib, 2048 * mib]
     xs, ts = _copy_sweep(sizes, reps=3, graph=False)
-    cal.figures["dram"] = fit_bandwidth("dram", xs, ts, "device-to-device copy_ of "
-                                        f"{'/'.join(str(s // mib) for s in sizes)} MiB, bytes read + written, "
-                                        "fit time = L + bytes/W")
+    cal.figures["dram"] = sweep_bandwidth("dram", xs, ts, "device-to-device copy_ of "
+                                          f"{'/'.join(str(s // mib) for s in sizes)} MiB, bytes read + written, "
+                                          "fit time = L + bytes/W")
     l2 = getattr(props, "L2_cache_size", 50 * mib) or 50 * mib
     step("L2 bandwidth")
     l2_sizes = [s for s in (mib // 2, mib, 2 * mib, 4 * mib, 6 * mib) if 2 * s <= l2 // 4]
     xs, ts = _copy_sweep(l2_sizes, reps=50, graph=True)
-    cal.figures["l2"] = fit_bandwidth("l2", xs, ts, f"device-to-device copy_ with source + destination <= "
-                                      f"{2 * l2_sizes[-1] // mib} MiB (L2 {l2 // mib} MiB), 50 copies per CUDA graph, "
-                                      "bytes read + written, fit time = L + bytes/W")
+    cal.figures["l2"] = sweep_bandwidth("l2", xs, ts, f"device-to-device copy_ with source + destination <= "
+                                        f"{2 * l2_sizes[-1] // mib} MiB (L2 {l2 // mib} MiB), 50 copies per CUDA graph, "
+                                        "bytes read + written, fit time = L + bytes/W")
     step("host transfers")
     t_sizes = [mib, 4 * mib, 16 * mib] if quick else [mib, 4 * mib, 16 * mib, 64 * mib, 256 * mib]
     for direction in ("h2d", "d2h"):
         for pinned in (True, False):
             key = f"{direction}_{'pinned' if pinned else 'pageable'}"
             xs, ts = _transfer_sweep(t_sizes, direction, pinned)
-            cal.figures[key] = fit_bandwidth(key, xs, ts, f"{'host-to-device' if direction == 'h2d' else 'device-to-host'} "
+            cal.figures[key] = sweep_bandwidth(key, xs, ts, f"{'host-to-device' if direction == 'h2d' else 'device-to-host'} "
                                              f"copy of {'pinned' if pinned else 'pageable'} memory, "
                                              f"{'/'.join(str(s // mib) for s in t_sizes)} MiB, fit time = L + bytes/W")
     step("launch latency")

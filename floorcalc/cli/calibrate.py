@@ -1,10 +1,17 @@
-"""Measure this GPU's ceilings and write them as a spec YAML usable with --spec.
+"""Measure this device's ceilings and write them as a spec YAML usable with --spec.
 
-Achievable GEMM FLOP/s per dtype (bf16, fp16, tf32, fp32, fp8), DRAM and L2 bandwidth,
-host<->device bandwidth (pinned and pageable), and launch latency (kernel duration probe,
-inside a CUDA graph and on a stream, host-side issue cost). Bandwidths are fitted as
-time = L + bytes/W over a size sweep, with 95% confidence intervals (docs/method.md). Never
-changes clocks or any other GPU setting.
+On a GPU: the highest sustained GEMM FLOP/s per dtype (bf16, fp16, tf32, fp32, fp8) over a
+sweep of shapes (squares, tall-skinny, the projections of common LLMs), with the shape that
+reached it; DRAM and L2 bandwidth and host<->device bandwidth (pinned and pageable) over size
+sweeps (time = L + bytes/W with L >= 0, or the best single size); launch latency (kernel
+duration probe, inside a CUDA graph and on a stream, host-side issue cost). With more than one
+GPU, also the bus bandwidth of all_reduce, all_gather, reduce_scatter and all_to_all over
+1 MiB to 1 GiB (one process per GPU, NCCL; nccl-tests' conventions). 95% confidence intervals
+throughout (docs/method.md). Never changes clocks or any other GPU setting.
+
+Without a GPU: the CPU's L2, L3 and DRAM bandwidth (cache sizes from sysfs; L1 derived from
+the microarchitecture) and its per-op latency, kept as this machine's CPU ceilings (used by
+every later CPU report) and written as a CPU spec YAML.
 """
 
 from __future__ import annotations
@@ -13,10 +20,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from floorcalc.errors import DeviceUnavailableError, OutputError
+from floorcalc.errors import DeviceUnavailableError, OutputError, UsageError
 
 NAME = "calibrate"
-HELP = "measure this GPU's peak FLOP/s, bandwidths and launch latency; write a spec YAML"
+HELP = "measure this GPU's (or CPU's) peak FLOP/s, bandwidths and latencies; write a spec YAML"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -24,9 +31,46 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="spec YAML to write (default: <device key>-calibrated.yaml here)")
     p.add_argument("--force", action="store_true", help="overwrite an existing output file")
     p.add_argument("--quick", action="store_true", help="smaller sizes and fewer repeats (seconds; for tests)")
+    p.add_argument("--device", choices=("auto", "cuda", "cpu"), default="auto",
+                   help="what to calibrate (default: the GPU if there is one, else the CPU)")
+    p.add_argument("--no-collectives", action="store_true",
+                   help="with several GPUs, skip the collective (NCCL) bus-bandwidth sweep")
+    p.add_argument("--collectives-only", action="store_true",
+                   help="with several GPUs, measure only the collectives (the spec keeps its other figures)")
+
+
+def _check_output(out: Path, force: bool) -> None:
+    if not out.parent.exists():
+        raise OutputError(f"output folder does not exist: {out.parent}")
+    if out.exists() and not force:
+        raise OutputError(f"output {out} exists; pass --force to overwrite it")
+
+
+def _write(out: Path, text: str) -> None:
+    tmp = out.with_name(f".{out.name}.partial")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(out)
+    except OSError as e:
+        raise OutputError(f"cannot write {out}: {e.strerror or e}") from None
 
 
 def run(args: argparse.Namespace) -> int:
+    import torch
+
+    if args.no_collectives and args.collectives_only:
+        raise UsageError("--no-collectives and --collectives-only contradict each other")
+    target = args.device
+    if target == "auto":
+        target = "cuda" if torch.cuda.is_available() else "cpu"
+    if target == "cpu":
+        return _run_cpu(args)
+    if not torch.cuda.is_available():
+        raise DeviceUnavailableError("calibrate --device cuda needs a CUDA GPU, and torch sees none")
+    return _run_gpu(args)
+
+
+def _run_gpu(args: argparse.Namespace) -> int:
     import torch
     from rich.console import Console
     from rich.progress import Progress
@@ -34,36 +78,90 @@ def run(args: argparse.Namespace) -> int:
 
     from floorcalc.capture.calibrate import calibrate_gpu
     from floorcalc.device import match_spec
-    from floorcalc.device.calibration import summary_rows, to_yaml
+    from floorcalc.device.calibration import Calibration, summary_rows, to_yaml
 
-    if not torch.cuda.is_available():
-        raise DeviceUnavailableError("calibrate needs a CUDA GPU, and torch sees none")
     name = torch.cuda.get_device_name()
     base = match_spec(name)
     out = args.output or Path(f"{base.key if base else 'gpu'}-calibrated.yaml")
-    if not out.parent.exists():
-        raise OutputError(f"output folder does not exist: {out.parent}")
-    if out.exists() and not args.force:
-        raise OutputError(f"output {out} exists; pass --force to overwrite it")
+    _check_output(out, args.force)
+    gpus = torch.cuda.device_count()
+    collectives = gpus > 1 and not args.no_collectives
+    if args.collectives_only and gpus < 2:
+        raise DeviceUnavailableError(f"--collectives-only needs at least 2 GPUs; torch sees {gpus}")
     console = Console(stderr=True)
-    stages = 9
     with Progress(console=console, transient=True) as progress:
-        task = progress.add_task("calibrating", total=stages)
+        task = progress.add_task("calibrating", total=None if args.collectives_only else 9)
 
         def step(label: str) -> None:
             progress.update(task, advance=1, description=label)
 
-        cal = calibrate_gpu(step, quick=args.quick)
+        if args.collectives_only:
+            cal = Calibration(device_name=name, base_key=None)
+            cal.environment = {"torch": torch.__version__, "cuda": str(torch.version.cuda)}
+        else:
+            cal = calibrate_gpu(step, quick=args.quick)
+        notes = []
+        if collectives:
+            from floorcalc.capture.collectives import MIB, SIZES, bus_bandwidths, collective_sweep, errors
+
+            step(f"collectives over {gpus} GPUs")
+            sizes = (8 * 1024, MIB, 16 * MIB, 64 * MIB) if args.quick else SIZES
+            try:
+                sweep = collective_sweep(gpus, sizes=sizes, iters=5 if args.quick else 10)
+            except RuntimeError as e:
+                notes.append(f"collectives not measured: {e}")
+            else:
+                cal.collectives = dict(bus_bandwidths(sweep))
+                cal.world_size = gpus
+                notes += [f"{k} not measured: {v}" for k, v in errors(sweep).items()]
     cal.base_key = base.key if base else None
-    text = to_yaml(cal)
-    tmp = out.with_name(out.name + ".partial")
-    tmp.write_text(text)
-    tmp.replace(out)
+    _write(out, to_yaml(cal))
     t = Table(title=f"{name}: calibrated against {base.key if base else 'no datasheet spec'}", title_justify="left")
     for col in ("figure", "measured", "95% CI", "spec", "measured / spec"):
         t.add_column(col)
     for row in summary_rows(cal, base):
         t.add_row(*row)
     Console().print(t)
+    for note in notes:
+        print(f"floorcalc: note: {note}", file=sys.stderr)
+    print(f"floorcalc: wrote {out} (use it with --spec {out})", file=sys.stderr)
+    return 0
+
+
+def _run_cpu(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.table import Table
+
+    from floorcalc.capture.calibrate import launch_latency, measure_cpu_ceilings
+    from floorcalc.device.cpu import ceilings_cache_path, cpu_spec, store_ceilings
+    from floorcalc.device.calibration import cpu_spec_yaml
+
+    out = args.output or Path("cpu-host-calibrated.yaml")
+    _check_output(out, args.force)
+    figures = measure_cpu_ceilings(quick=args.quick)
+    try:
+        cache = store_ceilings(figures)
+    except OSError as e:
+        cache = None
+        print(f"floorcalc: warning: cannot keep the CPU ceilings in {ceilings_cache_path()}: {e.strerror or e}",
+              file=sys.stderr)
+    spec = cpu_spec(launch_latency=launch_latency("cpu"), ceilings={"figures": figures})
+    _write(out, cpu_spec_yaml(spec))
+    t = Table(title=f"{spec.name}: CPU ceilings", title_justify="left")
+    for col in ("level", "capacity", "bandwidth", "basis", "reached by"):
+        t.add_column(col)
+    for level in spec.cache_levels:
+        reached = figures.get(level.name, {}).get("reached_by", "derived from the microarchitecture")
+        t.add_row(level.name.upper(), f"{level.capacity_bytes.value / 1024:,.0f} KiB",
+                  f"{level.bytes_per_s.value / 1e9:,.1f} GB/s", level.bytes_per_s.basis, reached)
+    t.add_row("DRAM", "-", f"{spec.mem_bytes_per_s.value / 1e9:,.1f} GB/s", spec.mem_bytes_per_s.basis,
+              figures.get("dram", {}).get("reached_by", "-"))
+    Console().print(t)
+    fp32 = spec.peak_flop_per_s["vector.float32"]
+    Console().print(f"peak FP32 {fp32.value / 1e9:,.1f} GFLOP/s ({spec.details['fp32_flop_per_cycle_per_core'].value:g} "
+                    f"FLOP/cycle/core; {spec.details['fp32_flop_per_cycle_per_core'].source}); per-op latency L "
+                    f"{spec.launch_latency_us.value:.2f} us", soft_wrap=True)
+    if cache is not None:
+        print(f"floorcalc: kept as this machine's CPU ceilings in {cache} (used by every CPU report)", file=sys.stderr)
     print(f"floorcalc: wrote {out} (use it with --spec {out})", file=sys.stderr)
     return 0

@@ -1,5 +1,6 @@
-"""Print the device spec floorcalc would use: every figure, its basis and source, and the
-ridge point (FLOP/byte) of each peak against DRAM (and L2 where known).
+"""Print the device spec floorcalc would use: every figure (cache levels and interconnect
+included), its basis and source, and the ridge point (FLOP/byte) of each peak against DRAM
+(and L2 where known).
 
 The GPU is found through NVML (no torch needed); --name matches a spec to a name offline.
 """
@@ -19,6 +20,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _fmt(key: str, value: float) -> str:
+    if key.endswith("capacity_bytes"):
+        return f"{value / 1024:,.0f} KiB"
     if key.startswith("peak_flop_per_s"):
         return f"{value / 1e12:,.2f} TFLOP/s"
     if key.endswith("bytes_per_s"):
@@ -64,6 +67,10 @@ def run(args: argparse.Namespace) -> int:
     if spec.host_link_bytes_per_s:
         rows.append(("host_link_bytes_per_s", spec.host_link_bytes_per_s))
     rows.append(("launch_latency_us", spec.launch_latency_us))
+    for level in spec.cache_levels:
+        rows.append((f"cache_levels.{level.name}.capacity_bytes", level.capacity_bytes))
+        rows.append((f"cache_levels.{level.name}.bytes_per_s", level.bytes_per_s))
+    rows += [(f"interconnect.{k}", f) for k, f in sorted(spec.interconnect.items())]
     rows += [(f"details.{k}", f) for k, f in sorted(spec.details.items())]
     for key, f in rows:
         t.add_row(key, _fmt(key, f.value), f.basis, f.source)

@@ -1,41 +1,44 @@
-"""A spec for the host CPU, derived from its core count, SIMD width and clock.
+"""A spec for the host CPU: peaks from its microarchitecture, cache levels from sysfs.
 
-Peak FLOP/s = physical cores x FP32 FLOP per cycle per core x maximum clock, with the FLOP
-per cycle read off the instruction-set flags in ``/proc/cpuinfo``:
-
-========================  ======================  ==============================================
-flags                     FP32 FLOP/cycle/core    assumption
-========================  ======================  ==============================================
-``avx512f``               64                      16 lanes x 2 FMA units x 2 (one-FMA-unit parts,
-                                                  such as many Xeon Silver, reach half)
-``avx2`` and ``fma``      32                      8 lanes x 2 FMA units x 2
-``avx``                   16                      8 lanes, one add and one multiply a cycle
-``sse2``                  8                       4 lanes, one add and one multiply a cycle
-``asimd`` (aarch64)       16                      NEON 4 lanes x 2 FMA pipes x 2 (Neoverse V1/V2
-                                                  and Apple cores have 4 pipes: 32)
-none of these             8                       assumed
-========================  ======================  ==============================================
+Peak FLOP/s = physical cores x FP32 FLOP per cycle per core x maximum clock. The FLOP per
+cycle comes from the **microarchitecture** (:data:`MICROARCHITECTURES`, identified by vendor,
+family and model in ``/proc/cpuinfo``, or by the Arm implementer and part): the width of the
+vector datapath and the number of FMA units, as each vendor's optimisation guide gives them.
+An instruction-set flag says what a core can decode, not how fast it runs it: Zen 4 decodes
+AVX-512 (``avx512f``) but executes it on two 256-bit FMA pipes, 32 FP32 FLOP per cycle, not 64.
+Only a CPU the table does not know falls back to the flags (``avx512f`` 64, ``avx2``+``fma``
+32, ``avx`` 16, ``asimd`` 16, ``sse2`` 8), and its source says so.
 
 FP64 is half of FP32. BF16 is FP32's rate unless ``avx512_bf16`` (VDPBF16PS: twice the FP32
 rate); FP16 likewise unless ``avx512_fp16``. With AMX (``amx_bf16`` / ``amx_fp16``) the
 ``tensor.bfloat16`` / ``tensor.float16`` peak is the AMX tile unit's 1024 FLOP/cycle/core;
 otherwise every ``tensor.*`` peak equals its ``vector.*`` one (no matrix unit), so the floor's
 ``tensor.float32`` lookup works on a CPU. ``tensor.tfloat32`` equals ``tensor.float32``: a CPU
-has no TF32, and an FP32 matmul must not fall back to a BF16 (AMX) peak. Cores are physical cores (SMT siblings share the
-FMA units) among the CPUs this process may run on.
+has no TF32, and an FP32 matmul must not fall back to a BF16 (AMX) peak. Cores are physical
+cores (SMT siblings share the FMA units) among the CPUs this process may run on.
 
-Bandwidth is not derivable from flags: without a measured figure it is ``cpu-generic.yaml``'s
-assumed one. Pure Python; no torch.
+Cache levels (:func:`cache_levels_sysfs`): the L1 data, L2 and L3 sizes of the CPUs this
+process may run on, from ``/sys/devices/system/cpu/cpu*/cache`` (a private level counts once
+per core, a shared one once). Their bandwidths, and DRAM's, are measured once per machine
+(``floorcalc calibrate`` on a CPU, or the first CPU report) and kept in a cache file
+(:func:`ceilings_cache_path`); L1, too small to time through a torch op, is derived from the
+microarchitecture's load and store width. Without a measurement, bandwidth is
+``cpu-generic.yaml``'s assumed figure and there are no cache levels. Pure Python; no torch.
 """
 
 from __future__ import annotations
 
+import datetime as _dt
+import hashlib
+import json
 import os
 import platform
+import re
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, Iterable, List, Mapping, Optional, Set, Tuple
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Set, Tuple
 
-from floorcalc.records import Basis, DeviceSpec, Figure
+from floorcalc.records import Basis, DeviceSpec, Figure, MemoryLevel
 
 from floorcalc.device.spec import check_figure, load_spec
 
@@ -47,6 +50,135 @@ ASSUMED_CLOCK_MHZ = 2500.0
 
 #: AMX tile unit: 512 BF16 (or FP16) multiply-adds per cycle per core.
 AMX_FLOP_PER_CYCLE = 1024
+
+
+#: Documents the microarchitecture table cites (name -> (title, address)).
+UARCH_SOURCES: Mapping[str, Tuple[str, str]] = {
+    "intel-orm": ("Intel 64 and IA-32 Architectures Optimization Reference Manual, Volume 1 (order 248966), "
+                  "the chapter of each microarchitecture: execution ports and units, L1 data cache",
+                  "https://www.intel.com/content/www/us/en/content-details/671488/"
+                  "intel-64-and-ia-32-architectures-optimization-reference-manual-volume-1.html"),
+    "amd-55723": ("Software Optimization Guide for AMD Family 17h Processors (pub. 55723), "
+                  "Floating-Point Unit and Load-Store Unit sections", "https://www.amd.com/en/search/documentation/hub.html"),
+    "amd-56305": ("Software Optimization Guide for AMD Family 17h Models 30h and Greater Processors (pub. 56305), "
+                  "Floating-Point Unit and Load-Store Unit sections", "https://www.amd.com/en/search/documentation/hub.html"),
+    "amd-56665": ("Software Optimization Guide for AMD Family 19h Processors (pub. 56665), "
+                  "Floating-Point Unit and Load-Store Unit sections", "https://www.amd.com/en/search/documentation/hub.html"),
+    "amd-57647": ("Software Optimization Guide for the AMD Zen4 Microarchitecture (pub. 57647), Floating-Point "
+                  "Unit (512-bit operations execute as two 256-bit halves on the 256-bit pipes); corroborated by "
+                  "A. Yee's Zen 4 and Zen 5 AVX-512 teardowns, http://numberworld.org/blogs/2024_8_7_zen5_avx512_teardown",
+                  "https://www.amd.com/en/search/documentation/hub.html"),
+    "amd-58455": ("Software Optimization Guide for the AMD Zen5 Microarchitecture (pub. 58455), Floating-Point "
+                  "Unit (full 512-bit datapath on server and desktop parts; 256-bit on mobile parts)",
+                  "https://www.amd.com/en/search/documentation/hub.html"),
+    "arm-neoverse": ("Arm Neoverse N1 / N2 / V1 / V2 Software Optimization Guides, Execution units and Load/store "
+                     "throughput sections", "https://developer.arm.com/documentation"),
+}
+
+
+@dataclass(frozen=True)
+class Microarch:
+    """One CPU microarchitecture's vector arithmetic and L1 throughput per core per cycle.
+
+    ``vector_bits``: width of one FMA pipe's datapath (not of the widest instruction);
+    ``fma_units``: FMA pipes per core; FP32 FLOP/cycle = vector_bits / 32 x fma_units x 2.
+    ``l1_bytes_per_cycle``: L1 data cache loads + stores per cycle at full vector width.
+    ``source``: a key of :data:`UARCH_SOURCES`; ``note``: what varies between its parts.
+    """
+
+    name: str
+    vector_bits: int
+    fma_units: int
+    l1_bytes_per_cycle: int
+    source: str
+    note: str = ""
+
+    @property
+    def fp32_flop_per_cycle(self) -> int:
+        return self.vector_bits // 32 * self.fma_units * 2
+
+
+_SNB = Microarch("Intel Sandy Bridge / Ivy Bridge", 256, 1, 48, "intel-orm",
+                 "no FMA: one 256-bit add and one 256-bit multiply per cycle, counted as one FMA pipe")
+_HSW = Microarch("Intel Haswell / Broadwell", 256, 2, 96, "intel-orm")
+_SKL = Microarch("Intel Skylake (client) / Kaby / Coffee / Comet Lake", 256, 2, 96, "intel-orm")
+_SKX = Microarch("Intel Skylake-SP / Cascade Lake / Cooper Lake", 512, 2, 192, "intel-orm",
+                 "Xeon Bronze, Silver and some Gold 5xxx parts have one 512-bit FMA unit (half this rate)")
+_ICX = Microarch("Intel Ice Lake-SP", 512, 2, 192, "intel-orm")
+_ICL = Microarch("Intel Ice Lake / Tiger Lake / Rocket Lake (client)", 512, 1, 192, "intel-orm",
+                 "one 512-bit FMA (ports 0 and 1 fused): AVX-512 runs at the AVX2 rate")
+_ADL = Microarch("Intel Alder / Raptor / Meteor / Arrow Lake (P-cores)", 256, 2, 160, "intel-orm",
+                 "hybrid: E-cores have two 128-bit FMA pipes (16 FP32 FLOP/cycle); the P-core rate is the bound")
+_SPR = Microarch("Intel Sapphire / Emerald / Granite Rapids", 512, 2, 192, "intel-orm", "AMX tile unit besides")
+_SRF = Microarch("Intel Sierra Forest (E-cores)", 128, 2, 64, "intel-orm")
+_ZEN1 = Microarch("AMD Zen / Zen+", 128, 2, 48, "amd-55723", "256-bit AVX instructions run as two 128-bit halves")
+_ZEN2 = Microarch("AMD Zen 2", 256, 2, 96, "amd-56305")
+_ZEN3 = Microarch("AMD Zen 3", 256, 2, 96, "amd-56665")
+_ZEN4 = Microarch("AMD Zen 4", 256, 2, 96, "amd-57647",
+                  "AVX-512 decoded but executed on the 256-bit pipes: 32 FP32 FLOP/cycle, not 64")
+_ZEN5 = Microarch("AMD Zen 5 (server / desktop)", 512, 2, 192, "amd-58455")
+_ZEN5M = Microarch("AMD Zen 5 (mobile)", 256, 2, 96, "amd-58455", "the mobile parts keep a 256-bit datapath")
+_N1 = Microarch("Arm Neoverse N1 / N2", 128, 2, 48, "arm-neoverse")
+_V1 = Microarch("Arm Neoverse V1", 256, 2, 80, "arm-neoverse", "two 256-bit SVE pipes (four 128-bit NEON pipes)")
+_V2 = Microarch("Arm Neoverse V2 / V3 (NVIDIA Grace, AWS Graviton4)", 128, 4, 80, "arm-neoverse",
+                "four 128-bit SVE2/NEON FMA pipes")
+
+
+def _models(*ranges: Tuple[int, int]) -> Tuple[int, ...]:
+    return tuple(m for lo, hi in ranges for m in range(lo, hi + 1))
+
+
+#: (vendor_id, cpu family, models) -> Microarch, and Arm (implementer, part) -> Microarch. The
+#: families and models are the ones Linux's /proc/cpuinfo prints (decimal there, hex here).
+MICROARCHITECTURES: Tuple[Tuple[str, int, Tuple[int, ...], Microarch], ...] = (
+    ("GenuineIntel", 6, (0x2A, 0x2D, 0x3A, 0x3E), _SNB),
+    ("GenuineIntel", 6, (0x3C, 0x3F, 0x45, 0x46, 0x3D, 0x47, 0x4F, 0x56), _HSW),
+    ("GenuineIntel", 6, (0x4E, 0x5E, 0x8E, 0x9E, 0xA5, 0xA6), _SKL),
+    ("GenuineIntel", 6, (0x55,), _SKX),
+    ("GenuineIntel", 6, (0x6A, 0x6C), _ICX),
+    ("GenuineIntel", 6, (0x7D, 0x7E, 0x8C, 0x8D, 0xA7), _ICL),
+    ("GenuineIntel", 6, (0x97, 0x9A, 0xB7, 0xBA, 0xBF, 0xAA, 0xAC, 0xC5, 0xC6, 0xBD), _ADL),
+    ("GenuineIntel", 6, (0x8F, 0xCF, 0xAD, 0xAE), _SPR),
+    ("GenuineIntel", 6, (0xAF,), _SRF),
+    ("AuthenticAMD", 0x17, _models((0x00, 0x2F)), _ZEN1),
+    ("AuthenticAMD", 0x17, _models((0x30, 0xFF)), _ZEN2),
+    ("AuthenticAMD", 0x19, _models((0x00, 0x0F), (0x20, 0x5F)), _ZEN3),
+    ("AuthenticAMD", 0x19, _models((0x10, 0x1F), (0x60, 0x7F), (0xA0, 0xAF)), _ZEN4),
+    ("AuthenticAMD", 0x1A, _models((0x00, 0x1F), (0x40, 0x4F)), _ZEN5),
+    ("AuthenticAMD", 0x1A, _models((0x20, 0x2F), (0x60, 0x7F)), _ZEN5M),
+)
+ARM_PARTS: Mapping[Tuple[int, int], Microarch] = {
+    (0x41, 0xD0C): _N1, (0x41, 0xD49): _N1, (0x41, 0xD40): _V1, (0x41, 0xD4F): _V2, (0x41, 0xD84): _V2,
+}
+
+
+def _int(text: Optional[str]) -> Optional[int]:
+    if text is None:
+        return None
+    try:
+        return int(text, 0)
+    except ValueError:
+        return None
+
+
+def identify_microarch(blocks: List[Mapping[str, str]]) -> Optional[Microarch]:
+    """The :data:`MICROARCHITECTURES` entry of the CPU ``/proc/cpuinfo`` describes, or None."""
+    first = next((b for b in blocks if b.get("processor", "").isdigit()), blocks[0] if blocks else {})
+    vendor, family, model = first.get("vendor_id"), _int(first.get("cpu family")), _int(first.get("model"))
+    if vendor and family is not None and model is not None:
+        for v, f, models, arch in MICROARCHITECTURES:
+            if v == vendor and f == family and model in models:
+                return arch
+    implementer, part = _int(first.get("cpu implementer")), _int(first.get("cpu part"))
+    if implementer is not None and part is not None:
+        return ARM_PARTS.get((implementer, part))
+    return None
+
+
+def uarch_source(arch: Microarch) -> str:
+    """``title, address`` of the document ``arch`` cites."""
+    title, url = UARCH_SOURCES[arch.source]
+    return f"{title} ({url})"
 
 
 def parse_cpuinfo(text: str) -> List[Dict[str, str]]:
@@ -137,6 +269,122 @@ def max_clock_mhz(blocks: List[Mapping[str, str]], max_freq_text: Optional[str])
     return ASSUMED_CLOCK_MHZ, "no clock found; assumed", True
 
 
+# --------------------------------------------------------------------------------------------
+# Cache levels (sysfs) and the per-machine cache of measured ceilings
+
+SYSFS_CPU = "/sys/devices/system/cpu"
+
+
+def _size_bytes(text: str) -> Optional[int]:
+    m = re.fullmatch(r"\s*(\d+)\s*([KMG]?)i?B?\s*", text or "")
+    if not m:
+        return None
+    return int(m.group(1)) * {"": 1, "K": 2**10, "M": 2**20, "G": 2**30}[m.group(2)]
+
+
+def cache_levels_sysfs(cpus: Optional[Iterable[int]] = None, root: str = SYSFS_CPU) -> Dict[str, Tuple[int, str]]:
+    """{"l1": (bytes, how), "l2": ..., "l3": ...}: data and unified caches of the CPUs ``cpus``
+    (default: those this process may run on), a private cache counted once per instance (per
+    core), a shared one once. Empty when sysfs has no cache folders (some containers)."""
+    allowed = sorted(set(cpus) if cpus is not None else _allowed_cpus())
+    seen: Dict[str, Dict[Tuple[str, str], int]] = {}
+    for cpu in allowed:
+        base = Path(root) / f"cpu{cpu}" / "cache"
+        if not base.is_dir():
+            continue
+        for idx in sorted(base.glob("index*")):
+            def field(name: str) -> str:
+                return (_read(str(idx / name)) or "").strip()
+
+            if field("type") not in ("Data", "Unified"):
+                continue
+            level, size = field("level"), _size_bytes(field("size"))
+            if not level.isdigit() or not size:
+                continue
+            instance = (field("id") or "", field("shared_cpu_list") or str(cpu))
+            seen.setdefault(f"l{level}", {})[instance] = size
+    out: Dict[str, Tuple[int, str]] = {}
+    for name, instances in sorted(seen.items()):
+        total = sum(instances.values())
+        each = sorted(set(instances.values()))
+        out[name] = (total, f"{len(instances)} x {'/'.join(f'{b // 1024} KiB' for b in each)} ({root}/cpu*/cache, "
+                            f"{len(allowed)} usable CPUs)")
+    return out
+
+
+def ceilings_cache_path() -> Path:
+    """The file that keeps this machine's measured CPU ceilings:
+    ``$FLOORCALC_CACHE_DIR/cpu-ceilings.json``, else ``$XDG_CACHE_HOME/floorcalc/...``, else
+    ``~/.cache/floorcalc/cpu-ceilings.json``."""
+    root = os.environ.get("FLOORCALC_CACHE_DIR")
+    if root:
+        return Path(root).expanduser() / "cpu-ceilings.json"
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    base = Path(xdg).expanduser() if xdg else Path.home() / ".cache"
+    return base / "floorcalc" / "cpu-ceilings.json"
+
+
+def machine_fingerprint() -> str:
+    """A digest of what the measured ceilings depend on: host name, CPU model, usable CPUs,
+    cache sizes and memory size. A cache file with another fingerprint is measured again."""
+    blocks = parse_cpuinfo(_read(CPUINFO_PATH) or "")
+    first = blocks[0] if blocks else {}
+    mem = next((line for line in (_read("/proc/meminfo") or "").splitlines() if line.startswith("MemTotal")), "")
+    parts = [platform.node(), platform.machine(), first.get("model name", ""), first.get("cpu family", ""),
+             first.get("model", ""), first.get("stepping", ""), ",".join(map(str, sorted(_allowed_cpus()))),
+             json.dumps(cache_levels_sysfs(), sort_keys=True), mem]
+    return hashlib.sha256("|".join(parts).encode()).hexdigest()[:16]
+
+
+def _finite_positive(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and 0 < float(x) < 1e18
+
+
+def load_cached_ceilings(path: Optional[Path] = None) -> Optional[Dict[str, Any]]:
+    """This machine's measured ceilings from :func:`ceilings_cache_path`, or None when there is
+    no file, it is another machine's (fingerprint), or it is damaged (it is then ignored)."""
+    path = path or ceilings_cache_path()
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("fingerprint") != machine_fingerprint():
+        return None
+    figures = data.get("figures")
+    if not isinstance(figures, dict):
+        return None
+    for entry in figures.values():
+        if not (isinstance(entry, dict) and _finite_positive(entry.get("bytes_per_s"))
+                and isinstance(entry.get("source"), str)):
+            return None
+    return data
+
+
+def store_ceilings(figures: Mapping[str, Mapping[str, Any]], path: Optional[Path] = None) -> Path:
+    """Write measured ceilings (``{"l2": {"bytes_per_s", "capacity_bytes", "source"}, "dram": ...}``)
+    to the cache file with this machine's fingerprint, atomically; returns its path."""
+    path = path or ceilings_cache_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    doc = {"fingerprint": machine_fingerprint(), "written": _dt.datetime.now().isoformat(timespec="seconds"),
+           "figures": {k: dict(v) for k, v in figures.items()}}
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.partial")
+    tmp.write_text(json.dumps(doc, indent=1), encoding="utf-8")
+    os.replace(tmp, path)
+    return path
+
+
+def _cached_levels(cached: Mapping[str, Any], sysfs: Mapping[str, Tuple[int, str]]) -> List[MemoryLevel]:
+    levels = []
+    for name in ("l2", "l3"):
+        entry = cached["figures"].get(name)
+        if entry is None or name not in sysfs:
+            continue
+        size, how = sysfs[name]
+        levels.append(MemoryLevel(name, Figure(float(size), "measured", f"sysfs: {how}"),
+                                  Figure(float(entry["bytes_per_s"]), "measured", entry["source"])))
+    return levels
+
+
 def cpu_spec(
     bandwidth: Optional[Figure] = None,
     launch_latency: Optional[Figure] = None,
@@ -147,14 +395,26 @@ def cpu_spec(
     max_freq_path: Optional[str] = MAX_FREQ_PATH,
     cpus: Optional[Iterable[int]] = None,
     machine: Optional[str] = None,
+    cache_root: Optional[str] = None,
+    ceilings: Optional[Mapping[str, Any]] = None,
 ) -> DeviceSpec:
     """The host CPU's spec (peaks derived; see the module docstring for the assumptions).
 
     ``bandwidth`` (bytes/s) and ``launch_latency`` (microseconds per op) are the measured
-    figures when the caller has them; otherwise ``cpu-generic``'s assumed ones are used.
+    figures when the caller has them; otherwise the DRAM figure of this machine's ceilings
+    cache (:func:`load_cached_ceilings`), else ``cpu-generic``'s assumed ones. Cache levels:
+    L1 from sysfs and the microarchitecture, L2 and L3 from sysfs and the ceilings cache.
     The keyword arguments exist for tests: the text of /proc/cpuinfo and of cpufreq's
-    ``cpuinfo_max_freq`` (or their paths), the usable CPU ids, and ``platform.machine()``.
+    ``cpuinfo_max_freq`` (or their paths), the usable CPU ids, ``platform.machine()``, a
+    sysfs cpu folder (``cache_root``) and measured ceilings (``ceilings``, the cache file's
+    content). With a fake cpuinfo the real ceilings cache is never read.
     """
+    live = cpuinfo_text is None
+    if ceilings is None and live:
+        ceilings = load_cached_ceilings()
+    if bandwidth is None and ceilings and "dram" in ceilings.get("figures", {}):
+        dram = ceilings["figures"]["dram"]
+        bandwidth = Figure(float(dram["bytes_per_s"]), "measured", dram["source"])
     text = cpuinfo_text if cpuinfo_text is not None else (_read(cpuinfo_path) or "")
     freq = max_freq_text if max_freq_text is not None else _read(max_freq_path)
     machine = machine if machine is not None else platform.machine()
@@ -162,7 +422,14 @@ def cpu_spec(
     allowed = set(cpus) if cpus is not None else _allowed_cpus()
     cores, cores_how = physical_cores(blocks, allowed)  # type: ignore[arg-type]
     flags = _flags(blocks)
-    fp32_per_cycle, simd_how, simd_assumed = simd_flop_per_cycle(flags, machine)
+    arch = identify_microarch(blocks)
+    if arch is not None:
+        fp32_per_cycle, simd_assumed = arch.fp32_flop_per_cycle, False
+        simd_how = (f"{arch.name}: {arch.fma_units} FMA pipes x {arch.vector_bits // 32} FP32 lanes x 2 FLOP"
+                    + (f", {arch.note}" if arch.note else "") + f"; {uarch_source(arch)}")
+    else:
+        fp32_per_cycle, simd_how, simd_assumed = simd_flop_per_cycle(flags, machine)
+        simd_how = f"microarchitecture not in floorcalc's table; from the instruction-set flags, {simd_how}"
     clock, clock_how, clock_assumed = max_clock_mhz(blocks, freq)  # type: ignore[arg-type]
     basis: Basis = "assumed" if (simd_assumed or clock_assumed) else "derived"
 
@@ -201,6 +468,19 @@ def cpu_spec(
     for key, fig in peaks.items():
         check_figure(shown, f"peak_flop_per_s.{key}", fig, "peak_flop_per_s", "cpu")
 
+    levels: List[MemoryLevel] = []
+    sysfs = cache_levels_sysfs(allowed, cache_root or SYSFS_CPU) if (live or cache_root) else {}
+    if "l1" in sysfs:
+        per_cycle = arch.l1_bytes_per_cycle if arch is not None else (192 if "avx512f" in flags else 96 if "avx2" in flags else 48)
+        size, how = sysfs["l1"]
+        levels.append(MemoryLevel("l1", Figure(float(size), "measured", f"sysfs: {how}"), Figure(
+            cores * per_cycle * clock * 1e6, "derived" if arch is not None else "assumed",
+            f"derived: {cores} cores x {per_cycle} bytes/cycle (L1 loads + stores at full vector width) x {clock:g} MHz"
+            + (f"; {uarch_source(arch)}" if arch is not None else "; microarchitecture unknown, assumed from the flags")
+            + "; an op that fits in L1 is too short to time through torch, so this is not measured")))
+    if ceilings:
+        levels.extend(_cached_levels(ceilings, sysfs))
+
     generic = None
     if bandwidth is None or launch_latency is None:
         generic = load_spec("cpu-generic")
@@ -227,4 +507,5 @@ def cpu_spec(
         launch_latency_us=lat,
         details=details,
         origin=tuple(origin),
+        cache_levels=tuple(levels),
     )

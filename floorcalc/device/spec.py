@@ -30,7 +30,7 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 import yaml
 
 from floorcalc.errors import SpecError, UsageError
-from floorcalc.records import BASES, Basis, DeviceKind, DeviceSpec, Figure
+from floorcalc.records import BASES, INTERCONNECT_KEYS, Basis, DeviceKind, DeviceSpec, Figure, MemoryLevel
 
 #: The one schema version this loader reads.
 SCHEMA_VERSION = 1
@@ -60,9 +60,24 @@ TOP_LEVEL_KEYS = (
     "launch_latency_us",
     "l2_bytes_per_s",
     "host_link_bytes_per_s",
+    "cache_levels",
+    "interconnect",
     "details",
     "notes",
 )
+
+#: Cache level names a ``cache_levels`` section may give, and the keys of each.
+CACHE_LEVEL_NAMES = ("l1", "l2", "l3")
+CACHE_LEVEL_KEYS = ("capacity_bytes", "bytes_per_s")
+CACHE_CAPACITY_RANGE = (1e3, 1e12)
+CACHE_BANDWIDTH_RANGE = (1e8, 1e15)
+
+#: ``interconnect`` keys: (lowest, highest, unit in words).
+INTERCONNECT_RANGES: Mapping[str, Tuple[float, float, str]] = {
+    k: ((1, 64, "links") if k == "nvlink_links" else (0.1, 1e5, "microseconds") if k.endswith("_us")
+        else (1e8, 1e14, "bytes/s, one direction"))
+    for k in INTERCONNECT_KEYS
+}
 
 #: Keys a figure mapping may hold.
 FIGURE_KEYS = ("value", "source", "basis", "note")
@@ -471,6 +486,13 @@ def _figure_limits(slot: str, kind: str) -> Tuple[float, float, str, str]:
     if slot.startswith("details."):
         lo, hi, unit = DETAIL_RANGES[slot.split(".", 1)[1]]
         return lo, hi, unit, ""
+    if slot.startswith("interconnect."):
+        lo, hi, unit = INTERCONNECT_RANGES[slot.split(".", 1)[1]]
+        return lo, hi, unit, "bandwidth" if unit.startswith("bytes") else ""
+    if slot == "cache.capacity_bytes":
+        return CACHE_CAPACITY_RANGE[0], CACHE_CAPACITY_RANGE[1], "bytes", ""
+    if slot == "cache.bytes_per_s":
+        return CACHE_BANDWIDTH_RANGE[0], CACHE_BANDWIDTH_RANGE[1], "bytes/s", "bandwidth"
     raise KeyError(slot)
 
 
@@ -609,11 +631,44 @@ def _figure_map(ctx: _FileContext, data: Mapping[str, Any], section: str) -> Dic
             )
         if section == "details" and name not in DETAIL_RANGES:
             raise SpecError(f"{ctx.shown}: {field} is not a known detail (expected one of {', '.join(DETAIL_RANGES)})")
+        if section == "interconnect" and name not in INTERCONNECT_RANGES:
+            raise SpecError(f"{ctx.shown}: {field} is not a known interconnect figure "
+                            f"(expected one of {', '.join(INTERCONNECT_RANGES)})")
         if fig is None:
             out[name] = _REMOVE
             continue
-        slot = "peak_flop_per_s" if section == "peak_flop_per_s" else f"details.{name}"
+        slot = "peak_flop_per_s" if section == "peak_flop_per_s" else f"{section}.{name}"
         out[name] = _figure(ctx, field, slot, fig)
+    return out
+
+
+def _cache_levels(ctx: _FileContext, data: Mapping[str, Any]) -> Dict[str, Any]:
+    """``cache_levels:`` as {name: MemoryLevel or _REMOVE}."""
+    raw = data.get("cache_levels")
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        raise SpecError(f"{ctx.shown}: cache_levels must be a mapping of l1/l2/l3 to levels, not {_fmt(raw)}")
+    out: Dict[str, Any] = {}
+    for name, entry in raw.items():
+        field = f"cache_levels.{_clip(name, 60)}"
+        if name not in CACHE_LEVEL_NAMES:
+            raise SpecError(f"{ctx.shown}: {field} is not a known level (expected one of {', '.join(CACHE_LEVEL_NAMES)})")
+        if entry is None:
+            out[name] = _REMOVE
+            continue
+        if not isinstance(entry, dict):
+            raise SpecError(f"{ctx.shown}: {field} must be a mapping with capacity_bytes and bytes_per_s, not {_fmt(entry)}")
+        unknown = sorted(str(k) for k in entry if k not in CACHE_LEVEL_KEYS)
+        if unknown:
+            raise SpecError(f"{ctx.shown}: {field}.{_clip(unknown[0], 60)} is not a known key "
+                            f"(expected {' and '.join(CACHE_LEVEL_KEYS)})")
+        figs = {}
+        for key in CACHE_LEVEL_KEYS:
+            if key not in entry or entry[key] is None:
+                raise SpecError(f"{ctx.shown}: {field}.{key} is missing")
+            figs[key] = _figure(ctx, f"{field}.{key}", f"cache.{key}", entry[key])
+        out[name] = MemoryLevel(name, figs["capacity_bytes"], figs["bytes_per_s"])
     return out
 
 
@@ -709,6 +764,8 @@ def load_file(path: "os.PathLike[str] | str", *, packaged: Optional[bool] = None
     ctx = _FileContext(p, shown, packaged, _parse_sources(shown, data.get("sources")), kind)
     peaks = _figure_map(ctx, data, "peak_flop_per_s")
     details = _figure_map(ctx, data, "details")
+    interconnect = _figure_map(ctx, data, "interconnect")
+    levels = _cache_levels(ctx, data)
     singles = {k: _figure_or_none(ctx, data, k) for k in ("mem_bytes_per_s", "launch_latency_us", "l2_bytes_per_s", "host_link_bytes_per_s")}
 
     cc = _text(shown, data, "compute_capability")
@@ -723,6 +780,8 @@ def load_file(path: "os.PathLike[str] | str", *, packaged: Optional[bool] = None
 
     merged_peaks = _merge_map(base.peak_flop_per_s if base else {}, peaks)
     merged_details = _merge_map(base.details if base else {}, details)
+    merged_interconnect = _merge_map(base.interconnect if base else {}, interconnect)
+    merged_levels = _merge_map({lv.name: lv for lv in (base.cache_levels if base else ())}, levels)
 
     def pick(field: str) -> Optional[Figure]:
         given = singles[field]
@@ -755,6 +814,8 @@ def load_file(path: "os.PathLike[str] | str", *, packaged: Optional[bool] = None
         host_link_bytes_per_s=pick("host_link_bytes_per_s"),
         details=merged_details,
         origin=(str(p),) + (base.origin if base else ()),
+        cache_levels=tuple(merged_levels[k] for k in CACHE_LEVEL_NAMES if k in merged_levels),
+        interconnect=merged_interconnect,
     )
 
 
