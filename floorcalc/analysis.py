@@ -32,7 +32,7 @@ from typing import List, Optional, Tuple, Union
 
 from floorcalc import __version__
 from floorcalc.errors import SpecError, TraceError, UsageError
-from floorcalc.records import CaptureInfo, DeviceSpec, Figure, Report, Target, Trace
+from floorcalc.records import CaptureInfo, DeviceSpec, Figure, GpuProperties, Report, Target, Trace
 
 #: The version of the report's JSON document (docs/json-schema.md).
 SCHEMA_VERSION = 1
@@ -98,7 +98,7 @@ def analyze(trace: Trace, *, spec: SpecArg = None, passes: Optional[int] = None,
         raise SpecError(f"trace {trace.path} names no GPU (no deviceProperties); pass --spec FILE.yaml")
     dev = device_spec(target, gpu_name, spec, launch=cap.launch_latency, cpu_bandwidth=cap.cpu_bandwidth,
                       captured_cpu=None if live else cap, sm_count=cap.sm_count,
-                      compute_capability=cap.compute_capability)
+                      compute_capability=cap.compute_capability, trace_devices=() if live else trace.devices)
     capture = dataclasses.replace(cap, command=command, trace=trace.path, live=live)
     return build_report(trace, dev, passes=passes, reference=reference_spec(dev, gpu_name), capture=capture)
 
@@ -216,7 +216,8 @@ def _derived_for_this_gpu(target: str, gpu_name: Optional[str], spec_arg: SpecAr
 
 def device_spec(target: str, gpu_name: Optional[str], spec_arg: SpecArg, *, launch: Optional[Figure] = None,
                 cpu_bandwidth: Optional[Figure] = None, captured_cpu: Optional[CaptureInfo] = None,
-                sm_count: Optional[int] = None, compute_capability: Optional[str] = None) -> DeviceSpec:
+                sm_count: Optional[int] = None, compute_capability: Optional[str] = None,
+                trace_devices: Tuple[GpuProperties, ...] = ()) -> DeviceSpec:
     """The DeviceSpec for this run, with measured figures folded in.
 
     ``spec_arg``: a spec file or packaged key (``--spec``), or a :class:`DeviceSpec` used as it
@@ -228,8 +229,11 @@ def device_spec(target: str, gpu_name: Optional[str], spec_arg: SpecArg, *, laun
     host's derived CPU peaks, so a trace analysed on another machine is floored against the CPU
     it ran on. A GPU no spec matches, when it is the GPU of this machine, gets a spec derived
     from NVML's clocks, its SM count and compute capability (every figure marked "derived"),
-    with a warning. Raises :class:`SpecError` when no spec fits, or one describes the wrong kind
-    of device.
+    with a warning. ``trace_devices`` (a trace's ``deviceProperties``): without ``--spec``, its
+    first GPU is identified from everything it says (name, SM/CU count, memory, compute
+    capability, warp size, gfx architecture; floorcalc.device.detect.identify_trace_gpu), and a
+    part no spec matches gets one derived from the nearest spec, with a warning. Raises
+    :class:`SpecError` when no spec fits, or one describes the wrong kind of device.
     """
     from floorcalc.device import cpu_spec, resolve_spec
 
@@ -244,8 +248,18 @@ def device_spec(target: str, gpu_name: Optional[str], spec_arg: SpecArg, *, laun
             cpu = dataclasses.replace(cpu, name=captured_cpu.cpu_name if captured_cpu.cpu_name is not None else cpu.name,
                                       peak_flop_per_s=peaks,
                                       origin=("trace metadata",) + tuple(o for o in cpu.origin if o != "/proc/cpuinfo"))
+        identified = None
+        if target == "cuda" and not path and trace_devices:
+            from floorcalc.device import identify_trace_gpu
+
+            match = identify_trace_gpu(trace_devices[0])
+            if match.spec is not None:
+                identified = match.spec
+                if match.warning:
+                    print(f"floorcalc: warning: {match.warning}", file=sys.stderr)
         try:
-            spec = resolve_spec(target, gpu_name=gpu_name, spec_path=path, cpu=cpu)
+            spec = identified if identified is not None else resolve_spec(target, gpu_name=gpu_name, spec_path=path,
+                                                                          cpu=cpu)
         except SpecError:
             derived = _derived_for_this_gpu(target, gpu_name, path, sm_count, compute_capability)
             if derived is None:

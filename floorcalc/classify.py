@@ -26,7 +26,10 @@ Notes on the method:
 4. **Memory level.** On a GPU, inputs written shortly before by another op may still be in
    L2, and outputs that fit in L2 stay there when the kernel ends: those bytes are floored at
    the L2 bandwidth instead of DRAM's (:func:`mark_l2_resident`), so a floor never asks more
-   of DRAM than the pass needs. Host<->device copies use the host link.
+   of DRAM than the pass needs. On a CPU whose spec has cache levels (L1, L2, L3 from sysfs and
+   `floorcalc calibrate`), an op's bytes are floored at the fastest level they fit in
+   (:func:`floorcalc.device.levels.level_for_bytes`): a 1 MB add runs from L2, not DRAM.
+   Host<->device copies use the host link.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from floorcalc.counting import count as count_call
 from floorcalc.counting import has_formula
+from floorcalc.device.levels import level_for_bytes
 from floorcalc.floor import bandwidth, floor_of, largest_term
 from floorcalc.kernel_names import event_role
 from floorcalc.records import (UNATTRIBUTED, Bound, CaptureInfo, Count, CpuOp, DeviceSpec, EventFloor, EventKind, Floor,
@@ -203,6 +207,9 @@ def _freeze(u: _Pending, spec: DeviceSpec, reference: Optional[DeviceSpec], *, g
     tf32, tf32_conv = capture.allow_tf32, capture.cudnn_allow_tf32
     try:
         level, level_bytes = _level(u)
+        if not gpu and level == "dram" and spec.cache_levels:
+            # CPU: the bytes are floored at the fastest cache level they fit in (note 4)
+            level = level_for_bytes(spec, c.bytes)[0]
         if level == "host_link" and level_bytes:
             # what a host<->device copy moves is its transfer size, once, over the link
             c = Count(c.flop, level_bytes, 0, c.dtype, c.unit, c.formula,

@@ -119,6 +119,7 @@ def _worker(rank: int, world: int, backend: str, port: int, sizes: Sequence[int]
         if rank == 0:
             with open(out_path, "w", encoding="utf-8") as f:
                 json.dump({"world_size": world, "backend": backend, "results": results,
+                           "env": {k: os.environ.get(k) for k in COLLECTIVE_ENV},
                            "torch": torch.__version__, "nccl": ".".join(map(str, torch.cuda.nccl.version()))
                            if gpu else ""}, f)
         dist.destroy_process_group()

@@ -133,18 +133,21 @@ def _run_cpu(args: argparse.Namespace) -> int:
     from rich.table import Table
 
     from floorcalc.capture.calibrate import launch_latency, measure_cpu_ceilings
-    from floorcalc.device.cpu import ceilings_cache_path, cpu_spec, store_ceilings
+    from floorcalc.device.cpu import ceilings_cache_path, cpu_spec, load_cached_ceilings, store_ceilings
     from floorcalc.device.calibration import cpu_spec_yaml
 
     out = args.output or Path("cpu-host-calibrated.yaml")
     _check_output(out, args.force)
-    figures = measure_cpu_ceilings(quick=args.quick)
+    measured = measure_cpu_ceilings(quick=args.quick)
+    figures = measured
     try:
-        cache = store_ceilings(figures)
+        cache = store_ceilings(measured)
+        figures = (load_cached_ceilings(cache) or {}).get("figures", measured)
     except OSError as e:
         cache = None
         print(f"floorcalc: warning: cannot keep the CPU ceilings in {ceilings_cache_path()}: {e.strerror or e}",
               file=sys.stderr)
+    kept = sorted(k for k in figures if figures[k].get("source") != measured.get(k, {}).get("source"))
     spec = cpu_spec(launch_latency=launch_latency("cpu"), ceilings={"figures": figures})
     _write(out, cpu_spec_yaml(spec))
     t = Table(title=f"{spec.name}: CPU ceilings", title_justify="left")
@@ -161,6 +164,10 @@ def _run_cpu(args: argparse.Namespace) -> int:
     Console().print(f"peak FP32 {fp32.value / 1e9:,.1f} GFLOP/s ({spec.details['fp32_flop_per_cycle_per_core'].value:g} "
                     f"FLOP/cycle/core; {spec.details['fp32_flop_per_cycle_per_core'].source}); per-op latency L "
                     f"{spec.launch_latency_us.value:.2f} us", soft_wrap=True)
+    if kept:
+        print(f"floorcalc: note: {', '.join(kept)}: an earlier run on this machine measured more, and a ceiling is "
+              "the most the machine was seen to do, so that figure is kept (another process may share these cores)",
+              file=sys.stderr)
     if cache is not None:
         print(f"floorcalc: kept as this machine's CPU ceilings in {cache} (used by every CPU report)", file=sys.stderr)
     print(f"floorcalc: wrote {out} (use it with --spec {out})", file=sys.stderr)

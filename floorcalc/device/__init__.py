@@ -2,13 +2,16 @@
 
 Specs are YAML files (format: ``docs/spec-format.md``) shipped in ``devices/``, overridable in
 the user config folder or by a ``--spec`` file; :func:`resolve_spec` picks one by precedence.
-:func:`detect_gpu` asks NVML which GPU this is, :func:`derive_spec` builds a spec from clocks
-for a GPU no file covers, and :func:`cpu_spec` derives the host CPU's. Nothing here imports
-torch.
+:func:`detect_gpu` asks NVML which GPU this is, :func:`identify_trace_gpu` finds the spec for
+a trace's ``deviceProperties`` (or derives one), :func:`derive_spec` builds a spec from clocks
+for a GPU no file covers, :func:`cpu_spec` derives the host CPU's, and :func:`level_for_bytes`
+picks the memory level an op's bytes are floored at. Nothing here imports torch.
 """
 
 from floorcalc.device.cpu import cpu_spec
-from floorcalc.device.detect import DetectedGpu, arch_rates, derive_spec, detect_gpu, spec_from_trace_devices
+from floorcalc.device.detect import (DetectedGpu, TraceGpuMatch, arch_rates, derive_spec, detect_gpu,
+                                     identify_trace_gpu, spec_from_trace_devices)
+from floorcalc.device.levels import level_for_bytes, levels_of
 from floorcalc.device.spec import (
     SCHEMA_VERSION,
     check_figure,
@@ -29,6 +32,10 @@ __all__ = [
     "cpu_spec",
     "derive_spec",
     "detect_gpu",
+    "identify_trace_gpu",
+    "level_for_bytes",
+    "levels_of",
+    "TraceGpuMatch",
     "list_specs",
     "load_file",
     "load_spec",

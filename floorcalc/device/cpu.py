@@ -353,20 +353,32 @@ def load_cached_ceilings(path: Optional[Path] = None) -> Optional[Dict[str, Any]
     figures = data.get("figures")
     if not isinstance(figures, dict):
         return None
-    for entry in figures.values():
-        if not (isinstance(entry, dict) and _finite_positive(entry.get("bytes_per_s"))
-                and isinstance(entry.get("source"), str)):
+    for name, entry in figures.items():
+        value = entry.get("flop_per_s_per_core" if name == "fp32" else "bytes_per_s") if isinstance(entry, dict) else None
+        if not (_finite_positive(value) and isinstance(entry.get("source"), str)):
             return None
     return data
 
 
+def _ceiling_value(name: str, entry: Mapping[str, Any]) -> float:
+    return float(entry["flop_per_s_per_core" if name == "fp32" else "bytes_per_s"])
+
+
 def store_ceilings(figures: Mapping[str, Mapping[str, Any]], path: Optional[Path] = None) -> Path:
-    """Write measured ceilings (``{"l2": {"bytes_per_s", "capacity_bytes", "source"}, "dram": ...}``)
-    to the cache file with this machine's fingerprint, atomically; returns its path."""
+    """Write measured ceilings (``{"l2": {"bytes_per_s", "capacity_bytes", "source"}, "dram": ...,
+    "fp32": {"flop_per_s_per_core", ...}}``) to the cache file with this machine's fingerprint,
+    atomically; returns its path. A figure this machine's cache already holds at a higher value
+    is kept: a ceiling is the most the machine was seen to do, and a run slowed by another
+    process sharing the cores must not lower it."""
     path = path or ceilings_cache_path()
     path.parent.mkdir(parents=True, exist_ok=True)
+    merged = {k: dict(v) for k, v in figures.items()}
+    previous = load_cached_ceilings(path)
+    for name, entry in (previous or {}).get("figures", {}).items():
+        if name not in merged or _ceiling_value(name, entry) > _ceiling_value(name, merged[name]):
+            merged[name] = dict(entry)
     doc = {"fingerprint": machine_fingerprint(), "written": _dt.datetime.now().isoformat(timespec="seconds"),
-           "figures": {k: dict(v) for k, v in figures.items()}}
+           "figures": merged}
     tmp = path.with_name(f".{path.name}.{os.getpid()}.partial")
     tmp.write_text(json.dumps(doc, indent=1), encoding="utf-8")
     os.replace(tmp, path)
@@ -431,6 +443,14 @@ def cpu_spec(
         fp32_per_cycle, simd_how, simd_assumed = simd_flop_per_cycle(flags, machine)
         simd_how = f"microarchitecture not in floorcalc's table; from the instruction-set flags, {simd_how}"
     clock, clock_how, clock_assumed = max_clock_mhz(blocks, freq)  # type: ignore[arg-type]
+    fp32_seen = (ceilings or {}).get("figures", {}).get("fp32")
+    if fp32_seen and fp32_seen["flop_per_s_per_core"] > fp32_per_cycle * clock * 1e6:
+        # the cores ran faster than the clock cpuinfo shows allows (a VM's 'cpu MHz' is not its
+        # boost clock): the clock is the one the measured rate implies
+        seen = fp32_seen["flop_per_s_per_core"] / fp32_per_cycle / 1e6
+        clock_how = (f"inferred: {fp32_seen['flop_per_s_per_core'] / 1e9:.1f} GFLOP/s per core measured / "
+                     f"{fp32_per_cycle} FLOP/cycle, above the {clock:g} MHz of {clock_how} ({fp32_seen['source']})")
+        clock, clock_assumed = seen, False
     basis: Basis = "assumed" if (simd_assumed or clock_assumed) else "derived"
 
     model = next((b.get("model name") for b in blocks if b.get("model name")), None) or machine or "CPU"

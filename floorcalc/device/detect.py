@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Dict, Mapping, Optional, Tuple, Union
+from typing import Any, Dict, Mapping, Optional, Sequence, Tuple, Union
 
 from floorcalc.errors import SpecError
 from floorcalc.records import DeviceSpec, Figure, GpuProperties
@@ -116,10 +116,207 @@ def detect_gpu(index: int = 0) -> Optional[DetectedGpu]:
 
 
 def spec_from_trace_devices(devices: Tuple[GpuProperties, ...]) -> Optional[DeviceSpec]:
-    """The spec matching the first GPU of a trace's ``deviceProperties``; None if none fits."""
+    """The spec for the first GPU of a trace's ``deviceProperties`` (:func:`identify_trace_gpu`);
+    None when none can be found or derived."""
     if not devices:
         return None
-    return match_spec(devices[0].name)
+    return identify_trace_gpu(devices[0]).spec
+
+
+@dataclass(frozen=True)
+class TraceGpuMatch:
+    """What :func:`identify_trace_gpu` found: the spec (None: none fits and none can be
+    derived), how it was found (``"name"``, ``"properties"``, ``"derived"``, ``"none"``), and a
+    warning to show the user ("" when there is nothing to say)."""
+
+    spec: Optional[DeviceSpec]
+    how: str
+    warning: str = ""
+
+
+#: Relative tolerance on device memory: datasheets say "80 GB" of what a trace reports as
+#: 85.0e9 bytes (80 GiB), or 141 GB of 150.1e9; an A100 40GB shows 42.3e9.
+MEMORY_TOLERANCE = 0.15
+
+#: AMD gfx targets -> the architecture a spec names.
+GFX_ARCH = {"gfx908": "CDNA", "gfx90a": "CDNA 2", "gfx940": "CDNA 3", "gfx941": "CDNA 3", "gfx942": "CDNA 3",
+            "gfx950": "CDNA 4"}
+
+
+def _vendor(p: GpuProperties) -> Optional[str]:
+    name = (p.name or "").lower()
+    if p.gcn_arch_name or p.warp_size == 64 or name.startswith("amd") or "radeon" in name or "instinct" in name:
+        return "amd"
+    if p.warp_size == 32 or "nvidia" in name or re.search(r"\b(tesla|geforce|quadro|rtx)\b", name):
+        return "nvidia"
+    return None
+
+
+def _spec_vendor(spec: DeviceSpec) -> str:
+    text = f"{spec.key} {spec.name}".lower()
+    return "amd" if ("amd" in text or text.startswith("mi")) else "nvidia"
+
+
+def _disagreements(p: GpuProperties, spec: DeviceSpec) -> list:
+    """What in the trace's properties contradicts ``spec`` (empty: nothing does)."""
+    out = []
+    sms = spec.details.get("sm_count")
+    if p.sm_count and sms is not None and abs(p.sm_count - sms.value) > 0.01 * sms.value:
+        out.append(f"{p.sm_count} SMs/CUs against {sms.value:g}")
+    mem = spec.details.get("memory_bytes")
+    if p.total_memory_bytes and mem is not None and abs(p.total_memory_bytes - mem.value) > MEMORY_TOLERANCE * mem.value:
+        out.append(f"{p.total_memory_bytes / 1e9:.1f} GB against {mem.value / 1e9:.0f} GB")
+    cc = spec.details.get("compute_capability")
+    if p.compute_capability and cc is not None and _vendor(p) == "nvidia":
+        try:
+            if abs(float(p.compute_capability) - cc.value) > 1e-6:
+                out.append(f"compute capability {p.compute_capability} against {cc.value:g}")
+        except ValueError:
+            pass
+    vendor = _vendor(p)
+    if vendor is not None and vendor != _spec_vendor(spec):
+        out.append(f"an {vendor.upper()} GPU")
+    arch = GFX_ARCH.get((p.gcn_arch_name or "").split(":")[0])
+    spec_arch = _spec_architecture(spec)
+    if arch and spec_arch and arch != spec_arch:
+        out.append(f"{p.gcn_arch_name} ({arch}) against {spec_arch}")
+    return out
+
+
+def _spec_architecture(spec: DeviceSpec) -> Optional[str]:
+    m = re.search(r"\bCDNA( \d)?\b", " ".join(f.source for f in spec.details.values()) + " " + spec.name)
+    return m.group(0) if m else None
+
+
+def _same_ceilings(a: DeviceSpec, b: DeviceSpec) -> bool:
+    keys = set(a.peak_flop_per_s) | set(b.peak_flop_per_s)
+    for k in keys:
+        fa, fb = a.peak_flop_per_s.get(k), b.peak_flop_per_s.get(k)
+        if fa is None or fb is None or abs(fa.value - fb.value) > 0.01 * max(fa.value, fb.value):
+            return False
+    return abs(a.mem_bytes_per_s.value - b.mem_bytes_per_s.value) <= 0.03 * a.mem_bytes_per_s.value
+
+
+def _describe(p: GpuProperties) -> str:
+    bits = [repr(p.name)]
+    if p.compute_capability:
+        bits.append(f"compute capability {p.compute_capability}")
+    if p.gcn_arch_name:
+        bits.append(p.gcn_arch_name)
+    if p.sm_count:
+        bits.append(f"{p.sm_count} SMs/CUs")
+    if p.total_memory_bytes:
+        bits.append(f"{p.total_memory_bytes / 1e9:.1f} GB")
+    if p.warp_size:
+        bits.append(f"warp {p.warp_size}")
+    return ", ".join(bits)
+
+
+def identify_trace_gpu(p: GpuProperties, specs: Optional[Sequence[DeviceSpec]] = None) -> TraceGpuMatch:
+    """The spec for a GPU as a trace's ``deviceProperties`` describes it.
+
+    Steps: (1) the name, as :func:`~floorcalc.device.spec.match_spec` matches it (exact
+    ``nvml_names`` first: OEM and board names such as ``NVIDIA A100-PG509-200`` are listed
+    there), kept unless the properties contradict it (SM or CU count off by more than 1%,
+    memory by more than 15%, another compute capability, vendor or gfx architecture);
+    (2) otherwise the one spec whose SM/CU count, memory, compute capability and vendor all
+    agree with the properties (an MI250 GCD shows as "AMD Radeon Graphics" with warp 64,
+    104 CUs and 64 GB); specs that agree equally are taken when their ceilings are the same
+    (MI210 and an MI250 GCD), else the one sharing a model word with the name, else none;
+    (3) otherwise a spec derived from the nearest spec of the same vendor and architecture,
+    its peaks scaled by the SM/CU count (the clock assumed the same), its bandwidth that
+    spec's, every figure marked "derived" or "assumed", with a warning. None (how "none")
+    when nothing can be derived. ``specs``: the candidates (default: user config, then packaged).
+    """
+    from floorcalc.device.spec import list_specs
+
+    candidates = list(specs) if specs is not None else list_specs()
+    named = match_spec(p.name, candidates) if p.name else None
+    if named is not None and not _disagreements(p, named):
+        return TraceGpuMatch(named, "name")
+    fits = [s for s in candidates if s.kind == "gpu" and not _disagreements(p, s)
+            and (s.details.get("sm_count") is not None or s.details.get("memory_bytes") is not None)
+            and p.sm_count and s.details.get("sm_count") is not None]
+    rejected = (f"; the name matches {named.key}, but the trace says {', '.join(_disagreements(p, named))}"
+                if named is not None else "")
+    if fits:
+        words = set(re.split(r"[\s/()_-]+", (p.name or "").lower())) - {"amd", "nvidia", "instinct", "radeon", ""}
+
+        def shares(f: DeviceSpec) -> bool:
+            return bool(words & set(re.split(r"[\s/()_-]+", " ".join((f.name, *f.nvml_names)).lower())))
+
+        # a spec sharing a model word with the name first ("MI250X/MI250" -> mi250-gcd); then,
+        # as ROCm shows an MI250/MI250X GCD under a generic name ("AMD Radeon Graphics") where
+        # a whole part (an MI210) has its own, a name without a model number prefers a GCD spec
+        generic = not re.search(r"\d", p.name or "")
+        fits.sort(key=lambda f: (not shares(f), generic and not f.key.endswith("-gcd")))
+        pick = None
+        if all(_same_ceilings(fits[0], f) for f in fits[1:]):
+            pick = fits[0]
+        elif sum(map(shares, fits)) == 1:
+            pick = fits[0]
+        if pick is not None:
+            others = "" if len(fits) == 1 else f" (also fits: {', '.join(f.key for f in fits if f is not pick)}, same ceilings)"
+            return TraceGpuMatch(pick, "properties",
+                                 f"GPU {_describe(p)} identified as {pick.key} ({pick.name}) from its properties"
+                                 f"{others}{rejected}")
+    derived = _derive_from_properties(p, candidates)
+    if derived is not None:
+        spec, ref = derived
+        return TraceGpuMatch(spec, "derived",
+                             f"no device spec matches GPU {_describe(p)}{rejected}; using figures derived from {ref.key} "
+                             f"({ref.name}) scaled by SM/CU count (marked 'derived'/'assumed'); pass --spec FILE.yaml "
+                             "for datasheet figures")
+    return TraceGpuMatch(None, "none", f"no device spec matches GPU {_describe(p)}{rejected}, and none can be derived "
+                                       "from what the trace says; pass --spec FILE.yaml")
+
+
+def _derive_from_properties(p: GpuProperties, candidates: Sequence[DeviceSpec]) -> Optional[Tuple[DeviceSpec, DeviceSpec]]:
+    """(a spec scaled from the nearest same-vendor, same-architecture spec, that spec), or None."""
+    vendor = _vendor(p)
+    if vendor is None or not p.sm_count:
+        return None
+    same = []
+    for s in candidates:
+        if s.kind != "gpu" or _spec_vendor(s) != vendor or s.details.get("sm_count") is None:
+            continue
+        if vendor == "nvidia":
+            cc = s.details.get("compute_capability")
+            try:
+                if cc is None or not p.compute_capability or abs(float(p.compute_capability) - cc.value) > 1e-6:
+                    continue
+            except ValueError:
+                continue
+        else:
+            arch = GFX_ARCH.get((p.gcn_arch_name or "").split(":")[0])
+            if arch is None or _spec_architecture(s) != arch:
+                continue
+        same.append(s)
+    if not same:
+        return None
+
+    def distance(s: DeviceSpec) -> Tuple[float, float]:
+        mem = s.details.get("memory_bytes")
+        dm = abs((p.total_memory_bytes or 0) - mem.value) / mem.value if (mem and p.total_memory_bytes) else 1.0
+        return (abs(p.sm_count - s.details["sm_count"].value) / s.details["sm_count"].value, dm)
+
+    ref = min(same, key=distance)
+    scale = p.sm_count / ref.details["sm_count"].value
+    what = f"{ref.key}'s {{k}} x {p.sm_count}/{ref.details['sm_count'].value:g} SMs/CUs (trace deviceProperties; clock assumed equal)"
+    peaks = {k: Figure(f.value * scale, "derived", what.format(k=k) + f"; {ref.key}: {f.source}")
+             for k, f in ref.peak_flop_per_s.items()}
+    mem = Figure(ref.mem_bytes_per_s.value, "assumed",
+                 f"assumed equal to {ref.key}'s ({ref.mem_bytes_per_s.source}); a trace does not give the memory bus")
+    details: Dict[str, Figure] = {"sm_count": Figure(float(p.sm_count), "measured", "trace deviceProperties numSms")}
+    if p.total_memory_bytes:
+        details["memory_bytes"] = Figure(float(p.total_memory_bytes), "measured", "trace deviceProperties totalGlobalMem")
+    if p.compute_capability and vendor == "nvidia":
+        details["compute_capability"] = Figure(float(p.compute_capability), "measured", "trace deviceProperties")
+    spec = DeviceSpec(key=f"derived-{_slug(p.name or 'gpu')}", name=p.name or f"GPU like {ref.name}", kind="gpu",
+                      peak_flop_per_s=peaks, mem_bytes_per_s=mem,
+                      launch_latency_us=Figure(ASSUMED_LAUNCH_LATENCY_US, "assumed", ASSUMED_LAUNCH_LATENCY_SOURCE),
+                      nvml_names=(p.name,) if p.name else (), details=details, origin=("trace deviceProperties",) + ref.origin)
+    return spec, ref
 
 
 # --------------------------------------------------------------------------------------------

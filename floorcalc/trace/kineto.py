@@ -953,6 +953,8 @@ def _device_properties(props: Any) -> Tuple[GpuProperties, ...]:
             total_memory_bytes=_int(p.get("totalGlobalMem")),
             sm_count=_int(p.get("numSms")),
             compute_capability=f"{major}.{minor}" if major is not None else None,
+            warp_size=_int(p.get("warpSize")),
+            gcn_arch_name=str(p.get("gcnArchName") or p.get("gcnArch") or "") or None,
         ))
     return tuple(out)
 

@@ -116,16 +116,27 @@ def test_bad_traces(tmp_path, capsys):
 
 
 def test_unknown_gpu_without_spec(tmp_path, capsys):
+    # GIVEN a GPU no spec names, whose deviceProperties say Hopper (9.0), 132 SMs, 150 GB
     b = KinetoBuilder(gpu_name="NVIDIA Imaginary 9000")
     b.step(0, 0.0, 10.0)
     ext = b.op("aten::relu", 1.0, 5.0, tensor_args([4]))
     b.launch(2.0, 3.0, 2.0, ext=ext)
     p = b.write(tmp_path / "t.json")
+    # THEN a spec is derived from the nearest Hopper spec, with a warning that says so (issue 17)
+    assert main(["analyze", str(p), "--format", "json"]) == 0
+    out, err = capsys.readouterr()
+    assert "NVIDIA Imaginary 9000" in err and "derived" in err and "--spec" in err
+    assert json.loads(out)["device"]["key"] == "derived-nvidia-imaginary-9000"
+    # with a packaged spec named explicitly it is that one (--spec wins)
+    assert main(["analyze", str(p), "--spec", "h200", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["device"]["key"] == "h200"
+    # a GPU with nothing to derive from (no properties) is still a one-line spec error
+    data = json.loads(p.read_text())
+    data["deviceProperties"] = [{"id": 0, "name": "NVIDIA Imaginary 9000"}]
+    p.write_text(json.dumps(data))
     assert main(["analyze", str(p)]) == 7
     err = capsys.readouterr().err
     assert "NVIDIA Imaginary 9000" in err and "--spec" in err
-    # with a packaged spec named explicitly it works
-    assert main(["analyze", str(p), "--spec", "h200", "--format", "json"]) == 0
 
 
 def test_output_errors(tmp_path, capsys, mlp_run):
@@ -155,8 +166,32 @@ def test_calibrate_without_gpu(capsys):
 
     if torch.cuda.is_available():
         pytest.skip("this machine has a GPU")
-    assert main(["calibrate"]) == 5
+    assert main(["calibrate", "--device", "cuda"]) == 5
     assert "needs a CUDA GPU" in capsys.readouterr().err
+
+
+def test_calibrate_on_cpu_measures_levels_and_keeps_them(tmp_path, monkeypatch, capsys):
+    # GIVEN no ceilings cached yet (a fresh cache folder)
+    monkeypatch.setenv("FLOORCALC_CACHE_DIR", str(tmp_path / "cache"))
+    out = tmp_path / "cpu.yaml"
+    # WHEN calibrate runs on the CPU
+    assert main(["calibrate", "--device", "cpu", "--quick", "-o", str(out)]) == 0
+    captured = capsys.readouterr()
+    assert "DRAM" in captured.out and "kept as this machine's CPU ceilings" in captured.err
+    # THEN the spec it wrote loads, with measured L2/L3/DRAM and the derived L1
+    from floorcalc.device import cpu_spec, load_file
+
+    spec = load_file(out)
+    assert spec.kind == "cpu" and spec.mem_bytes_per_s.basis == "measured"
+    levels = {lv.name: lv for lv in spec.cache_levels}
+    if levels:  # sysfs has cache folders on this machine
+        assert levels["l1"].bytes_per_s.basis == "derived"
+        assert all(lv.bytes_per_s.basis == "measured" for k, lv in levels.items() if k != "l1")
+    # AND every later CPU spec of this machine reads the cache instead of measuring again
+    assert cpu_spec().mem_bytes_per_s.value == pytest.approx(spec.mem_bytes_per_s.value, rel=1e-5)
+    assert (tmp_path / "cache" / "cpu-ceilings.json").is_file()
+    # an existing output is not overwritten without --force
+    assert main(["calibrate", "--device", "cpu", "--quick", "-o", str(out)]) == 8
 
 
 def test_unknown_gpu_on_this_machine_gets_a_derived_spec(monkeypatch, capsys):
