@@ -24,7 +24,7 @@ import socket
 import tempfile
 import time
 from datetime import timedelta
-from typing import Dict, List, Mapping, Optional, Sequence
+from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 #: Environment of every process of the sweep (NVLink SHARP / multicast off).
 COLLECTIVE_ENV = {"NCCL_NVLS_ENABLE": "0", "TORCH_SYMM_MEM_DISABLE_MULTICAST": "1", "NVSHMEM_DISABLE_NVLS": "1"}
@@ -127,7 +127,7 @@ def _worker(rank: int, world: int, backend: str, port: int, sizes: Sequence[int]
 
 def collective_sweep(world_size: int, *, backend: str = "nccl", sizes: Sequence[int] = SIZES,
                      collectives: Sequence[str] = COLLECTIVES, warmup: int = 5, iters: int = 10,
-                     samples: int = 5) -> Mapping[str, object]:
+                     samples: int = 5) -> Dict[str, Any]:
     """Run the sweep on ``world_size`` local ranks (GPUs 0..n-1 with NCCL, CPU processes with
     gloo); returns ``{"world_size", "backend", "results": {collective: {"times_s": {size:
     [seconds per call, slowest rank, one per sample]}, "error": why it stopped early or ""}}}``.
@@ -146,19 +146,20 @@ def collective_sweep(world_size: int, *, backend: str = "nccl", sizes: Sequence[
         except Exception as e:  # ProcessRaisedException, ProcessExitedException
             raise RuntimeError(f"collective sweep failed: {' '.join(str(e).split())[:300]}") from None
         with open(out, encoding="utf-8") as f:
-            return json.load(f)
+            result: Dict[str, Any] = json.load(f)
+            return result
     finally:
         os.unlink(out)
 
 
-def bus_bandwidths(sweep: Mapping[str, object]):
+def bus_bandwidths(sweep: Mapping[str, Any]) -> Dict[str, Any]:
     """{collective: Measured bus bandwidth} from :func:`collective_sweep`'s result; a collective
     the backend could not run is left out (its error is in the sweep)."""
     from floorcalc.device.calibration import bus_bandwidth
 
     world = int(sweep["world_size"])
     out = {}
-    for name, res in sweep["results"].items():  # type: ignore[union-attr]
+    for name, res in sweep["results"].items():
         times = {int(k): v for k, v in res["times_s"].items() if v}
         if not times:
             continue
@@ -169,16 +170,16 @@ def bus_bandwidths(sweep: Mapping[str, object]):
     return out
 
 
-def errors(sweep: Mapping[str, object]) -> Dict[str, str]:
+def errors(sweep: Mapping[str, Any]) -> Dict[str, str]:
     """{collective: why it was not (fully) measured} for the collectives that stopped early."""
-    return {k: v["error"] for k, v in sweep["results"].items() if v.get("error")}  # type: ignore[union-attr]
+    return {k: v["error"] for k, v in sweep["results"].items() if v.get("error")}
 
 
 def plain_all_reduce_busbw(world_size: int, size: int = 256 * MIB, iters: int = 20) -> Optional[float]:
     """Reference: all_reduce bus bandwidth (bytes/s) measured by a plain timing loop (used by
     tools/gpu_verify.sh to compare with the sweep)."""
     sweep = collective_sweep(world_size, sizes=[size], collectives=["all_reduce"], warmup=5, iters=iters, samples=1)
-    ts = sweep["results"]["all_reduce"]["times_s"].get(str(size))  # type: ignore[index]
+    ts = sweep["results"]["all_reduce"]["times_s"].get(str(size))
     if not ts:
         return None
     return size / ts[0] * 2 * (world_size - 1) / world_size

@@ -36,7 +36,7 @@ import platform
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Set, Tuple
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
 from floorcalc.records import Basis, DeviceSpec, Figure, MemoryLevel
 
@@ -161,7 +161,7 @@ def _int(text: Optional[str]) -> Optional[int]:
         return None
 
 
-def identify_microarch(blocks: List[Mapping[str, str]]) -> Optional[Microarch]:
+def identify_microarch(blocks: Sequence[Mapping[str, str]]) -> Optional[Microarch]:
     """The :data:`MICROARCHITECTURES` entry of the CPU ``/proc/cpuinfo`` describes, or None."""
     first = next((b for b in blocks if b.get("processor", "").isdigit()), blocks[0] if blocks else {})
     vendor, family, model = first.get("vendor_id"), _int(first.get("cpu family")), _int(first.get("model"))

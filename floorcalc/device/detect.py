@@ -295,13 +295,15 @@ def _derive_from_properties(p: GpuProperties, candidates: Sequence[DeviceSpec]) 
     if not same:
         return None
 
+    sms = p.sm_count
+
     def distance(s: DeviceSpec) -> Tuple[float, float]:
         mem = s.details.get("memory_bytes")
         dm = abs((p.total_memory_bytes or 0) - mem.value) / mem.value if (mem and p.total_memory_bytes) else 1.0
-        return (abs(p.sm_count - s.details["sm_count"].value) / s.details["sm_count"].value, dm)
+        return (abs(sms - s.details["sm_count"].value) / s.details["sm_count"].value, dm)
 
     ref = min(same, key=distance)
-    scale = p.sm_count / ref.details["sm_count"].value
+    scale = sms / ref.details["sm_count"].value
     what = f"{ref.key}'s {{k}} x {p.sm_count}/{ref.details['sm_count'].value:g} SMs/CUs (trace deviceProperties; clock assumed equal)"
     peaks = {k: Figure(f.value * scale, "derived", what.format(k=k) + f"; {ref.key}: {f.source}")
              for k, f in ref.peak_flop_per_s.items()}

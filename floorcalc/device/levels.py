@@ -17,9 +17,9 @@ A level with no bandwidth or no capacity is skipped. Pure Python; no torch.
 
 from __future__ import annotations
 
-from typing import Optional, Tuple
+from typing import Optional, Tuple, cast
 
-from floorcalc.records import DeviceSpec, Figure, MemoryLevel
+from floorcalc.records import DeviceSpec, Figure, Level, MemoryLevel
 
 #: Key of the DRAM level, as ``Floor.bandwidth_key`` names it.
 DRAM = "dram"
@@ -35,7 +35,7 @@ def levels_of(spec: DeviceSpec) -> Tuple[MemoryLevel, ...]:
     return ()
 
 
-def level_for_bytes(spec: DeviceSpec, footprint_bytes: float) -> Tuple[str, Figure]:
+def level_for_bytes(spec: DeviceSpec, footprint_bytes: float) -> Tuple[Level, Figure]:
     """(level key, bandwidth figure) the memory floor of ``footprint_bytes`` uses.
 
     ``footprint_bytes``: the bytes an op touches (inputs plus outputs, each once). Every cache
@@ -47,10 +47,10 @@ def level_for_bytes(spec: DeviceSpec, footprint_bytes: float) -> Tuple[str, Figu
     """
     if footprint_bytes is None or not footprint_bytes >= 0:
         raise ValueError(f"footprint_bytes must be a non-negative number of bytes (got {footprint_bytes!r})")
-    best: Tuple[str, Figure] = (DRAM, spec.mem_bytes_per_s)
+    best: Tuple[Level, Figure] = ("dram", spec.mem_bytes_per_s)
     for level in levels_of(spec):
         if footprint_bytes <= level.capacity_bytes.value and level.bytes_per_s.value > best[1].value:
-            best = (level.name, level.bytes_per_s)
+            best = (cast(Level, level.name), level.bytes_per_s)
     return best
 
 

@@ -25,7 +25,7 @@ import os
 import re
 import reprlib
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, TypeVar
 
 import yaml
 
@@ -819,7 +819,10 @@ def load_file(path: "os.PathLike[str] | str", *, packaged: Optional[bool] = None
     )
 
 
-def _merge_map(base: Mapping[str, Figure], over: Mapping[str, Any]) -> Dict[str, Figure]:
+_V = TypeVar("_V")
+
+
+def _merge_map(base: Mapping[str, _V], over: Mapping[str, Any]) -> Dict[str, _V]:
     out = dict(base)
     for k, v in over.items():
         if v is _REMOVE:
