@@ -64,6 +64,14 @@ def _one(dist, torch, name: str, size: int, world: int, device):
     raise ValueError(name)
 
 
+def _nccl_version(torch: Any) -> str:
+    try:
+        v = torch.cuda.nccl.version()
+    except Exception:  # a build without NCCL
+        return ""
+    return ".".join(map(str, v)) if isinstance(v, (tuple, list)) else str(v)
+
+
 def _worker(rank: int, world: int, backend: str, port: int, sizes: Sequence[int], collectives: Sequence[str],
             warmup: int, iters: int, samples: int, out_path: str) -> None:
     os.environ.update(COLLECTIVE_ENV)
@@ -120,8 +128,7 @@ def _worker(rank: int, world: int, backend: str, port: int, sizes: Sequence[int]
             with open(out_path, "w", encoding="utf-8") as f:
                 json.dump({"world_size": world, "backend": backend, "results": results,
                            "env": {k: os.environ.get(k) for k in COLLECTIVE_ENV},
-                           "torch": torch.__version__, "nccl": ".".join(map(str, torch.cuda.nccl.version()))
-                           if gpu else ""}, f)
+                           "torch": torch.__version__, "nccl": _nccl_version(torch) if gpu else ""}, f)
         dist.destroy_process_group()
 
 
