@@ -20,12 +20,13 @@ from there (:func:`cpu_bandwidth`) instead of probing on every run.
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 import json
 import os
 import tempfile
 import time
 import warnings
-from typing import Callable, List, Optional
+from typing import Any, Callable, List, Optional, Tuple
 
 from floorcalc.records import Figure
 
@@ -180,24 +181,24 @@ def measure_cpu_ceilings(quick: bool = False, step: Callable[[str], None] = lamb
     data = min(max(4 * llc, 64 * 2**20), 256 * 2**20)
     sweep("dram", [data])
     step("FP32 rate")
-    out["fp32"] = _cpu_fp32_rate(reps, threads, today)
+    out["fp32"] = _cpu_fp32_rate(3 if quick else reps, threads, today, quick=quick)
     return out
 
 
 #: FP32 work of the CPU rate sweep: (label, function of torch -> callable, FLOP per call).
-def _cpu_fp32_work(torch):
-    shapes = []
-    for n in (512, 1024, 2048):
+def _cpu_fp32_work(torch: Any, quick: bool = False) -> List[Tuple[str, Callable[[], Any], float]]:
+    shapes: List[Tuple[str, Callable[[], Any], float]] = []
+    for n in ((512, 1024) if quick else (512, 1024, 2048)):
         a, b = torch.rand(n, n), torch.rand(n, n)
-        shapes.append((f"matmul {n}^3", (lambda a=a, b=b: torch.mm(a, b)), 2.0 * n**3))
+        shapes.append((f"matmul {n}^3", functools.partial(torch.mm, a, b), 2.0 * n**3))
     for c, hw, k in ((64, 56, 3), (128, 28, 3), (256, 14, 3), (256, 56, 1)):
         x, w = torch.rand(1, c, hw, hw), torch.rand(c, c, k, k)
-        shapes.append((f"conv2d {c}x{hw}x{hw} {k}x{k}", (lambda x=x, w=w, p=k // 2: torch.nn.functional.conv2d(x, w, padding=p)),
+        shapes.append((f"conv2d {c}x{hw}x{hw} {k}x{k}", functools.partial(torch.nn.functional.conv2d, x, w, padding=k // 2),
                        2.0 * c * c * k * k * hw * hw))
     return shapes
 
 
-def _cpu_fp32_rate(reps: int, threads: int, today: str) -> dict:
+def _cpu_fp32_rate(reps: int, threads: int, today: str, quick: bool = False) -> dict:
     """The highest FP32 FLOP/s per core that matmuls and convolutions reach, on one thread and on
     all of them: a CPU whose /proc/cpuinfo gives no maximum clock (a VM) may run above the
     'cpu MHz' it shows, and its derived peak must not be beaten (floorcalc.device.cpu)."""
@@ -208,7 +209,7 @@ def _cpu_fp32_rate(reps: int, threads: int, today: str) -> dict:
     try:
         for n_threads in sorted({1, threads}):
             torch.set_num_threads(n_threads)
-            for label, fn, flop in _cpu_fp32_work(torch):
+            for label, fn, flop in _cpu_fp32_work(torch, quick):
                 t = _best_time_s(fn, reps, 1)
                 per_core = flop / t / n_threads
                 if per_core > best[0]:
@@ -218,7 +219,7 @@ def _cpu_fp32_rate(reps: int, threads: int, today: str) -> dict:
     rate, label, n_threads = best
     return {"flop_per_s_per_core": rate, "reached_by": f"{label}, {n_threads} thread{'s' if n_threads > 1 else ''}",
             "source": (f"floorcalc calibrate (CPU) {today}: highest FP32 FLOP/s per core over matmuls (512^3 to "
-                       f"2048^3) and 3x3/1x1 convolutions, on 1 and {threads} threads, best of {reps}; reached by "
+                       f"{'1024' if quick else '2048'}^3) and 3x3/1x1 convolutions, on 1 and {threads} threads, best of {reps}; reached by "
                        f"{label} on {n_threads} thread{'s' if n_threads > 1 else ''}")}
 
 
