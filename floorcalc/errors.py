@@ -91,3 +91,13 @@ class ReportFileError(TraceError):
     as for an unreadable trace)."""
 
     kind = "report"
+
+
+class DistributedError(FloorcalcError):
+    """A run over several processes (``report --nproc-per-node``) failed for a reason of its own:
+    a rank died (a signal, a crash, an exit outside floorcalc), or timed out waiting for its peers
+    at a collective or barrier. A rank that failed on a user error (its model raised, its model
+    file is bad) is reported with that error's own class and exit code, the rank named."""
+
+    exit_code = 11
+    kind = "distributed"

@@ -43,11 +43,10 @@ class ModelFile:
         return f if callable(f) else None
 
 
-def load_model_file(path: str | Path) -> ModelFile:
-    """Import ``path`` as a module and check it follows the convention.
+def check_model_path(path: str | Path) -> Path:
+    """``path`` as a Path, once it is known to be a readable ``.py`` file; nothing is imported.
 
-    Raises :class:`ModelFileError` when the file is missing, unreadable, fails to import, or
-    defines neither ``step()`` nor both ``get_model()`` and ``get_inputs()``.
+    Raises :class:`ModelFileError` when the file is missing, not a file, not ``.py`` or unreadable.
     """
     p = Path(path)
     if not p.exists():
@@ -60,6 +59,16 @@ def load_model_file(path: str | Path) -> ModelFile:
         p.read_bytes()
     except OSError as e:
         raise ModelFileError(f"cannot read model file {p}: {e.strerror or e}") from None
+    return p
+
+
+def load_model_file(path: str | Path) -> ModelFile:
+    """Import ``path`` as a module and check it follows the convention.
+
+    Raises :class:`ModelFileError` when the file is missing, unreadable, fails to import, or
+    defines neither ``step()`` nor both ``get_model()`` and ``get_inputs()``.
+    """
+    p = check_model_path(path)
     name = f"floorcalc_model_{uuid.uuid4().hex[:8]}"
     spec = importlib.util.spec_from_file_location(name, p)
     if spec is None or spec.loader is None:

@@ -12,6 +12,12 @@ Steps of :func:`capture`:
    one synchronise after the last pass, inside the profiler, so every kernel is collected.
 6. Write the trace to disk, gzipped, before anything analyses it; never over an existing file
    unless ``force``.
+
+``between(stage)``, when given, is called at the start of each stage (``"warm-up"``, ``"bare
+timing"``, ``"profiler timing"``, ``"profiled passes"``): a run over several processes
+(:mod:`floorcalc.capture.distributed`) puts a barrier there, so every rank warms up, times and
+profiles the same passes together and ``ProfilerStep#i`` is the same step on every rank. The
+barrier before the profiled passes runs inside the profiler, outside every ``ProfilerStep``.
 """
 
 from __future__ import annotations
@@ -265,13 +271,14 @@ def write_trace(prof: Any, dest: Path, force: bool) -> Path:
 def capture(mf: ModelFile, device: str, *, warmup: int = 3, iters: int = 5, trace_out: Optional[Path] = None,
             force: bool = False, modules: bool = True, log: Callable[[str], None] = lambda s: None,
             profile_memory: bool = False, command: str = "", cuda_graphs: bool = False,
-            compile: bool = False) -> CaptureResult:
+            compile: bool = False, between: Optional[Callable[[str], None]] = None) -> CaptureResult:
     """Capture ``iters`` warmed-up passes of the model file on ``device`` (see module notes).
     ``compile``: run it through ``torch.compile`` and store what Inductor knows of each
     generated kernel in the trace (see :func:`_compiled_step`); a model that fails to compile
     falls back to eager, with a notice.
     ``cuda_graphs``: profile CUDA-graph replays of the step (see :func:`_capture_step`).
     ``command`` (the command line that asked for it) is stored in the trace's metadata.
+    ``between``: called with each stage's name as it starts (module notes).
 
     Raises :class:`ModelRunError` if the model raises, :class:`OutputError` if the trace
     cannot be written, :class:`DeviceUnavailableError` for a missing device.
@@ -293,7 +300,7 @@ def capture(mf: ModelFile, device: str, *, warmup: int = 3, iters: int = 5, trac
             step, model = build_step(mf, device)
     return _capture_step(step, model, device, dest, gpu_name=gpu_name, warmup=warmup, iters=iters, force=force,
                          modules=modules, log=log, model_file=str(mf.path), profile_memory=profile_memory,
-                         command=command, cuda_graphs=cuda_graphs, extra_meta=extra)
+                         command=command, cuda_graphs=cuda_graphs, extra_meta=extra, between=between)
 
 
 def _compiled_step(mf: ModelFile, device: str, log: Callable[[str], None]):
@@ -390,7 +397,8 @@ def capture_model(model: Any, inputs: Any, device: str, *, warmup: int = 3, iter
 def _capture_step(step: Callable[[], Any], model: Any, device: str, dest: Path, *, gpu_name: Optional[str],
                   warmup: int, iters: int, force: bool, modules: bool, log: Callable[[str], None],
                   model_file: str, profile_memory: bool = False, command: str = "",
-                  cuda_graphs: bool = False, extra_meta: Optional[Dict[str, Any]] = None) -> CaptureResult:
+                  cuda_graphs: bool = False, extra_meta: Optional[Dict[str, Any]] = None,
+                  between: Optional[Callable[[str], None]] = None) -> CaptureResult:
     """Steps 2 to 6 of the module notes for a per-pass callable (and the model whose modules
     label the ops, or None).
 
@@ -398,13 +406,16 @@ def _capture_step(step: Callable[[], Any], model: Any, device: str, dest: Path, 
     its replays instead; the capture itself is profiled too, inside a
     ``floorcalc.graph_capture`` range, so the replayed kernels can be attributed to the captured
     ops (floorcalc.trace.graphs). Raises ModelRunError when the step cannot be captured.
+    ``between``: see the module notes.
     """
     import torch
     from torch.profiler import ProfilerActivity, profile, record_function
 
     from floorcalc.capture import calibrate
 
+    stage: Callable[[str], None] = between or (lambda name: None)
     with torch.inference_mode():
+        stage("warm-up")
         log(f"warming up: {warmup} passes")
         for _ in range(warmup):
             step()
@@ -413,6 +424,7 @@ def _capture_step(step: Callable[[], Any], model: Any, device: str, dest: Path, 
         if cuda_graphs:
             log("capturing the step in a CUDA graph")
             step = graph_replay(eager_step, device)
+        stage("bare timing")
         log(f"timing {iters} passes without the profiler (3 sets)")
         bare = time_bare(step, device, iters)
         log("measuring launch latency")
@@ -430,6 +442,7 @@ def _capture_step(step: Callable[[], Any], model: Any, device: str, dest: Path, 
             here = cpu_spec()
         # the profiler's own cost, apart from shape recording and module ranges: the same passes
         # timed on the host under a profiler that records neither (its events are discarded)
+        stage("profiler timing")
         log(f"timing {iters} passes under the profiler without shapes")
         calibrate.quiet_profiler_warnings()
         with profile(activities=activities):
@@ -464,6 +477,7 @@ def _capture_step(step: Callable[[], Any], model: Any, device: str, dest: Path, 
 
                     with record_function(CAPTURE_RANGE):
                         step = graph_replay(eager_step, device, warm=False)
+                stage("profiled passes")
                 for i in range(iters):
                     with record_function(f"ProfilerStep#{i}"):
                         try:

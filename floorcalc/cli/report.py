@@ -2,6 +2,8 @@
 
 MODEL.py defines get_model() and get_inputs(), or step() (see docs/model-files.md). The trace
 is written (gzipped) before it is analysed, and never over an existing file without --force.
+With --nproc-per-node N, N ranks run the model under torch.distributed, one trace per rank
+(floorcalc.capture.distributed).
 """
 
 from __future__ import annotations
@@ -36,6 +38,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="capture the step in a CUDA graph and profile its replays (kernels attributed to the captured ops)")
     p.add_argument("--profile-memory", action="store_true",
                    help="record allocator events (profile_memory): peak allocated memory per pass and growth")
+    p.add_argument("--nproc-per-node", type=int, default=None, metavar="N",
+                   help="run N ranks under torch.distributed (one per GPU: NCCL; on the CPU: gloo), launched by "
+                        "torch.distributed.run; one trace per rank in the --trace-out folder "
+                        "(default: a new MODEL.<time>.traces here)")
+    p.add_argument("--rank-timeout", type=float, default=None, metavar="SECONDS",
+                   help="with --nproc-per-node: seconds a rank waits for its peers at a collective or barrier "
+                        "before the run is stopped (default 300)")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress messages on stderr")
     add_output_arguments(p)
 
@@ -49,6 +58,15 @@ def run(args: argparse.Namespace) -> int:
     output_format(args)
     if args.warmup < 0 or args.iters < 1:
         raise UsageError(f"need --warmup >= 0 and --iters >= 1 (got {args.warmup} and {args.iters})")
+
+    def log(msg: str) -> None:
+        if not args.quiet:
+            print(f"floorcalc: {msg}", file=sys.stderr, flush=True)
+
+    if args.nproc_per_node is not None:
+        return _run_distributed(args, log)
+    if args.rank_timeout is not None:
+        raise UsageError("--rank-timeout is for runs over several ranks (--nproc-per-node)")
     if args.trace_out is not None:
         check_output_path(args.trace_out, args.force, "trace")
     if args.spec:  # a bad spec fails now, not after the capture
@@ -59,11 +77,6 @@ def run(args: argparse.Namespace) -> int:
     device = resolve_device(args.device)
     if args.cuda_graphs and device != "cuda":
         raise UsageError("--cuda-graphs needs a CUDA device (--device cuda)")
-
-    def log(msg: str) -> None:
-        if not args.quiet:
-            print(f"floorcalc: {msg}", file=sys.stderr, flush=True)
-
     if args.modes:
         return _run_modes(args, mf, device, log)
     report, trace = _one_run(args, mf, device, log, compile=args.compile, cuda_graphs=args.cuda_graphs,
@@ -125,3 +138,71 @@ def _one_run(args: argparse.Namespace, mf, device: str, log, *, compile: bool, c
     log(f"trace written: {result.trace_path}")
     trace = trace_mod.load(result.trace_path)
     return analyze(trace, spec=args.spec, device=device, command=command, live=True), trace
+
+
+def _run_distributed(args: argparse.Namespace, log) -> int:
+    """--nproc-per-node: every option checked, the ranks launched (each writes its trace before
+    anything reads it), then the report over the ranks."""
+    from floorcalc.capture import distributed
+    from floorcalc.capture.modelfile import check_model_path
+    from floorcalc.capture.run import resolve_device
+
+    n = args.nproc_per_node
+    if n < 1:
+        raise UsageError(f"--nproc-per-node must be at least 1 (got {n})")
+    for flag, on in (("--modes", args.modes), ("--compile", args.compile), ("--cuda-graphs", args.cuda_graphs)):
+        if on:
+            raise UsageError(f"{flag} cannot be combined with --nproc-per-node yet")
+    timeout_s = distributed.DEFAULT_TIMEOUT_S if args.rank_timeout is None else args.rank_timeout
+    if timeout_s <= 0:
+        raise UsageError(f"--rank-timeout must be positive (got {args.rank_timeout:g})")
+    _check_rank_report_options(args)
+    if args.spec:  # a bad spec fails now, not after the capture
+        from floorcalc.device import load_spec
+
+        load_spec(args.spec)
+    model = check_model_path(args.model)
+    device = resolve_device(args.device)
+    folder, paths = distributed.plan_traces(model, n, args.trace_out, args.force)
+    options = distributed.WorkerOptions(
+        model=str(model.resolve()), device=device, traces=tuple(str(p.resolve()) for p in paths),
+        warmup=args.warmup, iters=args.iters, force=args.force, modules=not args.no_modules,
+        profile_memory=args.profile_memory, command="floorcalc " + shlex.join(args.argv), timeout_s=timeout_s,
+        quiet=args.quiet)
+    run = distributed.launch(options, log=log)
+    log(f"traces written: {folder}/ ({paths[0].name} ... {paths[-1].name})" if n > 1 else f"trace written: {paths[0]}")
+    return _rank_reports(run, args, log)
+
+
+# SEAM (issue 11, the cross-rank analysis): the report over all ranks of a run (collectives
+# floored, wait told from transfer, the late rank named, one table over the ranks) is built on
+# branch dist-analysis. When its entry point lands (floorcalc.analysis over several traces, the
+# one `floorcalc analyze FOLDER` uses), _rank_reports calls it on run.traces and emits its report
+# in every format, and _check_rank_report_options goes. Until then each rank's own report is
+# printed, one after the other, as a table.
+
+
+def _check_rank_report_options(args: argparse.Namespace) -> None:
+    """Until the cross-rank report lands (SEAM above): with --nproc-per-node, report prints each
+    rank's table on stdout and writes no other output."""
+    given = [name for name, on in (("-o", args.output is not None),
+                                   ("--format " + str(args.format), args.format not in (None, "table")),
+                                   ("--plot", args.plot is not None),
+                                   ("--annotate-trace", args.annotate_trace is not None)) if on]
+    if given:
+        raise UsageError(f"{given[0]} is not available with --nproc-per-node until the cross-rank report lands; "
+                         "run floorcalc analyze on each rank's trace for it")
+
+
+def _rank_reports(run, args: argparse.Namespace, log) -> int:
+    """Each rank's own report, read back from its trace (SEAM above)."""
+    from floorcalc import trace as trace_mod
+    from floorcalc.analysis import analyze
+
+    command = "floorcalc " + shlex.join(args.argv)
+    for rank, path in enumerate(run.traces):
+        trace = trace_mod.load(path)
+        report = analyze(trace, spec=args.spec, device=run.device, command=command, live=True)
+        print(f"\n== rank {rank} of {run.world_size}: {path}", flush=True)
+        emit(report, args, trace=trace)
+    return 0
