@@ -1,0 +1,44 @@
+"""A two-rank model that fails on purpose, for the tests of `report --nproc-per-node`.
+
+FLOORCALC_TEST_FAULT picks what rank 1 does: ``raise`` (get_model() raises), ``hang`` (its
+forward sleeps for ever, so rank 0 waits in the all_reduce until --rank-timeout), ``exit`` (its
+forward ends the process with os._exit(3)); anything else: no fault. Importing it checks that
+the launcher set the multicast variables every worker must have.
+"""
+import os
+import time
+
+import torch
+import torch.distributed as dist
+
+for _k, _v in {"NCCL_NVLS_ENABLE": "0", "TORCH_SYMM_MEM_DISABLE_MULTICAST": "1", "NVSHMEM_DISABLE_NVLS": "1"}.items():
+    if os.environ.get(_k) != _v:
+        raise RuntimeError(f"the launcher did not set {_k}={_v}")
+
+FAULT = os.environ.get("FLOORCALC_TEST_FAULT", "")
+
+
+class Summed(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.lin = torch.nn.Linear(32, 32)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if dist.get_rank() == 1:
+            if FAULT == "hang":
+                time.sleep(3600)
+            if FAULT == "exit":
+                os._exit(3)
+        y = self.lin(x)
+        dist.all_reduce(y)
+        return y
+
+
+def get_model() -> torch.nn.Module:
+    if FAULT == "raise" and dist.get_rank() == 1:
+        raise ValueError("no weights for rank 1")
+    return Summed()
+
+
+def get_inputs():
+    return (torch.randn(4, 32),)
