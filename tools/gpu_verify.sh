@@ -210,6 +210,66 @@ sys.exit(1 if bad else 0)
 PY
 }
 
+## distributed: report --nproc-per-node on the tensor-, pipeline- and expert-parallel examples, balanced and with rank 1 late by 3 ms; rank traces kept as fixtures, each run read back by analyze (about 4 minutes on two H200s; NPROC=8 for eight GPUs)
+section_distributed() {
+  # NPROC ranks (default 2), one per GPU; DIST_MODELS picks examples (issue 16 at 8 GPUs:
+  # DIST_MODELS="tp_llama_block ep_moe" NPROC=8). Each run's folder, $D/h200x<N>_<model>_<mode>/,
+  # holds only its rank traces (gzipped, 3 passes): copy it to tests/data/distributed/ to commit.
+  # DIST_DEVICE=cpu tries the section without a GPU (gloo, the examples' small sizes).
+  local n=${NPROC:-2} models=${DIST_MODELS:-"tp_llama_block pp_two_stage ep_moe"} device=${DIST_DEVICE:-cuda}
+  local gpus m mode run start t
+  gpus=$(python3 -c 'import torch; print(torch.cuda.device_count())')
+  if [ "$device" = cuda ] && [ "$gpus" -lt "$n" ]; then
+    echo "the distributed section needs $n GPUs (NPROC=$n); torch sees $gpus"
+    return 1
+  fi
+  for m in $models; do
+    for mode in balanced late; do
+      run="$D/h200x${n}_${m}_${mode}"
+      [ "$device" = cuda ] || run="$D/${device}x${n}_${m}_${mode}"
+      start=$SECONDS
+      if [ "$mode" = late ]; then
+        env FLOORCALC_EXAMPLE_LATE_RANK=1 FLOORCALC_EXAMPLE_LATE_MS=3 python3 -m floorcalc report "examples/$m.py" \
+          --device "$device" --nproc-per-node "$n" --warmup 3 --iters 3 -q --trace-out "$run" > "$run.report.txt"
+      else
+        env -u FLOORCALC_EXAMPLE_LATE_RANK python3 -m floorcalc report "examples/$m.py" \
+          --device "$device" --nproc-per-node "$n" --warmup 3 --iters 3 -q --trace-out "$run" > "$run.report.txt"
+      fi
+      echo "$(basename "$run"): report $((SECONDS - start)) s"
+      # the cross-rank report of the folder; per rank while analyze takes one trace only
+      if fc analyze "$run" > "$run.analyze.txt" 2> "$run.analyze.err"; then
+        echo "$(basename "$run"): analyze FOLDER ok"
+      else
+        echo "$(basename "$run"): analyze FOLDER failed ($(tail -1 "$run.analyze.err")); each rank's trace instead"
+        for t in "$run"/*.trace.json.gz; do
+          fc analyze "$t" > "$run.$(basename "$t" .trace.json.gz).analyze.txt"
+        done
+      fi
+    done
+  done
+  # per run and rank: size, passes, and the NCCL kernels of each pass (the late run's peers wait in them)
+  python3 - "$D" <<'PY' | tee "$D/summary.txt"
+import gzip, json, statistics, sys
+from pathlib import Path
+for run in sorted(p for p in Path(sys.argv[1]).iterdir() if p.is_dir()):
+    for t in sorted(run.glob("*.trace.json.gz")):
+        doc = json.load(gzip.open(t))
+        ev = [e for e in doc["traceEvents"] if e.get("ph") == "X"]
+        steps = sorted((e for e in ev if e["name"].startswith("ProfilerStep#")), key=lambda e: e["ts"])
+        kern = [e for e in ev if e.get("cat") == "kernel"]
+        per_pass = []
+        for s in steps:
+            inside = [k for k in kern if s["ts"] <= k["ts"] < s["ts"] + s["dur"] and "nccl" in k["name"].lower()]
+            per_pass.append((len(inside), sum(k["dur"] for k in inside), max((k["dur"] for k in inside), default=0)))
+        info = doc.get("distributedInfo", {})
+        print(f"{run.name:34s} rank {info.get('rank')}/{info.get('world_size')} {t.stat().st_size / 1024:6.1f} KB "
+              f"{len(doc['traceEvents']):5d} events  passes {len(steps)}  pass us (median) "
+              f"{statistics.median(s['dur'] for s in steps) if steps else 0:9.1f}  kernels {len(kern):4d}  "
+              f"NCCL per pass: n/sum us/max us {[(n, round(a), round(b)) for n, a, b in per_pass]}")
+PY
+  du -sh "$D"/*x"$n"_*/ | tee "$D/sizes.txt"
+}
+
 # --------------------------------------------------------------------------------------------
 # the runner: everything below reads the "## NAME:" lines above and needs no change
 
