@@ -7,11 +7,12 @@ data-parallel in front of the MoE layer). Per pass, on every rank:
 1. Route: a replicated linear router over all experts, softmax, top-k (k = 2), the k weights
    renormalised (Mixtral's gate, Jiang et al. 2024).
 2. Dispatch: the (token, slot) assignments sorted by expert, so each destination rank's rows are
-   contiguous; the per-expert counts exchanged with an all_to_all of [world * local experts]
-   counts; the split sizes read on the host (``.tolist()``: a sync, as in real dispatchers); the
+   contiguous; the per-expert counts (a scatter_add) exchanged with an all_to_all of
+   [world * local experts] counts; the split sizes read on the host (``.tolist()``: a sync, as in real dispatchers); the
    token rows exchanged with all_to_all_single [assignments, d_model].
-3. Compute: the received rows regrouped by local expert (an argsort), each local expert run on
-   its rows, the results put back in arrival order.
+3. Compute: the received chunks (one per source rank and local expert) regrouped by local
+   expert with split and cat (as Megatron-LM's token dispatcher does), each local expert run on
+   its rows, the results put back in arrival order the same way.
 4. Combine: the rows returned with the reverse all_to_all_single, scaled by their gate weights
    and summed into their tokens (index_add_).
 
@@ -80,26 +81,26 @@ class ExpertParallelMoE(nn.Module):
         order = torch.argsort(flat_e, stable=True)
         token_of = torch.div(order, self.top_k, rounding_mode="floor")
         send = h.index_select(0, token_of)                               # [T*k, D]
-        counts = torch.bincount(flat_e, minlength=self.experts_total)    # [E] rows per expert
-        recv_counts = self._exchange(counts.view(self.world, self.local).view(-1, 1),
-                                     [self.local] * self.world, [self.local] * self.world)
-        recv_counts = recv_counts.view(self.world, self.local)           # [source rank, local expert]
-        in_splits = counts.view(self.world, self.local).sum(dim=1).tolist()   # host sync
-        out_splits = recv_counts.sum(dim=1).tolist()
+        counts = torch.zeros(self.experts_total, dtype=torch.long, device=x.device).scatter_add_(
+            0, flat_e, torch.ones_like(flat_e))                          # [E] rows per expert
+        recv_counts = self._exchange(counts.view(-1, 1), [self.local] * self.world, [self.local] * self.world)
+        in_splits = counts.view(self.world, self.local).sum(dim=1).tolist()   # host syncs, as in real dispatchers
+        chunk_rows = recv_counts.view(self.world, self.local).tolist()   # [source rank][local expert]
+        out_splits = [sum(row) for row in chunk_rows]
         got = self._exchange(send, out_splits, in_splits)                # [R, D], by source then expert
-        # 3. compute: regroup by local expert, run each on its rows, restore arrival order
-        expert_of_row = torch.repeat_interleave(
-            torch.arange(self.local, device=x.device).repeat(self.world), recv_counts.reshape(-1))
-        by_expert = torch.argsort(expert_of_row, stable=True)
-        rows = got.index_select(0, by_expert)
-        per_expert = recv_counts.sum(dim=0).tolist()
-        done = torch.empty_like(rows)
-        start = 0
-        for e, n in enumerate(per_expert):
-            if n:
-                done[start:start + n] = self.experts[e](rows[start:start + n])
+        # 3. compute: chunks regrouped by local expert (Megatron's sort_chunks_by_idxs), each
+        # expert run on its rows, the chunks put back in arrival order
+        chunks = got.split([n for row in chunk_rows for n in row])
+        by_expert = [src * self.local + e for e in range(self.local) for src in range(self.world)]
+        rows = torch.cat([chunks[i] for i in by_expert])
+        done, start = [], 0
+        for e in range(self.local):
+            n = sum(chunk_rows[src][e] for src in range(self.world))
+            done.append(self.experts[e](rows[start:start + n]) if n else rows[start:start])
             start += n
-        back = torch.empty_like(done).index_copy_(0, by_expert, done)
+        done_chunks = torch.cat(done).split([chunks[i].shape[0] for i in by_expert])
+        arrival = {i: pos for pos, i in enumerate(by_expert)}
+        back = torch.cat([done_chunks[arrival[i]] for i in range(len(by_expert))])
         # 4. combine: rows home again, weighted and summed per token
         home = self._exchange(back, in_splits, out_splits)               # [T*k, D], in `order`
         gate = top_w.reshape(-1).gather(0, order)

@@ -19,7 +19,7 @@ import pytest
 from floorcalc.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
-EXAMPLES = sorted(p.stem for p in (ROOT / "examples").glob("*.py"))
+EXAMPLES = sorted(p.stem for p in (ROOT / "examples").glob("*.py") if not p.stem.startswith("_"))  # _x.py: helpers
 MODELS = ROOT / "tests" / "data" / "models"
 
 #: Small configs so the suite stays fast.
