@@ -55,16 +55,13 @@ from pathlib import Path
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from floorcalc import errors
+from floorcalc.capture.collectives import COLLECTIVE_ENV
 from floorcalc.errors import DistributedError, FloorcalcError, OutputError, UsageError
 
 #: Set in every worker's environment, always: NCCL's NVLink SHARP (NVLS) multicast, torch's
-#: symmetric-memory multicast and NVSHMEM's NVLS off. The lent multi-GPU hosts cannot set up
-#: multicast objects, and NCCL fails at communicator creation when it tries.
-LAUNCH_ENV: Dict[str, str] = {
-    "NCCL_NVLS_ENABLE": "0",
-    "TORCH_SYMM_MEM_DISABLE_MULTICAST": "1",
-    "NVSHMEM_DISABLE_NVLS": "1",
-}
+#: symmetric-memory multicast and NVSHMEM's NVLS off (the lent multi-GPU hosts need it). The
+#: same variables as calibrate's collective sweep, defined once there.
+LAUNCH_ENV: Dict[str, str] = dict(COLLECTIVE_ENV)
 
 #: Seconds a rank waits for its peers at a collective or a barrier (``--rank-timeout``).
 DEFAULT_TIMEOUT_S = 300.0
