@@ -54,6 +54,8 @@ SliceBound = Literal["device", "data_movement", "host", "blocking", "other"]
 CountRun = Literal["meta", "cpu"]
 #: The families ``floorcalc count`` sums FLOPs in.
 Family = Literal["matmul", "conv", "attention", "vector", "memory"]
+#: What a piece of cold-start work is (floorcalc.timeline.cold).
+ColdStartKind = Literal["first_call", "library_setup", "context_setup", "allocation", "module_load", "slow_launch"]
 #: Where a physically impossible figure was found (floorcalc.plausibility).
 ImplausibleLevel = Literal["pass", "op", "kernel", "decomposition", "trace"]
 #: The likely cause of a physically impossible figure (floorcalc.plausibility; docs/method.md,
@@ -948,6 +950,27 @@ class CopyRow:
 
 
 @dataclass(frozen=True)
+class ColdStart:
+    """One piece of cold-start work inside the window (floorcalc.timeline.cold).
+
+    ``kind``: :data:`ColdStartKind`; ``name``: the runtime call (``cudaMalloc``...) or the op
+    (first calls, library set-up); ``op``/``module``: the host op it ran in ("" outside any);
+    ``at_us``: its start from the window's start; ``duration_us``: its host time; ``idle_us``:
+    the device idle time of cause ``cold_start`` while it ran (what it cost the device);
+    ``step``: the ProfilerStep it started in.
+    """
+
+    kind: ColdStartKind
+    name: str
+    op: str
+    module: str
+    at_us: float
+    duration_us: float
+    idle_us: float
+    step: Optional[int] = None
+
+
+@dataclass(frozen=True)
 class Decomposition:
     """Where the wall time of one slice of the window goes; the parts add up to ``wall_us``.
 
@@ -1111,6 +1134,12 @@ class Timeline:
     #: per copy direction (``HtoD``, ``DtoH``, ``memset``...): ``count``, ``bytes`` and
     #: ``duration_us`` over all the window's copies (window totals)
     copy_totals: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
+    #: the window's cold-start work, longest first (as measured), of ``cold_start_count``
+    cold_start: Tuple[ColdStart, ...] = ()
+    cold_start_count: int = 0
+    #: how many passes hold no cold-start work (floorcalc.timeline.cold); None when nothing
+    #: was found to judge by
+    warm_passes: Optional[int] = None
 
 
 # --------------------------------------------------------------------------------------------

@@ -78,6 +78,12 @@ class KinetoBuilder:
                             "dur": kernel_dur, "args": args})
         return self.corr
 
+    def runtime(self, name: str, ts: float, dur: float, tid: int = 1) -> None:
+        """A host runtime call that issues no device work (``cudaMalloc``, ``cuModuleLoadData``...)."""
+        self.corr += 1
+        self.events.append({"ph": "X", "cat": "cuda_runtime", "name": name, "pid": 1, "tid": tid, "ts": ts,
+                            "dur": dur, "args": {"correlation": self.corr}})
+
     def orphan_kernel(self, ts: float, dur: float, name: str = "orphan") -> None:
         self.corr += 1
         self.events.append({"ph": "X", "cat": "kernel", "name": name, "pid": 0, "tid": 7, "ts": ts, "dur": dur,

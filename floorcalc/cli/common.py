@@ -162,12 +162,17 @@ def emit(doc: Any, args: argparse.Namespace, trace: Optional[Trace] = None,
     if stdout is not None:
         sys.stdout.write(stdout)
     warnings = getattr(doc, "warnings", ()) if is_report else ()
-    if warnings and not (output_format(args, document) == "table" and args.output is None):
+    if warnings and not (output_format(args, document).name == "table" and args.output is None):
         # the terminal table prints them; any other output has them in its document, and here too
         from floorcalc.render.figures import warning_line
 
         for w in warnings:
             print(f"floorcalc: {warning_line(w)}", file=sys.stderr)
+    timeline = getattr(doc, "timeline", None) if is_report else None
+    if timeline is not None and not (output_format(args, document).name == "table" and args.output is None):
+        for note in timeline.notes:
+            if note.startswith("warning:"):  # a window with no warm pass (floorcalc.timeline.cold)
+                print(f"floorcalc: {note}", file=sys.stderr)
 
 
 #: the one atomic writer (floorcalc.output), under the name cli/ modules use

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any, Dict, Mapping, Optional, Tuple, Type, TypeVar, Union
 
 from floorcalc.errors import ReportFileError
-from floorcalc.records import (CaptureInfo, CopyRow, Decomposition, DeviceSpec, Figure, Gap, HostWait, IdleRow, Implausible,
+from floorcalc.records import (CaptureInfo, ColdStart, CopyRow, Decomposition, DeviceSpec, Figure, Gap, HostWait, IdleRow, Implausible,
                                InvariantCheck, KernelRow, LaunchStats, MemoryStats, OpRow, RangeRow,
                                Report, Summary, Timeline)
 
@@ -284,6 +284,16 @@ def _decomposition(d: Any, where: str) -> Optional[Decomposition]:
     return None if d is None else _record(Decomposition, d, where)
 
 
+def _cold_start(c: Any, where: str) -> Dict[str, Any]:
+    """The Timeline's cold-start fields from the ``cold_start`` object (absent in older reports)."""
+    if c is None:
+        return {"cold_start": (), "cold_start_count": 0, "warm_passes": None}
+    return {"cold_start": tuple(_record(ColdStart, x, f"{where}.listed[{i}]")
+                                for i, x in enumerate(_get(c, "listed", where, list))),
+            "cold_start_count": _value(int, c.get("count", 0), f"{where}.count"),
+            "warm_passes": _value(Optional[int], c.get("warm_passes"), f"{where}.warm_passes")}
+
+
 def _timeline(t: Any, where: str) -> Timeline:
     """The inverse of timeline_json.timeline_dict."""
     if not isinstance(t, dict):
@@ -327,6 +337,7 @@ def _timeline(t: Any, where: str) -> Timeline:
                                                           f"{where}.ranges[{i}].decomposition"))
                      for i, r in enumerate(_get(t, "ranges", where, list))),
         memory=tuple(_record(MemoryStats, m, f"{where}.memory[{i}]") for i, m in enumerate(_get(t, "memory", where, list))),
+        **_cold_start(t.get("cold_start"), f"{where}.cold_start"),
         notes=_value(Tuple[str, ...], t.get("notes", []), f"{where}.notes"),
         partial=t.get("partial") or "",
     )

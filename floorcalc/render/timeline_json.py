@@ -78,5 +78,7 @@ def timeline_dict(t: Optional[Timeline]) -> Optional[Dict[str, Any]]:
                     "device_us": r.device_us, "decomposition": decomposition_dict(r.decomposition)}
                    for r in t.ranges],
         "memory": [{**asdict(m), "peak_allocated_bytes": list(m.peak_allocated_bytes)} for m in t.memory],
+        "cold_start": {"count": t.cold_start_count, "warm_passes": t.warm_passes,
+                       "listed": [asdict(c) for c in t.cold_start]},
         "notes": list(t.notes),
     }

@@ -119,6 +119,7 @@ def render_timeline(t: Timeline, console: Console, top: int = 8) -> None:
     _launch(t, console)
     _ranges(t, console, top)
     _memory(t, console)
+    _cold_start(t, console, top)
     _invariants(t, console)
 
 
@@ -271,9 +272,26 @@ def _invariants(t: Timeline, console: Console) -> None:
     _notes(t, console)
 
 
+def _cold_start(t: Timeline, console: Console, top: int) -> None:
+    if not t.cold_start:
+        return
+    warm = f"; {t.warm_passes} of {t.passes} passes warm" if t.warm_passes is not None else ""
+    ct = Table(box=box.SIMPLE_HEAD, title=f"cold start ({t.cold_start_count} pieces of set-up work in the window{warm}; "
+               "as measured, not per pass)", title_justify="left")
+    for col, just in (("kind", "left"), ("call or op", "left"), ("in op", "left"), ("step", "right"),
+                      ("host us", "right"), ("device idle us", "right")):
+        ct.add_column(col, justify=just)  # type: ignore[arg-type]
+    for c in t.cold_start[:top]:
+        ct.add_row(c.kind.replace("_", " "), c.name[:40], c.op or "-", "-" if c.step is None else str(c.step),
+                   _us(c.duration_us), _us(c.idle_us))
+    console.print(ct)
+
+
 def _notes(t: Timeline, console: Console) -> None:
     for note in t.notes:
-        if not note.startswith(("invariant broken", "PARTIAL")):
+        if note.startswith("warning:"):
+            console.print(Text(note, style="bold red"))
+        elif not note.startswith(("invariant broken", "PARTIAL")):
             console.print(Text("note: " + note, style="dim"))
 
 

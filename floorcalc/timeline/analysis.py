@@ -28,10 +28,12 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from floorcalc.floor import bandwidth
-from floorcalc.records import (GAP_CAUSES, CopyRow, Decomposition, DeviceSpec, Gap, GpuEvent,
+from floorcalc.records import (GAP_CAUSES, ColdStartKind, CopyRow, Decomposition, DeviceSpec, Gap, GpuEvent,
                                HostWait, IdleRow, InvariantCheck, KernelLaunchRow, LaunchStats, MemoryStats,
                                GapCause, RangeRow, SliceBound, Target, Timeline, Trace, WaitKind, WorkUnit)
 from floorcalc.timeline import calls
+from floorcalc.timeline.cold import ColdPiece, call_kind, library_setup
+from floorcalc.timeline.cold import summarise as cold_summary
 from floorcalc.timeline.partition import (BUSY_COLUMNS, COL, COLUMNS, GAP_EPS_US, IDLE_COLUMNS, Partition, build,
                                           busy_segments, gaps_between, paint)
 from floorcalc.timeline.window import Window
@@ -136,6 +138,8 @@ def analyze(trace: Trace, win: Window, units: Sequence[WorkUnit], spec: DeviceSp
     if cold:
         notes.append("the window was recorded with no warm-up (warmup 0 in the trace's floorcalc metadata): "
                      "host time in the first call of each op counts as cold start")
+    cold_items, cold_count, warm, cold_notes = cold_summary(trace, win, host.cold_pieces, part, no_warmup=cold)
+    notes += cold_notes
     busy = float(total[BUSY_COLUMNS].sum())
     return Timeline(
         target="cuda", passes=n, wall_us=wall / n, busy_us=busy / n, idle_us=(wall - busy) / n,
@@ -143,6 +147,7 @@ def analyze(trace: Trace, win: Window, units: Sequence[WorkUnit], spec: DeviceSp
         idle_by_op=idle_rows, waits=waits, copies=copies, copy_count=copy_count, decomposition=decomposition,
         steps=steps, step_spread=spread, launch=launch, invariants=invariants, ranges=ranges, memory=memory,
         notes=tuple(notes), partial=trace.partial, copy_totals=copy_totals,
+        cold_start=cold_items, cold_start_count=cold_count, warm_passes=warm,
     )
 
 
@@ -158,6 +163,15 @@ def _event_floors(units: Sequence[WorkUnit]) -> Dict[int, float]:
         for e, f in zip(u.events, u.event_floors_us):
             out[e.index] = f
     return out
+
+
+def _cold_kind(name: str, duration_us: float, issued: bool) -> Optional[ColdStartKind]:
+    """The cold-start kind of a host runtime call (floorcalc.timeline.cold.call_kind); a call
+    that issued device work and ran longer than SLOW_LAUNCH_US is a slow launch whatever its name."""
+    ck = call_kind(name, duration_us)
+    if ck is None and issued and duration_us > calls.SLOW_LAUNCH_US:
+        return "slow_launch"
+    return ck
 
 
 def _cold_window(trace: Trace) -> bool:
@@ -221,6 +235,7 @@ class _HostLayers:
         launch_s: List[float] = []
         launch_e: List[float] = []
         self.waits: List[Tuple[int, WaitKind]] = []   # (runtime index, kind) of host waits
+        self.cold_pieces: List[ColdPiece] = []        # cold-start work (floorcalc.timeline.cold)
         tid_count: Dict[int, int] = defaultdict(int)
         for p, i in enumerate(in_win):
             r = rt[i]
@@ -240,9 +255,10 @@ class _HostLayers:
                 copy_s.append(r_ts[p])
                 copy_e.append(r_end[p])
                 self.waits.append((i, "blocking_copy"))
-            elif k == "cold" or ((k == "launch" or issued[p]) and r.duration_us > calls.SLOW_LAUNCH_US):
+            elif (ck := _cold_kind(r.name, r.duration_us, issued[p])) is not None:
                 cold_s.append(r_ts[p])
                 cold_e.append(r_end[p])
+                self.cold_pieces.append(ColdPiece(ck, r.name, r.op, float(r_ts[p]), float(r_end[p])))
             elif k == "launch" or issued[p]:
                 launch_s.append(r_ts[p])
                 launch_e.append(r_end[p])
@@ -269,6 +285,16 @@ class _HostLayers:
                     span_end[rr] = r_end[p]
         span_s = [self.op_ts[rr] for rr in span_end]
         span_e = list(span_end.values())
+        # library set-up: host time in an op before its first launch (cold.library_setup)
+        first_launch: Dict[int, float] = {}
+        for p, i in enumerate(in_win):
+            o_i = rt[i].op
+            if issued[p] and o_i is not None and rt[i].ts_us < first_launch.get(o_i, math.inf):
+                first_launch[o_i] = rt[i].ts_us
+        for piece in library_setup(trace, win, first_launch, W0):
+            cold_s.append(piece.start_us)
+            cold_e.append(piece.end_us)
+            self.cold_pieces.append(piece)
 
         # collectives and cold first calls (top-level ops of the window)
         coll_s, coll_e = [], []
@@ -290,6 +316,8 @@ class _HostLayers:
                     seen.add(key)
                     cold_s.append(o.ts_us - W0)
                     cold_e.append(o.ts_us + o.duration_us - W0)
+                    self.cold_pieces.append(ColdPiece("first_call", o.name, o.index, o.ts_us - W0,
+                                                      o.ts_us + o.duration_us - W0))
         prof_s = [o.ts_us - W0 for o in trace.overhead]
         prof_e = [o.ts_us + o.duration_us - W0 for o in trace.overhead]
         fl_s = l_end_a[flight] if len(l_end_a) else np.zeros(0)
