@@ -7,16 +7,39 @@ also named in ``Trace.notes``).
 
 Reading a file (:func:`load`), in bounded memory:
 
-1. The file is decompressed in pieces and the ``traceEvents`` array is cut into chunks of whole
-   events (at ``}, {`` boundaries; a chunk that does not parse is joined to the next one), each
-   parsed on its own. The top-level fields around the array are parsed once, as metadata.
-2. Before a chunk is parsed, the shape fields of op args (``Concrete Inputs``, ``Input type``,
-   ``Input Strides``, ``Input Dims``: most of a trace's JSON values) are cut out as text and
-   replaced by a reference into a table of the distinct texts. Only distinct texts are parsed,
-   once, when op calls are built, and ops with the same name and texts share one OpCall.
-3. Of each event only the fields used are kept, in columns (arrays of numbers, interned names).
-4. A file that ends inside the array (a truncated trace) keeps the events read before the cut;
-   the Trace says so in ``partial``. With no complete event at all it is an error.
+1. The ``traceEvents`` array is cut into batches of whole events by
+   :class:`floorcalc.trace.jsonstream.EventStream`, exactly (a real JSON scanner where a fast
+   cut is not proven; see that module), and the top-level fields around it are read once, as
+   metadata. A damaged file keeps every whole event before the damage; the Trace says so in
+   ``partial``. With no complete event at all it is an error.
+2. Each batch is decoded by msgspec into typed structs that hold only the fields used; the
+   shape fields of op args (``Input Dims``, ``Input type``, ``Concrete Inputs``: most of a
+   trace's JSON values) are kept as raw JSON text, and only the distinct texts are parsed, once,
+   when op calls are built: ops with the same name and texts share one OpCall. A batch whose
+   events do not fit the types is decoded as plain JSON and each event checked field by field
+   (:func:`_sanitize`), so a type error costs that batch its speed, never the trace its events.
+3. The fields of the kept events go into columns (numpy arrays, name ids).
+
+Validation at the trace boundary (:meth:`_Acc.finish`), each with a counted note in
+``Trace.notes``:
+
+- an event whose ``cat`` is not a string, or whose ``args`` is not an object, is skipped / read
+  without args;
+- an event without a start time, or whose duration is missing, negative or longer than
+  :data:`MAX_DURATION_US` (NaN and Infinity cannot reach the columns: they are not JSON, and
+  strings are not read as numbers), is dropped;
+- an empty name is read as :data:`UNNAMED`; a transfer size below zero is dropped from its
+  event;
+- exact duplicates (every field read equal) are collapsed to one;
+- the host events of several processes (ranks) in one file are refused with one line naming the
+  pids, unless ``pid=`` picks one: its host events are kept, with the device events on the
+  devices it launched work to.
+
+Dialects (named in ``Trace.notes`` when met): the capitalised categories of older Kineto
+releases (``Kernel``, ``Runtime``, ``Memcpy``, ``Memset``, ``Operator``, with ``external id`` in
+lower case), ROCm traces (``hip*`` runtime calls, read like their CUDA counterparts), MTIA and
+other PrivateUse1 devices (``mtia_runtime`` / ``privateuse1_runtime`` calls, ``mtia_ccp_events``
+device events: timeline only), and string pids/tids (hashed to stable negative ids).
 
 Steps of the join, per trace:
 
@@ -40,22 +63,30 @@ from __future__ import annotations
 
 import gzip
 import json
+import math
 import re
 import zlib
-from array import array
 from pathlib import Path
-from typing import Any, Dict, Iterable, Iterator, List, Optional, Tuple
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Tuple, Union
+
+import msgspec
+import numpy as np
 
 from floorcalc.errors import TraceError
-from floorcalc.records import (CpuOp, DeviceSync, EventKind, GpuEvent, GpuProperties, MemorySample, OpCall, ProfilerOverhead,
-                               RuntimeCall, Step, Trace, UserRange)
+from floorcalc.records import (CpuOp, DeviceSync, EventKind, GpuEvent, GpuProperties, MemorySample, OpCall,
+                               ProfilerOverhead, RuntimeCall, Step, Trace, UserRange)
 from floorcalc.trace.args import op_call_from_kineto
+from floorcalc.trace.jsonstream import EventStream
 
-# event kinds (small ints keep the per-event loop cheap)
-_OP, _RT, _KERNEL, _MEMCPY, _MEMSET, _ANNOT, _PY, _OVERHEAD, _SYNC = range(1, 10)
+# event kinds (small ints keep the per-event work cheap); 0: a complete event of a category not
+# read, -1: not a complete event
+_OP, _RT, _KERNEL, _MEMCPY, _MEMSET, _ANNOT, _PY, _OVERHEAD, _SYNC, _MEM, _MTIA_DEV = range(1, 12)
 _DEVICE_KINDS: Dict[int, EventKind] = {_KERNEL: "kernel", _MEMCPY: "memcpy", _MEMSET: "memset"}
+_KIND_LABEL = {_OP: "op", _RT: "runtime call", _KERNEL: "kernel", _MEMCPY: "memcpy", _MEMSET: "memset",
+               _ANNOT: "user range", _PY: "module range", _OVERHEAD: "profiler overhead event",
+               _SYNC: "device sync", _MEM: "memory event", _MTIA_DEV: "device event"}
 
-#: Categories read; the names Kineto has used for them across torch versions.
+#: Categories read; the names Kineto has used for them across torch versions and devices.
 CATEGORIES = {
     "cpu_op": "op",
     "operator": "op",
@@ -69,113 +100,231 @@ CATEGORIES = {
     "python_function": "python",
     "overhead": "overhead",
     "cuda_sync": "sync",
+    # MTIA and other PrivateUse1 devices: their runtime calls; MTIA's device events
+    "mtia_runtime": "runtime",
+    "privateuse1_runtime": "runtime",
+    "privateuse1_driver": "runtime",
+    "mtia_ccp_events": "mtia_device",
+}
+
+#: Categories of older Kineto releases (capitalised), and what they are read as.
+OLD_CATEGORIES = {
+    "Operator": "cpu_op",
+    "Kernel": "kernel",
+    "Memcpy": "gpu_memcpy",
+    "Memset": "gpu_memset",
+    "Runtime": "cuda_runtime",
+    "Driver": "cuda_driver",
+    "User annotations": "user_annotation",
+    "Python function": "python_function",
 }
 _KIND_OF = {"op": _OP, "runtime": _RT, "kernel": _KERNEL, "memcpy": _MEMCPY, "memset": _MEMSET,
-            "annotation": _ANNOT, "python": _PY, "overhead": _OVERHEAD, "sync": _SYNC}
+            "annotation": _ANNOT, "python": _PY, "overhead": _OVERHEAD, "sync": _SYNC, "mtia_device": _MTIA_DEV}
 _CAT_KIND = {cat: _KIND_OF[k] for cat, k in CATEGORIES.items()}
+_CAT_KIND.update({old: _CAT_KIND[new] for old, new in OLD_CATEGORIES.items()})
 
 #: Categories Kineto writes that floorcalc does not use (skipped without a note).
 KNOWN_UNUSED = {
     "Trace", "ac2g", "fwdbwd", "gpu_user_annotation", "cpu_instant_event", "external_correlation",
-    "cuda_profiler_range", "glow_runtime", "mtia_runtime", "mtia_ccp_events", "mtia_insight",
-    "hpu_op", "xpu_runtime", "xpu_driver", "privateuse1_runtime", "privateuse1_driver", "collective_comm",
-    "gpu_pm_counter", "cuda_graph", "cuda_event", "gpu_mem",
+    "cuda_profiler_range", "glow_runtime", "mtia_ccp_events_unused", "mtia_insight",
+    "hpu_op", "xpu_runtime", "xpu_driver", "collective_comm", "gpu_pm_counter", "cuda_graph",
+    "cuda_event", "gpu_mem", "async_gpu", "async", "Memory", "GPU user annotations",
 }
+
+#: MTIA device events (``mtia_ccp_events``) by name: DMA transfers are read as memcpys, event
+#: records and waits as device syncs (never busy time), everything else as kernels.
+MTIA_COPY_EVENTS = frozenset({"dma_request"})
+MTIA_SYNC_EVENTS = frozenset({"event_wait", "event_record"})
 
 #: Prefix of the module ranges floorcalc's capture records around each ``nn.Module`` call.
 MODULE_RANGE_PREFIX = "module: "
 #: Prefix of the module ranges torch.profiler's ``with_modules=True`` records.
 TORCH_MODULE_PREFIX = "nn.Module: "
+#: The name given to an event whose name is empty.
+UNNAMED = "(unnamed)"
+#: The longest duration read (one day, in microseconds); longer ones are dropped as impossible.
+MAX_DURATION_US = 86_400e6
+#: The largest timestamp read (past it, even nanoseconds of Unix time are centuries away).
+MAX_TIMESTAMP = 1e19
 
 _STEP_RE = re.compile(r"^ProfilerStep#(\d+)$")
+_NONE = -(1 << 62)   # "no id" in integer columns
+_ID_LIMIT = 1 << 62  # ids at or beyond this (in size) are read as none
+
 
 # ---------------------------------------------------------------------------------------------
-# Shape fields cut out of op args before JSON parsing (reading step 2)
+# The fields read, as msgspec structs (reading step 2)
 
-_SHAPE_FIELDS = (b"Concrete Inputs", b"Input type", b"Input Strides", b"Input Dims")
-_SHAPE_KEY = {f: f"_fc{i}".encode() for i, f in enumerate(_SHAPE_FIELDS, 1)}
-_FIELD_NAMES = rb"Concrete Inputs|Input (?:type|Strides|Dims)"
-#: A run of consecutive shape fields: from a shape key to the ``]`` that is followed by the end
-#: of the args object or by a key that is not a shape field. (A string value holding such a
-#: sequence would cut the run short; the chunk then does not parse and is parsed uncut.)
-_SHAPE_RUN = re.compile(rb'"(' + _FIELD_NAMES + rb')"\s*+:\s*+\[(?:[^\]]*+\])+?'
-                        rb'(?=\s*+(?:\}|,\s*+"(?!(?:' + _FIELD_NAMES + rb')")))')
-_BOUNDARY = re.compile(rb'\}\s*,\s*\{')
-_EVENTS_KEY = re.compile(rb'"traceEvents"\s*:\s*\[')
-
-_CHUNK_BYTES = 4 << 20   # events parsed at a time
-_READ_BYTES = 1 << 20    # compressed bytes read at a time
+_NO_RAW = msgspec.Raw()
 
 
-class _ShapeTable:
-    """The distinct shape-field texts of a trace, and the OpCalls built from them."""
+class _Args(msgspec.Struct, gc=False):
+    """The ``args`` members used (any other member is skipped unread)."""
 
-    def __init__(self) -> None:
-        self.ids: Dict[bytes, int] = {}
-        self.texts: List[bytes] = []
-        self._parsed: Dict[int, Dict[str, Any]] = {}
-        self._calls: Dict[Tuple[str, Any], Optional[OpCall]] = {}
+    ext: Optional[int] = msgspec.field(default=None, name="External id")
+    ext_old: Optional[int] = msgspec.field(default=None, name="external id")
+    correlation: Optional[int] = None
+    device: Optional[int] = None
+    stream: Optional[int] = None
+    bytes: Optional[int] = None
+    dims: msgspec.Raw = msgspec.field(default=_NO_RAW, name="Input Dims")
+    dims_old: msgspec.Raw = msgspec.field(default=_NO_RAW, name="Input dims")
+    types: msgspec.Raw = msgspec.field(default=_NO_RAW, name="Input type")
+    concrete: msgspec.Raw = msgspec.field(default=_NO_RAW, name="Concrete Inputs")
+    # [memory] instants
+    mem_bytes: Optional[int] = msgspec.field(default=None, name="Bytes")
+    total_allocated: Optional[int] = msgspec.field(default=None, name="Total Allocated")
+    total_reserved: Optional[int] = msgspec.field(default=None, name="Total Reserved")
+    device_type: Optional[int] = msgspec.field(default=None, name="Device Type")
+    device_id: Optional[int] = msgspec.field(default=None, name="Device Id")
+    # MTIA device events
+    size: Optional[int] = None
 
-    def cut(self, chunk: bytes) -> bytes:
-        """``chunk`` with every run of shape fields replaced by ``"_fcK": id``."""
-        ids, texts, keys = self.ids, self.texts, _SHAPE_KEY
 
-        def repl(m: "re.Match[bytes]") -> bytes:
-            t = m.group(0)
-            i = ids.get(t)
-            if i is None:
-                i = ids[t] = len(texts)
-                texts.append(t)
-            return b'"%s":%d' % (keys[m.group(1)], i)
+class _Event(msgspec.Struct, gc=False):
+    """One trace event's fields used (any other field is skipped unread)."""
 
-        return _SHAPE_RUN.sub(repl, chunk)
+    ph: str = ""
+    cat: str = ""
+    name: str = ""
+    pid: Union[int, str] = 0
+    tid: Union[int, str] = 0
+    ts: Optional[float] = None
+    dur: Optional[float] = None
+    args: Optional[_Args] = None
 
-    def fields(self, i: int) -> Dict[str, Any]:
-        """The shape fields of text ``i`` (none if the text is not whole JSON fields)."""
-        d = self._parsed.get(i)
-        if d is None:
-            try:
-                d = _loads(b"{" + self.texts[i] + b"}")
-            except ValueError:
-                d = {}
-            self._parsed[i] = d if isinstance(d, dict) else {}
-            d = self._parsed[i]
-        return d
 
-    def call(self, name: str, ref: Any) -> Optional[OpCall]:
-        """The OpCall of op ``name`` whose shape reference is ``ref`` (see :meth:`_Acc.feed`)."""
-        if ref is None:
+_TYPED = msgspec.json.Decoder(List[_Event])
+_EMPTY_ARGS = _Args()
+_INT_ARGS = {"External id": "ext", "external id": "ext_old", "correlation": "correlation", "device": "device",
+             "stream": "stream", "bytes": "bytes", "Bytes": "mem_bytes", "Total Allocated": "total_allocated",
+             "Total Reserved": "total_reserved", "Device Type": "device_type", "Device Id": "device_id",
+             "size": "size"}
+_RAW_ARGS = {"Input Dims": "dims", "Input dims": "dims_old", "Input type": "types", "Concrete Inputs": "concrete"}
+_JSON = msgspec.json.Encoder()
+
+
+def _sanitize(ev: Any, problems: Dict[str, int]) -> Optional[_Event]:
+    """A plain-JSON event as an :class:`_Event`, each field checked (step 2's slow path).
+
+    Fields of the wrong type are counted in ``problems`` (the key is the note's text) and read
+    as absent; None for an element that is not an event at all.
+    """
+    if type(ev) is not dict:
+        return None
+    ph = ev.get("ph")
+    cat = ev.get("cat", "")
+    if type(cat) is not str:
+        problems["events whose category is not a string skipped"] = problems.get(
+            "events whose category is not a string skipped", 0) + 1
+        return None
+    name = ev.get("name", "")
+    if type(name) is not str:
+        name = "" if name is None else _JSON.encode(name).decode()
+        problems["events whose name is not a string read as its JSON text"] = problems.get(
+            "events whose name is not a string read as its JSON text", 0) + 1
+    out = _Event(ph=ph if type(ph) is str else "", cat=cat, name=name, pid=_id_value(ev.get("pid")),
+                 tid=_id_value(ev.get("tid")), ts=_number(ev.get("ts")), dur=_number(ev.get("dur")))
+    a = ev.get("args")
+    if type(a) is dict:
+        fields: Dict[str, Any] = {}
+        for key, attr in _INT_ARGS.items():
+            if key in a:
+                fields[attr] = _int_arg(a[key])
+        for key, attr in _RAW_ARGS.items():
+            if key in a:
+                fields[attr] = msgspec.Raw(_JSON.encode(a[key]))
+        out.args = _Args(**fields)
+    elif a is not None:
+        problems["events whose args are not a JSON object read without args"] = problems.get(
+            "events whose args are not a JSON object read without args", 0) + 1
+    return out
+
+
+def _number(x: Any) -> Optional[float]:
+    """A JSON number as a finite float; None for anything else (strings are not numbers)."""
+    if type(x) is float:
+        return x if math.isfinite(x) else None
+    if type(x) is int:
+        try:
+            return float(x)
+        except OverflowError:
             return None
-        if isinstance(ref, tuple):
-            key = (name, ref)
-            if key in self._calls:
-                return self._calls[key]
-            args: Dict[str, Any] = {}
-            for i in ref:
-                if i is not None:
-                    args.update(self.fields(i))
-            c = self._calls[key] = op_call_from_kineto(name, args)
-            return c
-        # a dict of args (a trace parsed whole, or fields the cutter left in place)
-        if any(k.startswith("_fc") for k in ref):
-            args = {k: v for k, v in ref.items() if not k.startswith("_fc")}
-            for k, v in ref.items():
-                if k.startswith("_fc") and isinstance(v, int):
-                    args.update(self.fields(v))
-            ref = args
-        return op_call_from_kineto(name, ref)
+    return None
+
+
+def _id_value(x: Any) -> Union[int, str]:
+    """A pid or tid: an int, or a string (hashed later); other JSON values as their text."""
+    if type(x) is int or type(x) is str:
+        return x
+    if x is None:
+        return 0
+    return _JSON.encode(x).decode()
+
+
+def _int_arg(x: Any) -> Optional[int]:
+    """An integer arg (an id, a device, a byte count): a JSON integer, an integral float or a
+    string of digits; None for anything else."""
+    if type(x) is int:
+        return x
+    if type(x) is float and x.is_integer():
+        return int(x)
+    if type(x) is str:
+        try:
+            return int(x.strip())
+        except ValueError:
+            return None
+    return None
+
+
+def _int(x: Any) -> Optional[int]:
+    if x is None or isinstance(x, bool):
+        return None
+    try:
+        return int(x)
+    except (TypeError, ValueError, OverflowError):
+        return None
+
+
+def _tid(x: Any) -> int:
+    """Kineto thread/pid ids are ints, or strings for synthetic lanes; hash those stably."""
+    if type(x) is int:
+        return x if -_ID_LIMIT < x < _ID_LIMIT else -(zlib.crc32(str(x).encode()) & 0x7FFFFFFF) - 1
+    i = _int(x)
+    if i is not None and -_ID_LIMIT < i < _ID_LIMIT:
+        return i
+    return -(zlib.crc32(str(x).encode()) & 0x7FFFFFFF) - 1
+
+
+def _ids(values: List[Optional[int]]) -> np.ndarray:
+    """An int64 column of ids (:data:`_NONE` for none, or for one out of range)."""
+    if None not in values:
+        try:
+            col = np.array(values, dtype=np.int64)
+            if len(col) == 0 or (int(col.min()) > -_ID_LIMIT and int(col.max()) < _ID_LIMIT):
+                return col
+        except (OverflowError, ValueError, TypeError):
+            pass
+    return np.array([_NONE if v is None or not (-_ID_LIMIT < v < _ID_LIMIT) else v for v in values], dtype=np.int64)
+
+
+def _lanes(values: List[Union[int, str]]) -> np.ndarray:
+    """An int64 column of pids or tids (strings hashed: see :func:`_tid`)."""
+    try:
+        col = np.array(values, dtype=np.int64)
+        if len(col) == 0 or (int(col.min()) > -_ID_LIMIT and int(col.max()) < _ID_LIMIT):
+            return col
+    except (OverflowError, ValueError, TypeError):
+        pass
+    return np.array([_tid(v) for v in values], dtype=np.int64)
 
 
 # ---------------------------------------------------------------------------------------------
-# JSON
+# JSON files read whole (specs of other kinds, annotate's copy of the trace)
 
 
 def _loads(raw: bytes) -> Any:
-    try:
-        import orjson
-    except ImportError:  # orjson is a declared dependency, but the source tree may run without it
-        return json.loads(raw)
-    return orjson.loads(raw)
+    return msgspec.json.decode(raw)
 
 
 def _check_file(p: Path) -> None:
@@ -202,68 +351,15 @@ def read_json(path: str | Path) -> Dict[str, Any]:
             raw = gzip.decompress(raw)
         except (EOFError, OSError, zlib.error):
             raise TraceError(f"trace {p} is a truncated or corrupt gzip file") from None
-    return _object(raw, p)
-
-
-def _object(raw: bytes, p: Any) -> Dict[str, Any]:
     if not raw.strip():
         raise TraceError(f"trace {p} is empty")
     try:
         data = _loads(raw)
-    except ValueError as e:
+    except (msgspec.DecodeError, RecursionError) as e:
         raise TraceError(f"trace {p} is not valid JSON (truncated?): {e}") from None
     if not isinstance(data, dict):
         raise TraceError(f"trace {p} is not a Kineto trace: the top level is not a JSON object")
     return data
-
-
-class _Pieces:
-    """The decompressed bytes of a trace file, a piece at a time.
-
-    ``truncated`` is set when a gzip stream ends early or is corrupt (the pieces before the
-    fault are still given).
-    """
-
-    def __init__(self, p: Path) -> None:
-        self.p = p
-        self.truncated = ""
-
-    def __iter__(self) -> Iterator[bytes]:
-        try:
-            f = open(self.p, "rb")
-        except OSError as e:
-            raise TraceError(f"cannot read trace {self.p}: {e.strerror or e}") from None
-        with f:
-            head = f.read(_READ_BYTES)
-            if head[:2] != b"\x1f\x8b":
-                while head:
-                    yield head
-                    head = f.read(_READ_BYTES)
-                return
-            d = zlib.decompressobj(wbits=31)
-            block = head
-            while True:
-                try:
-                    out = d.decompress(block)
-                except zlib.error:
-                    self.truncated = "its gzip stream is corrupt"
-                    return
-                if out:
-                    yield out
-                if d.eof:
-                    rest = d.unused_data
-                    if rest and rest[:2] == b"\x1f\x8b":   # concatenated gzip members
-                        d = zlib.decompressobj(wbits=31)
-                        block = rest
-                        continue
-                    return
-                block = f.read(_READ_BYTES)
-                if not block:
-                    tail = d.flush()
-                    if tail:
-                        yield tail
-                    self.truncated = "its gzip stream ends early"
-                    return
 
 
 class _NoCycleCollection:
@@ -283,116 +379,40 @@ class _NoCycleCollection:
             gc.enable()
 
 
-def load(path: str | Path) -> Trace:
+def load(path: str | Path, *, pid: Optional[int] = None) -> Trace:
     """Parse the Kineto trace at ``path`` (see the module notes for how).
 
+    ``pid``: the process whose host events to read, for a file that holds several (ranks).
+
     Raises :class:`TraceError` for a missing, empty or non-Kineto file (no ``traceEvents``
-    list, or no complete events at all), and for one cut off before its first complete event.
+    list, or no complete events at all), one cut off before its first complete event, one that
+    holds several processes' host events when ``pid`` is not given, and a ``pid`` it lacks.
     """
-    with _NoCycleCollection():
-        return _load(Path(path))
-
-
-def _load(p: Path) -> Trace:
-    """:func:`load` with the collector paused."""
+    p = Path(path)
     _check_file(p)
-    pieces = _Pieces(p)
-    acc = _Acc()
-    buf = b""
-    it = _ahead(iter(pieces))
-    start = -1
-    # find the traceEvents array
-    for piece in it:
-        buf += piece
-        m = _EVENTS_KEY.search(buf)
-        if m and buf.lstrip()[:1] == b"{":
-            start = m.end()
-            break
-        if len(buf) > (64 << 20) and buf.lstrip()[:1] != b"{":
-            break
-    if start < 0:
-        for piece in it:
-            buf += piece
-        if pieces.truncated:
-            raise TraceError(f"trace {p} is a truncated or corrupt gzip file")
-        data = _object(buf, p)
-        return parse(data, str(p))
-    head, buf = buf[:m.start()], buf[start:]  # type: ignore[union-attr]
-    eof = False
-    broken = ""
-    failed = 0       # the first cut of a chunk that did not parse
-    retry = 0        # the last cut tried: the next try extends past it
-    tries = 0
-
-    def more() -> None:
-        nonlocal buf, eof
-        piece = next(it, None)
-        if piece is None:
-            eof = True
-        else:
-            buf += piece
-
-    while True:
-        while not eof and len(buf) < 2 * _CHUNK_BYTES:
-            more()
-        if retry:                                  # the boundary was inside an event: a longer chunk
-            nxt = _BOUNDARY.search(buf, retry)
-            cut = nxt.start() + 1 if nxt else 0
-        else:
-            cut = _last_boundary(buf, len(buf) if eof else _CHUNK_BYTES)
-            if cut == 0:
-                first = _BOUNDARY.search(buf)      # an event longer than a chunk
-                cut = first.start() + 1 if first else 0
-        if cut == 0:
-            if eof:
-                if failed:
-                    broken = _salvage(buf[:failed], acc)
-                break
-            more()
-            continue
-        events = _try_events(buf[:cut], acc.shapes)
-        if events is None:
-            tries += 1
-            failed = failed or cut
-            retry = cut
-            if tries > 16:
-                broken = _salvage(buf[:failed], acc)
-                break
-            continue
-        acc.feed(events)
-        buf = buf[cut:].lstrip(b" \t\r\n,")
-        failed = retry = tries = 0
-    # buf holds the last event, the array's end and the top-level fields after it
-    tail = None if broken else _close(buf, acc)
-    count = acc.events_read
-    partial = ""
-    if tail is None:
-        if count == 0:
-            if pieces.truncated:
-                raise TraceError(f"trace {p} is a truncated or corrupt gzip file")
-            raise TraceError(f"trace {p} is not valid JSON (truncated?): no complete event in its traceEvents array")
-        why = pieces.truncated or broken or "its traceEvents array is not closed"
-        partial = f"the trace is truncated ({why}): read the first {count:,} events; figures cover only them"
-        tail = b"}"
-    meta = _metadata(head, tail)
-    return acc.finish(meta, str(p), partial=partial)
+    with _NoCycleCollection():
+        stream = EventStream(p, _TYPED, ahead=_ahead)
+        acc = _Acc()
+        for batch, typed in stream:
+            if typed:
+                acc.feed_typed(batch)
+            else:
+                acc.feed_plain(batch)
+            del batch
+        notes = list(stream.notes)
+        return acc.finish(stream.metadata, str(p), partial=stream.partial, pid=pid, notes=notes)
 
 
-def _salvage(text: bytes, acc: "_Acc") -> str:
-    """Feed the longest run of whole events at the start of ``text`` (a chunk that does not
-    parse); return why the rest cannot be read."""
-    cuts = [m.start() + 1 for m in _BOUNDARY.finditer(text)]
-    lo, hi, best = 0, len(cuts) - 1, None
-    while lo <= hi:                 # the longest prefix, at an event boundary, that parses
-        mid = (lo + hi) // 2
-        events = _try_events(text[:cuts[mid]], acc.shapes)
-        if events is None:
-            hi = mid - 1
-        else:
-            lo, best = mid + 1, events
-    if best:
-        acc.feed(best)
-    return f"it is not valid JSON after event {acc.events_read:,}"
+def parse(data: Dict[str, Any], path: str = "<memory>", *, pid: Optional[int] = None) -> Trace:
+    """Build a :class:`Trace` from an already loaded Kineto JSON object (see :func:`load`)."""
+    events = data.get("traceEvents")
+    if not isinstance(events, list):
+        raise TraceError(f"trace {path} is not a Kineto trace: no 'traceEvents' list")
+    with _NoCycleCollection():
+        acc = _Acc()
+        for i in range(0, len(events), 20000):
+            acc.feed_plain(events[i:i + 20000])
+        return acc.finish(data, path, pid=pid)
 
 
 def _ahead(it: Iterator[bytes], depth: int = 4) -> Iterator[bytes]:
@@ -434,311 +454,339 @@ def _ahead(it: Iterator[bytes], depth: int = 4) -> Iterator[bytes]:
         stop.set()
 
 
-def _last_boundary(buf: bytes, limit: int) -> int:
-    """Position just after the last ``}`` of an event boundary before ``limit`` (0: none)."""
-    k = buf.rfind(b"}", 0, limit)
-    while k > 0:
-        if _BOUNDARY.match(buf, k):
-            return k + 1
-        k = buf.rfind(b"}", 0, k)
-    return 0
-
-
-def _try_events(chunk: bytes, shapes: Optional[_ShapeTable] = None) -> Optional[list]:
-    """The events of ``chunk`` (whole events separated by commas), shape fields cut out when
-    ``shapes`` is given; None if it does not parse."""
-    if shapes is not None:
-        out = _try_events(shapes.cut(chunk))
-        if out is not None:
-            return out
-    try:
-        out = _loads(b"[" + chunk + b"]")
-    except ValueError:
-        return None
-    return out if isinstance(out, list) else None
-
-
-def _close(buf: bytes, acc: "_Acc") -> Optional[bytes]:
-    """Parse the last events and find the array's end in ``buf``; return the text after it.
-
-    None when no ``]`` closes the array (a truncated file).
-    """
-    q = buf.find(b"]")
-    tries = 0
-    while q >= 0 and tries < 256:
-        events = _try_events(buf[:q], acc.shapes)
-        if events is not None:
-            acc.feed(events)
-            return buf[q + 1:]
-        q = buf.find(b"]", q + 1)
-        tries += 1
-    return None
-
-
-def _metadata(head: bytes, tail: bytes) -> Dict[str, Any]:
-    """The top-level fields around the traceEvents array."""
-    text = head + b'"traceEvents": []' + tail
-    try:
-        d = _loads(text)
-        return d if isinstance(d, dict) else {}
-    except ValueError:
-        pass
-    try:  # a truncated file: the fields before the array
-        d = _loads(head.rstrip().rstrip(b",") + b"}")
-        return d if isinstance(d, dict) else {}
-    except ValueError:
-        return {}
-
-
-def parse(data: Dict[str, Any], path: str = "<memory>") -> Trace:
-    """Build a :class:`Trace` from an already loaded Kineto JSON object (see :func:`load`)."""
-    events = data.get("traceEvents")
-    if not isinstance(events, list):
-        raise TraceError(f"trace {path} is not a Kineto trace: no 'traceEvents' list")
-    with _NoCycleCollection():
-        acc = _Acc()
-        acc.feed(events)
-        return acc.finish(data, path)
-
-
 # ---------------------------------------------------------------------------------------------
-# Accumulating events into columns (reading step 3)
+# Columns (reading step 3)
 
 
-def _int(x: Any) -> Optional[int]:
-    if x is None:
-        return None
-    try:
-        return int(x)
-    except (TypeError, ValueError):
-        return None
-
-
-def _tid(x: Any) -> int:
-    """Kineto thread/pid ids are ints, or strings for synthetic lanes; hash those stably."""
-    if isinstance(x, int):
-        return x
-    i = _int(x)
-    if i is not None:
-        return i
-    return -(zlib.crc32(str(x).encode()) & 0x7FFFFFFF) - 1
-
-
-_NONE = -(1 << 62)   # "no id" in integer columns
-
-
-def _col(v: Any) -> int:
-    """An int for an integer column (:data:`_NONE` for a missing or malformed value)."""
-    if type(v) is int:
-        return v
-    i = _int(v)
-    return _NONE if i is None else i
+def _raw(r: msgspec.Raw) -> bytes:
+    return bytes(r)
 
 
 class _Acc:
-    """Columns of the events of one trace, filled chunk by chunk."""
+    """Columns of the events of one trace, filled batch by batch."""
 
     def __init__(self) -> None:
-        self.shapes = _ShapeTable()
-        self.names: Dict[str, str] = {}
-        self.refs: Dict[tuple, tuple] = {}
-        # host ops
-        self.op_ts, self.op_dur = array("d"), array("d")
-        self.op_pid, self.op_tid, self.op_ext = array("q"), array("q"), array("q")
-        self.op_name: List[str] = []
-        self.op_ref: List[Any] = []
-        # runtime calls
-        self.rt_ts, self.rt_dur = array("d"), array("d")
-        self.rt_pid, self.rt_tid, self.rt_corr, self.rt_ext = array("q"), array("q"), array("q"), array("q")
-        self.rt_name: List[str] = []
-        # device events
-        self.dev_kind = array("b")
-        self.dev_ts, self.dev_dur = array("d"), array("d")
-        self.dev_corr, self.dev_ext, self.dev_device, self.dev_stream, self.dev_bytes = (
-            array("q"), array("q"), array("q"), array("q"), array("q"))
-        self.dev_name: List[str] = []
-        # module ranges, user ranges, steps, profiler overhead, device syncs, memory
+        self.name_id: Dict[str, int] = {}
+        self.names: List[str] = []
+        self.ref_id: Dict[tuple, int] = {}
+        self.refs: List[tuple] = []          # (name, dims, types, concrete) raw JSON texts
+        self.op: List[Dict[str, np.ndarray]] = []
+        self.rt: List[Dict[str, np.ndarray]] = []
+        self.dev: List[Dict[str, np.ndarray]] = []
+        # few events: rows of Python values
         self.modules: List[Tuple[float, float, int, int, str]] = []
         self.ranges: List[Tuple[float, float, int, int, str]] = []
-        self.steps: List[Tuple[int, float, float]] = []
-        self.overhead: List[Tuple[str, float, float]] = []
-        self.syncs: List[Tuple[str, float, float, int, Optional[int]]] = []
-        self.memory: List[Tuple[float, Any, Any, Any, Any, Any]] = []
+        self.steps: List[Tuple[int, float, float, int]] = []
+        self.overhead: List[Tuple[str, float, float, int]] = []
+        self.syncs: List[Tuple[str, float, float, int, Optional[int], int]] = []
+        self.memory: List[Tuple[float, Any, Any, Any, Any, Any, int]] = []
         self.skipped = 0
         self.unknown: Dict[str, int] = {}
+        self.old_cats: Dict[str, int] = {}
+        self.problems: Dict[str, int] = {}
+        self.dropped: Dict[Tuple[str, str], int] = {}
         self.events_read = 0
-        self.all_whole = True       # every ts/dur a whole number (a hint of nanoseconds)
+        self.mtia = 0
+        self.privateuse1 = 0
 
-    def _name(self, n: Any) -> str:
-        if type(n) is not str:
-            n = "" if n is None else str(n)
-        return self.names.setdefault(n, n)
+    def _ids_of(self, names: List[str]) -> np.ndarray:
+        """Name ids (each distinct name numbered once, in :attr:`names`)."""
+        table, names_l = self.name_id, self.names
+        for n in dict.fromkeys(names):
+            if n not in table:
+                table[n] = len(names_l)
+                names_l.append(n)
+        return np.fromiter(map(table.__getitem__, names), dtype=np.int64, count=len(names))
 
-    def feed(self, events: Iterable[Any]) -> None:  # noqa: C901 - one hot loop, kept flat
-        """Add a list of event dicts to the columns."""
-        cat_kind = _CAT_KIND
-        names = self.names
-        refs = self.refs
-        n = 0
-        for ev in events:
-            n += 1
-            if type(ev) is not dict:
-                self.skipped += 1
-                continue
-            ph = ev.get("ph")
-            if ph != "X":
-                if (ph == "i" or ph == "I") and ev.get("name") == "[memory]":
-                    self._memory(ev)
-                else:
-                    self.skipped += 1
-                continue
-            cat = ev.get("cat")
-            kind = cat_kind.get(cat)  # type: ignore[arg-type]
-            if kind is None:
-                self.skipped += 1
-                if cat not in KNOWN_UNUSED:
-                    c = str(cat)
-                    self.unknown[c] = self.unknown.get(c, 0) + 1
-                continue
-            ts = ev.get("ts")
-            dur = ev.get("dur", 0.0)
-            if type(ts) is not float or type(dur) is not float:
-                try:
-                    ts = float(ts)  # type: ignore[arg-type]
-                    dur = float(dur if dur is not None else 0.0)
-                except (TypeError, ValueError):
-                    self.skipped += 1
+    def _refs_of(self, name_ids: np.ndarray, args: List[_Args]) -> np.ndarray:
+        """The shape reference of each op (-1: no shapes), distinct texts numbered once."""
+        table, refs, names = self.ref_id, self.refs, self.names
+        out = []
+        append = out.append
+        for nid, a in zip(name_ids.tolist(), args):
+            d = a.dims
+            if not d:
+                d = a.dims_old
+                if not d:
+                    append(-1)
                     continue
-            elif self.all_whole and (ts % 1.0 or dur % 1.0):
-                self.all_whole = False
-            name = ev.get("name", "")
-            if type(name) is not str:
-                name = "" if name is None else str(name)
-            name = names.setdefault(name, name)
-            args = ev.get("args")
-            if kind == _OP:
-                pid, tid = ev.get("pid"), ev.get("tid")
-                self.op_ts.append(ts)
-                self.op_dur.append(dur)
-                self.op_pid.append(pid if type(pid) is int else _tid(pid))
-                self.op_tid.append(tid if type(tid) is int else _tid(tid))
-                self.op_name.append(name)
-                if args:
-                    ext = args.get("External id")
-                    self.op_ext.append(ext if type(ext) is int else _col(ext))
-                    ref = (args.get("_fc1"), args.get("_fc2"), args.get("_fc3"), args.get("_fc4"))
-                    if ref == (None, None, None, None):
-                        ref = args if "Input Dims" in args else None  # type: ignore[assignment]
-                    elif "Input Dims" in args or "Input type" in args or "Concrete Inputs" in args:
-                        ref = args
-                    else:
-                        ref = refs.setdefault(ref, ref)
-                    self.op_ref.append(ref)
-                else:
-                    self.op_ext.append(_NONE)
-                    self.op_ref.append(None)
-            elif kind == _RT:
-                pid, tid = ev.get("pid"), ev.get("tid")
-                self.rt_ts.append(ts)
-                self.rt_dur.append(dur)
-                self.rt_pid.append(pid if type(pid) is int else _tid(pid))
-                self.rt_tid.append(tid if type(tid) is int else _tid(tid))
-                self.rt_name.append(name)
-                if args:
-                    c, e = args.get("correlation"), args.get("External id")
-                    self.rt_corr.append(c if type(c) is int else _col(c))
-                    self.rt_ext.append(e if type(e) is int else _col(e))
-                else:
-                    self.rt_corr.append(_NONE)
-                    self.rt_ext.append(_NONE)
-            elif kind <= _MEMSET:
-                args = args or {}
-                self.dev_kind.append(kind)
-                self.dev_ts.append(ts)
-                self.dev_dur.append(dur)
-                self.dev_name.append(name)
-                for col, key in ((self.dev_corr, "correlation"), (self.dev_ext, "External id"),
-                                 (self.dev_device, "device"), (self.dev_stream, "stream"), (self.dev_bytes, "bytes")):
-                    v = args.get(key)
-                    col.append(v if type(v) is int else _col(v))
-            elif kind == _ANNOT:
-                m = _STEP_RE.match(name) if name.startswith("ProfilerStep#") else None
-                if m:
-                    self.steps.append((int(m.group(1)), ts, dur))
-                elif name.startswith(MODULE_RANGE_PREFIX):
-                    self.modules.append((ts, dur, _tid(ev.get("pid")), _tid(ev.get("tid")),
-                                         self._name(name[len(MODULE_RANGE_PREFIX):])))
-                else:
-                    self.ranges.append((ts, dur, _tid(ev.get("pid")), _tid(ev.get("tid")), name))
-            elif kind == _PY:
-                if name.startswith(TORCH_MODULE_PREFIX):
-                    self.modules.append((ts, dur, _tid(ev.get("pid")), _tid(ev.get("tid")),
-                                         self._name(name[len(TORCH_MODULE_PREFIX):])))
-                else:
-                    self.skipped += 1
-            elif kind == _OVERHEAD:
-                self.overhead.append((name, ts, dur))
-            else:  # _SYNC
-                args = args or {}
-                self.syncs.append((name, ts, dur, _int(args.get("stream")) or 0, _int(args.get("correlation"))))
-        self.events_read += n
-
-    def _memory(self, ev: Dict[str, Any]) -> None:
-        a = ev.get("args") or {}
-        try:
-            ts = float(ev.get("ts"))  # type: ignore[arg-type]
-        except (TypeError, ValueError):
-            self.skipped += 1
-            return
-        self.memory.append((ts, a.get("Bytes"), a.get("Total Allocated"), a.get("Total Reserved"),
-                            a.get("Device Type"), a.get("Device Id")))
+            key = (nid, bytes(d), bytes(a.types), bytes(a.concrete))
+            i = table.get(key)
+            if i is None:
+                i = table[key] = len(refs)
+                refs.append((names[nid],) + key[1:])
+            append(i)
+        return np.array(out, dtype=np.int64)
 
     # -----------------------------------------------------------------------------------------
 
-    def finish(self, data: Dict[str, Any], path: str, partial: str = "") -> Trace:
-        """The Trace of the columns (joining steps 1-3 of the module notes)."""
-        import numpy as np
+    def feed_plain(self, events: List[Any]) -> None:
+        """Add a batch of plain-JSON events, each checked (see :func:`_sanitize`)."""
+        typed = []
+        for ev in events:
+            e = _sanitize(ev, self.problems)
+            if e is None:
+                self.skipped += 1
+                self.events_read += 1
+            else:
+                typed.append(e)
+        self.feed_typed(typed)
 
-        n_ops, n_dev = len(self.op_ts), len(self.dev_ts)
-        if not n_ops and not n_dev:
-            if partial:
-                raise TraceError(f"trace {path} is truncated before any profiler event (no cpu_op, kernel or memcpy events)")
-            raise TraceError(f"trace {path} has no profiler events (no cpu_op, kernel or memcpy events): not a Kineto trace?")
-        notes: List[str] = []
-        if partial and not n_dev and (data.get("deviceProperties") or any(
-                n.startswith(("cuda", "cu", "hip")) for n in self.rt_name[:1000])):
-            partial += ("; no device event survived the cut (Kineto writes them after the host events), "
-                        "so only host-side figures remain")
-        scale, why = _time_scale(data, self)
+    def feed_typed(self, evs: List[_Event]) -> None:
+        """Add a batch of events decoded into :class:`_Event` structs."""
+        self.events_read += len(evs)
+        cat_kind = _CAT_KIND
+        kinds = np.array([cat_kind.get(e.cat, 0) if e.ph == "X" else
+                          (_MEM if e.name == "[memory]" and (e.ph == "i" or e.ph == "I") else -1) for e in evs],
+                         dtype=np.int8)
+        present = set(np.unique(kinds).tolist())
+        if -1 in present:
+            self.skipped += int(np.count_nonzero(kinds == -1))
+        if 0 in present:
+            for i in np.flatnonzero(kinds == 0).tolist():
+                c = evs[i].cat
+                self.skipped += 1
+                if c not in KNOWN_UNUSED:
+                    self.unknown[c] = self.unknown.get(c, 0) + 1
+
+        def pick(kind: int) -> List[_Event]:
+            return [evs[i] for i in np.flatnonzero(kinds == kind).tolist()]
+
+        for kind in present:
+            if kind <= 0:
+                continue
+            sub = pick(kind)
+            cats = {e.cat for e in sub}
+            for c in cats & OLD_CATEGORIES.keys():
+                self.old_cats[c] = self.old_cats.get(c, 0) + sum(1 for e in sub if e.cat == c)
+            if kind == _OP:
+                self.op.append(self._host_columns(sub, ops=True))
+            elif kind == _RT:
+                if "mtia_runtime" in cats:
+                    self.mtia += 1
+                if cats & {"privateuse1_runtime", "privateuse1_driver"}:
+                    self.privateuse1 += 1
+                self.rt.append(self._host_columns(sub, ops=False))
+            elif kind in (_KERNEL, _MEMCPY, _MEMSET):
+                self.dev.append(self._device_columns(sub, np.full(len(sub), kind, dtype=np.int8)))
+            elif kind == _MTIA_DEV:
+                self.mtia += 1
+                self._mtia(sub)
+            else:
+                self._few(kind, sub)
+
+    def _host_columns(self, sub: List[_Event], ops: bool) -> Dict[str, np.ndarray]:
+        args = [e.args or _EMPTY_ARGS for e in sub]
+        name_ids = self._ids_of([e.name for e in sub])
+        cols = {
+            "ts": np.array([e.ts for e in sub], dtype=np.float64),
+            "dur": np.array([e.dur for e in sub], dtype=np.float64),
+            "pid": _lanes([e.pid for e in sub]),
+            "tid": _lanes([e.tid for e in sub]),
+            "name": name_ids,
+            "ext": _ids([a.ext if a.ext is not None else a.ext_old for a in args]),
+        }
+        if ops:
+            cols["ref"] = self._refs_of(name_ids, args)
+        else:
+            cols["corr"] = _ids([a.correlation for a in args])
+        return cols
+
+    def _device_columns(self, sub: List[_Event], kind: np.ndarray) -> Dict[str, np.ndarray]:
+        args = [e.args or _EMPTY_ARGS for e in sub]
+        nbytes = _ids([a.bytes if a.bytes is not None else a.size for a in args])
+        negative = nbytes < 0
+        negative &= nbytes != _NONE
+        if negative.any():
+            k = int(np.count_nonzero(negative))
+            key = "device events with a negative byte count read without one"
+            self.problems[key] = self.problems.get(key, 0) + k
+            nbytes[negative] = _NONE
+        device = _ids([a.device for a in args])
+        pid = np.array([p if type(p) is int and 0 <= p < (1 << 31) else _NONE for p in (e.pid for e in sub)],
+                       dtype=np.int64)
+        device = np.where(device == _NONE, pid, device)   # Kineto's device lanes: pid = device index
+        return {
+            "kind": kind,
+            "ts": np.array([e.ts for e in sub], dtype=np.float64),
+            "dur": np.array([e.dur for e in sub], dtype=np.float64),
+            "name": self._ids_of([e.name for e in sub]),
+            "corr": _ids([a.correlation for a in args]),
+            "ext": _ids([a.ext if a.ext is not None else a.ext_old for a in args]),
+            "device": device,
+            "stream": _ids([a.stream for a in args]),
+            "bytes": nbytes,
+        }
+
+    def _mtia(self, sub: List[_Event]) -> None:
+        """MTIA device events: DMA requests as memcpys, event records/waits as device syncs,
+        the rest as kernels (timeline only: no op launched them through a correlation id)."""
+        work = [e for e in sub if e.name not in MTIA_SYNC_EVENTS]
+        if work:
+            kind = np.array([_MEMCPY if e.name in MTIA_COPY_EVENTS else _KERNEL for e in work], dtype=np.int8)
+            self.dev.append(self._device_columns(work, kind))
+        for e in sub:
+            if e.name in MTIA_SYNC_EVENTS:
+                a = e.args or _EMPTY_ARGS
+                self.syncs.append((e.name, _f(e.ts), _f(e.dur), _int(a.stream) or 0, None, _tid(e.pid)))
+
+    def _few(self, kind: int, sub: List[_Event]) -> None:
+        """Annotations, python functions, overhead, syncs and memory instants: rows."""
+        for e in sub:
+            name = e.name
+            ts, dur = _f(e.ts), _f(e.dur)
+            if kind == _ANNOT:
+                pid, tid = _tid(e.pid), _tid(e.tid)
+                m = _STEP_RE.match(name) if name.startswith("ProfilerStep#") else None
+                if m:
+                    self.steps.append((int(m.group(1)), ts, dur, pid))
+                elif name.startswith(MODULE_RANGE_PREFIX):
+                    self.modules.append((ts, dur, pid, tid, name[len(MODULE_RANGE_PREFIX):]))
+                else:
+                    self.ranges.append((ts, dur, pid, tid, name))
+            elif kind == _PY:
+                if name.startswith(TORCH_MODULE_PREFIX):
+                    self.modules.append((ts, dur, _tid(e.pid), _tid(e.tid), name[len(TORCH_MODULE_PREFIX):]))
+                else:
+                    self.skipped += 1
+            elif kind == _OVERHEAD:
+                self.overhead.append((name, ts, dur, _tid(e.pid)))
+            elif kind == _SYNC:
+                a = e.args or _EMPTY_ARGS
+                self.syncs.append((name, ts, dur, _int(a.stream) or 0, _int(a.correlation), _tid(e.pid)))
+            else:  # _MEM
+                a = e.args or _EMPTY_ARGS
+                self.memory.append((ts, a.mem_bytes, a.total_allocated, a.total_reserved, a.device_type,
+                                    a.device_id, _tid(e.pid)))
+
+    # -----------------------------------------------------------------------------------------
+    # Validation, duplicates, processes (see the module notes), then the join
+
+    def _drop(self, label: str, why: str, k: int) -> None:
+        if k:
+            self.dropped[(label, why)] = self.dropped.get((label, why), 0) + k
+
+    def _check_times(self, label: str, ts: np.ndarray, dur: Optional[np.ndarray], scale: float) -> np.ndarray:
+        """The rows whose times are valid (module notes); the others are counted as dropped."""
+        ok = np.isfinite(ts) & (np.abs(ts) < MAX_TIMESTAMP)
+        self._drop(label, "without a valid start time", int(np.count_nonzero(~ok)))
+        if dur is None:
+            return ok
+        missing = ok & np.isnan(dur)
+        self._drop(label, "without a duration", int(np.count_nonzero(missing)))
+        ok &= ~missing
+        negative = ok & (dur < 0)
+        self._drop(label, "with a negative duration", int(np.count_nonzero(negative)))
+        ok &= ~negative
+        long = ok & (dur * scale > MAX_DURATION_US)
+        self._drop(label, "with a duration over a day", int(np.count_nonzero(long)))
+        return ok & ~long
+
+    def _check_rows(self, label: str, rows: list, ts_at: int, dur_at: Optional[int], scale: float) -> list:
+        if not rows:
+            return rows
+        ts = np.array([r[ts_at] for r in rows], dtype=np.float64)
+        dur = None if dur_at is None else np.array([r[dur_at] for r in rows], dtype=np.float64)
+        ok = self._check_times(label, ts, dur, scale).tolist()
+        return [r for r, good in zip(rows, ok) if good]
+
+    def _unique_rows(self, label: str, rows: list) -> list:
+        seen: set = set()
+        out = []
+        for r in rows:
+            if r in seen:
+                self._dupes[label] = self._dupes.get(label, 0) + 1
+            else:
+                seen.add(r)
+                out.append(r)
+        return out
+
+    def finish(self, data: Dict[str, Any], path: str, partial: str = "", pid: Optional[int] = None,
+               notes: Optional[List[str]] = None) -> Trace:
+        """The Trace of the columns (validation, then joining steps 1-3 of the module notes)."""
+        notes = list(notes or [])
+        self._dupes: Dict[str, int] = {}
+        op, rt, dev = (_concat(self.op, _OP_COLS), _concat(self.rt, _RT_COLS), _concat(self.dev, _DEV_COLS))
+        self.op = self.rt = self.dev = []
+        scale, why = _time_scale(data, op, rt, dev)
         if scale != 1.0:
             notes.append(why)
-        op_ts = np.frombuffer(self.op_ts, dtype=np.float64) * scale
-        op_dur = np.frombuffer(self.op_dur, dtype=np.float64) * scale
-        rt_ts = np.frombuffer(self.rt_ts, dtype=np.float64) * scale
-        rt_dur = np.frombuffer(self.rt_dur, dtype=np.float64) * scale
-        steps = sorted((Step(num, ts * scale, dur * scale) for num, ts, dur in self.steps), key=lambda s: s.ts_us)
-        modules = [(ts * scale, dur * scale, pid, tid, name) for ts, dur, pid, tid, name in self.modules]
+        # 1. times, names
+        op = _take(op, self._check_times("op", op["ts"], op["dur"], scale))
+        rt = _take(rt, self._check_times("runtime call", rt["ts"], rt["dur"], scale))
+        keep = np.ones(len(dev["ts"]), dtype=bool)
+        for kind, label in _DEVICE_KINDS.items():
+            sel = dev["kind"] == kind
+            if sel.any():
+                keep[sel] = self._check_times(label, dev["ts"][sel], dev["dur"][sel], scale)
+        dev = _take(dev, keep)
+        self.steps = self._check_rows("ProfilerStep range", self.steps, 1, 2, scale)
+        self.modules = self._check_rows("module range", self.modules, 0, 1, scale)
+        self.ranges = self._check_rows("user range", self.ranges, 0, 1, scale)
+        self.overhead = self._check_rows("profiler overhead event", self.overhead, 1, 2, scale)
+        self.syncs = self._check_rows("device sync", self.syncs, 1, 2, scale)
+        self.memory = self._check_rows("memory event", self.memory, 0, None, scale)
+        unnamed = self.name_id.get("")
+        if unnamed is not None:
+            self.names[unnamed] = UNNAMED
+            for label, cols in (("op", op), ("runtime call", rt), ("device event", dev)):
+                k = int(np.count_nonzero(cols["name"] == unnamed))
+                if k:
+                    self.problems[f"{label}s without a name read as {UNNAMED}"] = k
+        self.ranges = [r if r[4] else r[:4] + (UNNAMED,) for r in self.ranges]
+        # 2. exact duplicates
+        op = _take(op, self._first_copies("op", op, _OP_COLS))
+        rt = _take(rt, self._first_copies("runtime call", rt, _RT_COLS))
+        dev = _take(dev, self._first_copies("device event", dev, _DEV_COLS))
+        self.steps = self._unique_rows("ProfilerStep range", self.steps)
+        self.modules = self._unique_rows("module range", self.modules)
+        self.ranges = self._unique_rows("user range", self.ranges)
+        self.overhead = self._unique_rows("profiler overhead event", self.overhead)
+        self.syncs = self._unique_rows("device sync", self.syncs)
+        self.memory = self._unique_rows("memory event", self.memory)
+        # 3. processes
+        op, rt, dev = self._one_process(op, rt, dev, pid, path, notes)
 
-        ops, runtime = self._host(np, op_ts, op_dur, rt_ts, rt_dur, modules, steps)
-        gpu = self._device(np, scale, ops, runtime)
+        n_ops, n_dev = len(op["ts"]), len(dev["ts"])
+        if not n_ops and not n_dev:
+            if self.steps:
+                raise TraceError(f"trace {path}: its {len(self.steps)} ProfilerStep range(s) ran no op and no device "
+                                 "work: there is nothing to analyse (did the step run the model?)")
+            if partial:
+                raise TraceError(f"trace {path} is truncated before any profiler event (no cpu_op, kernel or "
+                                 "memcpy events)")
+            raise TraceError(f"trace {path} has no profiler events (no cpu_op, kernel or memcpy events): not a "
+                             "Kineto trace?")
+        names = self.names
+        if partial and not n_dev and (data.get("deviceProperties") or any(
+                names[i].startswith(("cuda", "cu", "hip")) for i in rt["name"][:1000].tolist())):
+            partial += ("; no device event survived the cut (Kineto writes them after the host events), "
+                        "so only host-side figures remain")
+        notes.extend(self._notes())
+        for c in ("ts", "dur"):
+            op[c] = op[c] * scale
+            rt[c] = rt[c] * scale
+            dev[c] = dev[c] * scale
+        steps = sorted((Step(num, ts * scale, dur * scale) for num, ts, dur, _p in self.steps), key=lambda s: s.ts_us)
+        modules = [(ts * scale, dur * scale, p, tid, name) for ts, dur, p, tid, name in self.modules]
+
+        ops, runtime = self._host(op, rt, modules, steps)
+        gpu = self._device(dev, ops, runtime)
         devices = _device_properties(data.get("deviceProperties"))
-        has_shapes = any(op.call is not None for op in ops)
+        has_shapes = any(o.call is not None for o in ops)
         metadata = {k: (v if isinstance(v, str) else json.dumps(v)) for k, v in data.items()
                     if k not in ("traceEvents", "deviceProperties")}
         metadata["skipped_events"] = str(self.skipped)
         if scale != 1.0:
             metadata["time_scale"] = str(scale)
-        if self.unknown:
-            listed = ", ".join(f"{c} ({k:,})" for c, k in sorted(self.unknown.items(), key=lambda x: -x[1])[:8])
-            notes.append(f"skipped {sum(self.unknown.values()):,} events of categories floorcalc does not know: {listed}")
         if any(r.name.startswith("hip") for r in runtime[:2000]) or any(r.name.startswith("hip") for r in runtime[-2000:]):
             notes.append("ROCm trace: hip* runtime calls are read like their CUDA counterparts "
                          "(hipLaunchKernel as cudaLaunchKernel, hipMemcpyAsync as cudaMemcpyAsync...)")
         ranges = tuple(sorted((UserRange(name, ts * scale, dur * scale, tid) for ts, dur, _pid, tid, name in self.ranges),
                               key=lambda r: r.ts_us))
-        overhead = tuple(sorted((ProfilerOverhead(n, ts * scale, d * scale) for n, ts, d in self.overhead),
+        overhead = tuple(sorted((ProfilerOverhead(n, ts * scale, d * scale) for n, ts, d, _p in self.overhead),
                                 key=lambda o: o.ts_us))
-        syncs = tuple(sorted((DeviceSync(n, ts * scale, d * scale, s, c) for n, ts, d, s, c in self.syncs),
+        syncs = tuple(sorted((DeviceSync(n, ts * scale, d * scale, s, c) for n, ts, d, s, c, _p in self.syncs),
                              key=lambda s: s.ts_us))
         memory = tuple(sorted(_memory_samples(self.memory, scale), key=lambda m: m.ts_us))
         from floorcalc.trace.capture_info import KEY, read_capture_info
@@ -749,8 +797,96 @@ class _Acc:
             has_shapes=has_shapes, metadata=metadata, ranges=ranges, memory=memory, overhead=overhead,
             device_syncs=syncs, notes=tuple(notes), partial=partial, capture=read_capture_info(data.get(KEY))))
 
-    def _host(self, np, op_ts, op_dur, rt_ts, rt_dur, modules, steps) -> Tuple[List[CpuOp], List[RuntimeCall]]:
+    def _notes(self) -> List[str]:
+        """What the reader dropped, repaired and recognised, one counted note each."""
+        out = []
+        for (label, why), k in sorted(self.dropped.items()):
+            out.append(f"{k:,} {_plural(label, k)} {why} dropped")
+        for text, k in sorted(self.problems.items()):
+            out.append(f"{k:,} {text}")
+        if self._dupes:
+            parts = ", ".join(f"{k:,} {_plural(label, k)}" for label, k in sorted(self._dupes.items()))
+            out.append(f"exact duplicate events collapsed to one: {parts} (every field read was equal)")
+        if self.unknown:
+            listed = ", ".join(f"{c} ({k:,})" for c, k in sorted(self.unknown.items(), key=lambda x: -x[1])[:8])
+            out.append(f"skipped {sum(self.unknown.values()):,} events of categories floorcalc does not know: {listed}")
+        if self.old_cats:
+            listed = ", ".join(f"{c} as {OLD_CATEGORIES[c]}" for c in sorted(self.old_cats))
+            out.append(f"older Kineto format: categories read as today's ({listed})")
+        if self.mtia:
+            out.append("MTIA trace: mtia_runtime calls are read as runtime calls and mtia_ccp_events as device "
+                       "events (DMA requests as memcpys, event records and waits as syncs): timeline only, "
+                       "no op is joined to them")
+        elif self.privateuse1:
+            out.append("PrivateUse1 device trace: privateuse1_runtime calls are read as runtime calls")
+        return out
+
+    def _first_copies(self, label: str, cols: Dict[str, np.ndarray], keys: Tuple[str, ...]) -> np.ndarray:
+        """Rows that are not an exact copy of an earlier row (every column equal)."""
+        n = len(cols["ts"])
+        keep = np.ones(n, dtype=bool)
+        if n < 2:
+            return keep
+        # a cheap hash of every column; only rows whose hash repeats are compared in full
+        h = np.zeros(n, dtype=np.uint64)
+        for i, k in enumerate(keys):
+            v = cols[k]
+            v = v.view(np.uint64) if v.dtype == np.float64 else v.astype(np.int64).view(np.uint64)
+            h ^= (v + np.uint64(0x9E3779B97F4A7C15 + i)) * np.uint64(0xBF58476D1CE4E5B9)
+            h = (h << np.uint64(7)) | (h >> np.uint64(57))
+        order = np.argsort(h, kind="stable")
+        hs = h[order]
+        same = hs[1:] == hs[:-1]
+        if not same.any():
+            return keep
+        cand = np.unique(np.concatenate([order[1:][same], order[:-1][same]]))
+        rows = list(zip(*(cols[k][cand].tolist() for k in keys)))
+        seen: set = set()
+        for i, r in zip(cand.tolist(), rows):
+            if r in seen:
+                keep[i] = False
+            else:
+                seen.add(r)
+        k = int(np.count_nonzero(~keep))
+        if k:
+            self._dupes[label] = self._dupes.get(label, 0) + k
+        return keep
+
+    def _one_process(self, op, rt, dev, pid: Optional[int], path: str, notes: List[str]):
+        """The columns of one process's host events (see the module notes)."""
+        host = set(np.unique(op["pid"]).tolist()) | set(np.unique(rt["pid"]).tolist()) | {s[3] for s in self.steps}
+        if pid is None:
+            if len(host) <= 1:
+                return op, rt, dev
+            listed = ", ".join(str(p) for p in sorted(host)[:16]) + (" ..." if len(host) > 16 else "")
+            raise TraceError(f"trace {path} holds the host events of {len(host)} processes (pids {listed}): "
+                             "floorcalc reads one process at a time; choose one with --pid PID")
+        if pid not in host:
+            listed = ", ".join(str(p) for p in sorted(host)[:16])
+            raise TraceError(f"trace {path} has no host events of pid {pid} (its processes: {listed or 'none'})")
+        op = _take(op, op["pid"] == pid)
+        rt = _take(rt, rt["pid"] == pid)
+        corr = rt["corr"][rt["corr"] != _NONE]
+        used = np.unique(dev["device"][np.isin(dev["corr"], corr)])
+        dev = _take(dev, np.isin(dev["device"], used))
+        used_l = set(used.tolist())
+        self.steps = [s for s in self.steps if s[3] == pid]
+        self.modules = [m for m in self.modules if m[2] == pid]
+        self.ranges = [r for r in self.ranges if r[2] == pid]
+        self.overhead = [o for o in self.overhead if o[3] == pid]
+        corr_l = set(corr.tolist())
+        self.syncs = [s for s in self.syncs if s[4] in corr_l or (s[4] is None and s[5] in used_l)]
+        self.memory = [m for m in self.memory if m[6] == pid]
+        if len(host) > 1:
+            others = ", ".join(str(p) for p in sorted(host - {pid})[:16])
+            devs = ", ".join(str(d) for d in sorted(used_l)) or "none"
+            notes.append(f"read the host events of pid {pid} only (the trace also holds pids {others}), with the "
+                         f"device events on the device(s) it launched work to ({devs})")
+        return op, rt, dev
+
+    def _host(self, op, rt, modules, steps) -> Tuple[List[CpuOp], List[RuntimeCall]]:
         """Nest ops, runtime calls and module ranges per thread (join step 1)."""
+        op_ts, op_dur, rt_ts, rt_dur = op["ts"], op["dur"], rt["ts"], rt["dur"]
         n_mod, n_ops, n_rt = len(modules), len(op_ts), len(rt_ts)
         mod_ts = np.array([m[0] for m in modules], dtype=np.float64)
         mod_dur = np.array([m[1] for m in modules], dtype=np.float64)
@@ -758,94 +894,186 @@ class _Acc:
         mod_tid = np.array([m[3] for m in modules], dtype=np.int64)
         ts = np.concatenate([mod_ts, op_ts, rt_ts])
         dur = np.concatenate([mod_dur, op_dur, rt_dur])
-        pid = np.concatenate([mod_pid, np.frombuffer(self.op_pid, dtype=np.int64), np.frombuffer(self.rt_pid, dtype=np.int64)])
-        tid = np.concatenate([mod_tid, np.frombuffer(self.op_tid, dtype=np.int64), np.frombuffer(self.rt_tid, dtype=np.int64)])
+        pid = np.concatenate([mod_pid, op["pid"], rt["pid"]])
+        tid = np.concatenate([mod_tid, op["tid"], rt["tid"]])
         pid_i = np.unique(pid, return_inverse=True)[1].reshape(-1)
         tid_i = np.unique(tid, return_inverse=True)[1].reshape(-1)
         thread = pid_i.astype(np.int64) * (int(tid_i.max(initial=0)) + 1) + tid_i
         end = ts + dur
-        op_parent, op_module, rt_op = _nest_stack(np, ts, end, dur, thread, modules, n_mod, n_ops, n_rt)
+        op_parent, op_module, rt_op = _nest_stack(ts, end, dur, thread, modules, n_mod, n_ops, n_rt)
 
         # Final op order: by start time, longer first (ties keep file order); indices renumbered.
         op_order = np.lexsort((-op_dur, op_ts)) if n_ops else np.zeros(0, np.int64)
         new_index = np.empty(n_ops, dtype=np.int64)
         new_index[op_order] = np.arange(n_ops)
         new_l = new_index.tolist()
-        starts = [s.ts_us for s in steps]
-        step_of = [None] * n_ops
+        step_of: List[Optional[int]] = [None] * n_ops
         if steps:
-            k = np.searchsorted(np.array(starts), op_ts, side="right") - 1
+            starts = np.array([s.ts_us for s in steps])
+            k = np.searchsorted(starts, op_ts, side="right") - 1
             ends = np.array([s.end_us for s in steps])
             ok = (k >= 0) & (op_ts <= ends[np.maximum(k, 0)])
             nums = [s.number for s in steps]
             step_of = [nums[kk] if good else None for kk, good in zip(k.tolist(), ok.tolist())]
-        shapes = self.shapes
-        call = shapes.call
+        calls = self._calls(op["ref"])
         op_ts_l, op_dur_l = op_ts.tolist(), op_dur.tolist()
-        ext_l = self.op_ext.tolist()
-        pid_o, tid_o = self.op_pid.tolist(), self.op_tid.tolist()
-        names, refs = self.op_name, self.op_ref
+        ext_l = op["ext"].tolist()
+        pid_o, tid_o = op["pid"].tolist(), op["tid"].tolist()
+        names = self.names
+        name_l = op["name"].tolist()
         ops: List[CpuOp] = []
         append = ops.append
+        new_op = _new_op
         for k, raw in enumerate(op_order.tolist()):
             p = op_parent[raw]
             e = ext_l[raw]
-            name = names[raw]
             # positional (the fields' order): index, name, ts_us, duration_us, pid, tid,
             # external_id, parent, call, module, step
-            append(CpuOp(k, name, op_ts_l[raw], op_dur_l[raw], pid_o[raw], tid_o[raw], None if e == _NONE else e,
-                         new_l[p] if p >= 0 else None, call(name, refs[raw]), op_module[raw], step_of[raw]))
+            append(new_op(k, names[name_l[raw]], op_ts_l[raw], op_dur_l[raw], pid_o[raw], tid_o[raw],
+                          None if e == _NONE else e, new_l[p] if p >= 0 else None, calls[raw], op_module[raw],
+                          step_of[raw]))
         runtime: List[RuntimeCall] = []
         rt_ts_l, rt_dur_l = rt_ts.tolist(), rt_dur.tolist()
-        corr_l, rext_l, rtid_l = self.rt_corr.tolist(), self.rt_ext.tolist(), self.rt_tid.tolist()
+        corr_l, rext_l, rtid_l, rname_l = rt["corr"].tolist(), rt["ext"].tolist(), rt["tid"].tolist(), rt["name"].tolist()
         for i in range(n_rt):
             p = rt_op[i]
             c, e = corr_l[i], rext_l[i]
-            runtime.append(RuntimeCall(
-                name=self.rt_name[i], ts_us=rt_ts_l[i], duration_us=rt_dur_l[i], tid=rtid_l[i],
-                correlation=None if c == _NONE else c, external_id=None if e == _NONE else e,
-                op=new_l[p] if p >= 0 else None,
-            ))
+            runtime.append(_new_call(names[rname_l[i]], rt_ts_l[i], rt_dur_l[i], rtid_l[i],
+                                     None if c == _NONE else c, None if e == _NONE else e,
+                                     new_l[p] if p >= 0 else None))
         return ops, runtime
 
-    def _device(self, np, scale: float, ops: List[CpuOp], runtime: List[RuntimeCall]) -> List[GpuEvent]:
+    def _calls(self, refs: np.ndarray) -> List[Optional[OpCall]]:
+        """Each op's OpCall, built once per distinct (name, shape texts)."""
+        built: Dict[int, Optional[OpCall]] = {}
+        decode = msgspec.json.decode
+        texts: Dict[bytes, Any] = {}
+
+        def value(raw: bytes) -> Any:
+            if not raw:
+                return None
+            v = texts.get(raw, texts)
+            if v is texts:
+                try:
+                    v = decode(raw)
+                except (msgspec.DecodeError, RecursionError):
+                    v = None
+                texts[raw] = v
+            return v
+
+        for r in np.unique(refs).tolist():
+            if r < 0:
+                continue
+            name, dims, types, concrete = self.refs[r]
+            args = {"Input Dims": value(dims)}
+            if types:
+                args["Input type"] = value(types)
+            if concrete:
+                args["Concrete Inputs"] = value(concrete)
+            try:
+                built[r] = op_call_from_kineto(name, args)
+            except (TypeError, ValueError, OverflowError, RecursionError):
+                built[r] = None
+        get = built.get
+        return [get(r) for r in refs.tolist()]
+
+    def _device(self, dev, ops: List[CpuOp], runtime: List[RuntimeCall]) -> List[GpuEvent]:
         """Join device events to their launch call and op (join step 2)."""
         by_corr: Dict[int, int] = {}
         for i, r in enumerate(runtime):
             if r.correlation is not None:
                 by_corr[r.correlation] = i
         by_ext: Dict[int, int] = {}
-        for op in ops:
-            if op.external_id is not None and op.external_id not in by_ext:
-                by_ext[op.external_id] = op.index
-        n = len(self.dev_ts)
-        ts = np.frombuffer(self.dev_ts, dtype=np.float64) * scale
-        dur = np.frombuffer(self.dev_dur, dtype=np.float64) * scale
-        order = np.argsort(ts, kind="stable").tolist()
-        ts_l, dur_l = ts.tolist(), dur.tolist()
-        kind_l = self.dev_kind.tolist()
-        corr_l, ext_l = self.dev_corr.tolist(), self.dev_ext.tolist()
-        dev_l, stream_l, bytes_l = self.dev_device.tolist(), self.dev_stream.tolist(), self.dev_bytes.tolist()
+        for o in ops:
+            if o.external_id is not None and o.external_id not in by_ext:
+                by_ext[o.external_id] = o.index
+        n = len(dev["ts"])
+        order = np.argsort(dev["ts"], kind="stable").tolist()
+        ts_l, dur_l = dev["ts"].tolist(), dev["dur"].tolist()
+        kind_l = dev["kind"].tolist()
+        corr_l, ext_l = dev["corr"].tolist(), dev["ext"].tolist()
+        dev_l, stream_l, bytes_l = dev["device"].tolist(), dev["stream"].tolist(), dev["bytes"].tolist()
+        name_l, names = dev["name"].tolist(), self.names
         out: List[GpuEvent] = []
         for i in order:
             corr = None if corr_l[i] == _NONE else corr_l[i]
             ext = None if ext_l[i] == _NONE else ext_l[i]
             launch = by_corr.get(corr) if corr is not None else None
-            op = runtime[launch].op if launch is not None else None  # type: ignore[assignment]
+            op = runtime[launch].op if launch is not None else None
             if op is None and ext is not None:
                 op = by_ext.get(ext)
             kind = _DEVICE_KINDS[kind_l[i]]
             nbytes = None if bytes_l[i] == _NONE or kind == "kernel" else bytes_l[i]
-            out.append(GpuEvent(
-                index=len(out), kind=kind, name=self.dev_name[i], ts_us=ts_l[i], duration_us=dur_l[i],
-                device=0 if dev_l[i] == _NONE else dev_l[i], stream=0 if stream_l[i] == _NONE else stream_l[i],
-                correlation=corr, external_id=ext, bytes=nbytes, launch=launch, op=op,  # type: ignore[arg-type]
-            ))
+            out.append(_new_event(len(out), kind, names[name_l[i]], ts_l[i], dur_l[i],
+                                  0 if dev_l[i] == _NONE else dev_l[i], 0 if stream_l[i] == _NONE else stream_l[i],
+                                  corr, ext, nbytes, launch, op))
         assert len(out) == n
         return out
 
 
-def _nest_stack(np, ts, end, dur, thread, modules, n_mod, n_ops, n_rt):
+_OP_COLS = ("ts", "dur", "pid", "tid", "name", "ext", "ref")
+_RT_COLS = ("ts", "dur", "pid", "tid", "name", "ext", "corr")
+_DEV_COLS = ("kind", "ts", "dur", "name", "corr", "ext", "device", "stream", "bytes")
+_DTYPES = {"ts": np.float64, "dur": np.float64, "kind": np.int8}
+
+
+def _builder(cls: type, given: Tuple[str, ...]) -> Any:
+    """A function ``f(*values)`` that makes a ``cls`` (a frozen, slotted dataclass) from the
+    fields ``given``, in that order, the other fields at their defaults, without the frozen
+    ``__init__``'s per-field ``object.__setattr__`` (three times faster for a million records;
+    the instances are the same in every respect)."""
+    import dataclasses
+
+    fields = dataclasses.fields(cls)
+    rest = [f for f in fields if f.name not in given]
+    for f in rest:
+        if f.default is dataclasses.MISSING:
+            raise TypeError(f"{cls.__name__}.{f.name} has no default")
+    ns: Dict[str, Any] = {"new": object.__new__, "cls": cls}
+    lines = [f"def make({', '.join(given)}):", "    o = new(cls)"]
+    for f in fields:
+        ns[f"set_{f.name}"] = cls.__dict__[f.name].__set__
+        value = f.name if f.name in given else f"default_{f.name}"
+        if f.name not in given:
+            ns[f"default_{f.name}"] = f.default
+        lines.append(f"    set_{f.name}(o, {value})")
+    lines.append("    return o")
+    exec("\n".join(lines), ns)  # noqa: S102 - code built from the dataclass's own field names
+    return ns["make"]
+
+
+_new_op = _builder(CpuOp, ("index", "name", "ts_us", "duration_us", "pid", "tid", "external_id", "parent", "call",
+                           "module", "step"))
+_new_call = _builder(RuntimeCall, ("name", "ts_us", "duration_us", "tid", "correlation", "external_id", "op"))
+_new_event = _builder(GpuEvent, ("index", "kind", "name", "ts_us", "duration_us", "device", "stream", "correlation",
+                                 "external_id", "bytes", "launch", "op"))
+
+
+def _concat(parts: List[Dict[str, np.ndarray]], keys: Tuple[str, ...]) -> Dict[str, np.ndarray]:
+    if not parts:
+        return {k: np.zeros(0, dtype=_DTYPES.get(k, np.int64)) for k in keys}
+    if len(parts) == 1:
+        return dict(parts[0])
+    return {k: np.concatenate([p[k] for p in parts]) for k in keys}
+
+
+def _take(cols: Dict[str, np.ndarray], mask: np.ndarray) -> Dict[str, np.ndarray]:
+    if mask.all():
+        return cols
+    return {k: v[mask] for k, v in cols.items()}
+
+
+def _f(x: Optional[float]) -> float:
+    return math.nan if x is None else x
+
+
+def _plural(label: str, k: int) -> str:
+    if k == 1:
+        return label
+    return label[:-1] + "ies" if label.endswith("y") and not label.endswith("ey") else label + "s"
+
+
+def _nest_stack(ts, end, dur, thread, modules, n_mod, n_ops, n_rt):
     """Join step 1: each op's parent op and innermost module, each runtime call's innermost op,
     by a stack sweep per thread (lists indexed like the raw columns; -1 / "" for none)."""
     rank = np.concatenate([np.zeros(n_mod, np.int8), np.ones(n_ops, np.int8), np.full(n_rt, 2, np.int8)])
@@ -895,13 +1123,13 @@ def _nest_stack(np, ts, end, dur, thread, modules, n_mod, n_ops, n_rt):
 
 
 def _memory_samples(rows, scale: float) -> Iterator[MemorySample]:
-    for ts, nbytes, alloc, reserved, dtype, dev in rows:
+    for ts, nbytes, alloc, reserved, dtype, dev, _pid in rows:
         yield MemorySample(ts_us=ts * scale, bytes=_int(nbytes) or 0, total_allocated_bytes=_int(alloc),
                            total_reserved_bytes=_int(reserved), device_type=_int(dtype) or 0,
-                           device=_int(dev) if _int(dev) is not None else -1)  # type: ignore[arg-type]
+                           device=_int(dev) if _int(dev) is not None else -1)
 
 
-def _time_scale(data: Dict[str, Any], acc: _Acc) -> Tuple[float, str]:
+def _time_scale(data: Dict[str, Any], op, rt, dev) -> Tuple[float, str]:
     """Factor that turns the trace's ``ts``/``dur`` into microseconds, and why (see module notes).
 
     Kineto writes microseconds (``displayTimeUnit`` only sets how viewers display them). A trace
@@ -916,15 +1144,18 @@ def _time_scale(data: Dict[str, Any], acc: _Acc) -> Tuple[float, str]:
         return 1e-3, "timestamps read as nanoseconds (the trace says timeUnit: ns) and scaled to microseconds"
     if unit == "us":
         return 1.0, ""
-    import numpy as np
-
-    firsts = [a[0] for a in (acc.op_ts, acc.rt_ts, acc.dev_ts) if len(a)]
+    firsts = [float(c["ts"][0]) for c in (op, rt, dev) if len(c["ts"]) and math.isfinite(c["ts"][0])]
     if firsts and min(firsts) > 1e17:
         return 1e-3, ("timestamps read as nanoseconds and scaled to microseconds: they are past 1e17, "
                       "Unix time in ns (in microseconds that would be the year 5000)")
-    if not acc.all_whole or not firsts or min(firsts) < 1e9:
+    if not firsts or min(firsts) < 1e9:
         return 1.0, ""
-    durs = [np.frombuffer(a, dtype=np.float64) for a in (acc.op_dur, acc.rt_dur, acc.dev_dur) if len(a)]
+    for c in (op, rt, dev):
+        for k in ("ts", "dur"):
+            v = c[k][np.isfinite(c[k])]
+            if len(v) and np.any(np.mod(v, 1.0)):
+                return 1.0, ""
+    durs = [c["dur"] for c in (op, rt, dev) if len(c["dur"])]
     if not durs:
         return 1.0, ""
     d = np.concatenate(durs)

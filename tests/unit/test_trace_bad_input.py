@@ -12,7 +12,7 @@ from builders import KinetoBuilder, tensor_args, toy_spec
 from floorcalc.analysis import build_report
 from floorcalc.cli import main
 from floorcalc.errors import TraceError
-from floorcalc.trace import kineto, load, parse
+from floorcalc.trace import jsonstream, kineto, load, parse
 
 GEMM = ("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_segment_k_off_"
         "kernel__5x_cublas")
@@ -49,8 +49,8 @@ def same_records(a, b) -> None:
 
 def test_streaming_reader_matches_a_whole_parse(tmp_path, monkeypatch):
     # GIVEN chunks far smaller than the trace, so events are cut into many chunks
-    monkeypatch.setattr(kineto, "_CHUNK_BYTES", 3000)
-    monkeypatch.setattr(kineto, "_READ_BYTES", 1000)
+    monkeypatch.setattr(jsonstream, "CHUNK_BYTES", 3000)
+    monkeypatch.setattr(jsonstream, "READ_BYTES", 1000)
     b = many_passes()
     for suffix in (".json", ".json.gz"):
         p = b.write(tmp_path / f"t{suffix}")
@@ -66,7 +66,7 @@ def test_committed_kineto_trace_reads_the_same_streamed_and_whole():
 
 
 def test_boundary_text_inside_an_event_and_odd_shape_strings(tmp_path, monkeypatch):
-    monkeypatch.setattr(kineto, "_CHUNK_BYTES", 200)
+    monkeypatch.setattr(jsonstream, "CHUNK_BYTES", 200)
     b = many_passes(passes=3)
     # an event whose args hold "}, {" (a list of objects) and a name with it inside a string
     b.events.insert(3, {"ph": "X", "cat": "cpu_op", "name": "odd}, {op", "pid": 1, "tid": 1, "ts": 3.0, "dur": 1.0,
