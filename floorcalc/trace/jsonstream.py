@@ -355,7 +355,7 @@ class EventStream:
     # -----------------------------------------------------------------------------------------
     # batches (reading steps 2 and 3)
 
-    def _decode(self, text: bytes) -> Optional[Tuple[list, bool]]:
+    def _decode(self, text: "bytes | bytearray") -> Optional[Tuple[list, bool]]:
         """``[text]`` decoded typed, else as plain JSON; None if it is not a JSON array."""
         raw = b"[" + text + b"]"
         try:
@@ -401,7 +401,7 @@ class EventStream:
         i = 0
         nxt = 0
         while True:
-            i = _WS.match(text, i).end()
+            i = _ws(text, i)
             if i >= n:
                 return ends, ("eof" if self.eof else "more"), pos + nxt
             try:
@@ -412,7 +412,7 @@ class EventStream:
                 return ends, ("eof" if e.pos >= n else "error"), 0
             except (ValueError, RecursionError):
                 return ends, "error", 0
-            k = _WS.match(text, j).end()
+            k = _ws(text, j)
             if k >= n:
                 if self.eof:                       # whole, with the file cut right after it
                     ends.append(j)
@@ -446,11 +446,17 @@ class EventStream:
         return ([good] if good else []), True
 
 
-def _skip_ws(buf: bytes, i: int) -> int:
-    return _WSB.match(buf, i).end()
+def _skip_ws(buf: "bytes | bytearray", i: int) -> int:
+    m = _WSB.match(buf, i)
+    return m.end() if m else i
 
 
-def _walk_top(buf: bytes, eof: bool) -> Any:
+def _ws(text: str, i: int) -> int:
+    m = _WS.match(text, i)
+    return m.end() if m else i
+
+
+def _walk_top(buf: "bytes | bytearray", eof: bool) -> Any:
     """Walk the top-level object's members to the traceEvents array (reading step 1).
 
     Returns ``(index after its "[", text before the key)``, or why not: ``more`` (the text
@@ -459,7 +465,7 @@ def _walk_top(buf: bytes, eof: bool) -> Any:
     """
     text = buf.decode("latin-1")
     n = len(text)
-    i = _WS.match(text).end()
+    i = _ws(text, 0)
     if i >= n:
         return "more" if not eof else "error"
     if text[i] != "{":
@@ -467,7 +473,7 @@ def _walk_top(buf: bytes, eof: bool) -> Any:
     i += 1
     first = True
     while True:
-        i = _WS.match(text, i).end()
+        i = _ws(text, i)
         if i >= n:
             return "more"
         if text[i] == "}" and first:
@@ -476,15 +482,15 @@ def _walk_top(buf: bytes, eof: bool) -> Any:
             return "error"
         key_start = i
         try:
-            key, i = json.decoder.scanstring(text, i + 1)
+            key, i = json.decoder.scanstring(text, i + 1)  # type: ignore[attr-defined]
         except json.JSONDecodeError:
             return "more" if not eof else "error"
-        i = _WS.match(text, i).end()
+        i = _ws(text, i)
         if i >= n:
             return "more"
         if text[i] != ":":
             return "error"
-        i = _WS.match(text, i + 1).end()
+        i = _ws(text, i + 1)
         if i >= n:
             return "more"
         if key == "traceEvents":
@@ -499,7 +505,7 @@ def _walk_top(buf: bytes, eof: bool) -> Any:
             return "error"
         except (ValueError, RecursionError):
             return "error"
-        i = _WS.match(text, i).end()
+        i = _ws(text, i)
         if i >= n:
             return "more"
         if text[i] == "}":

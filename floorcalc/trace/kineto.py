@@ -501,7 +501,7 @@ class _Acc:
     def _refs_of(self, name_ids: np.ndarray, args: List[_Args]) -> np.ndarray:
         """The shape reference of each op (-1: no shapes), distinct texts numbered once."""
         table, refs, names = self.ref_id, self.refs, self.names
-        out = []
+        out: List[int] = []
         append = out.append
         for nid, a in zip(name_ids.tolist(), args):
             d = a.dims
@@ -715,10 +715,10 @@ class _Acc:
         op = _take(op, self._check_times("op", op["ts"], op["dur"], scale))
         rt = _take(rt, self._check_times("runtime call", rt["ts"], rt["dur"], scale))
         keep = np.ones(len(dev["ts"]), dtype=bool)
-        for kind, label in _DEVICE_KINDS.items():
-            sel = dev["kind"] == kind
+        for code, kind_name in _DEVICE_KINDS.items():
+            sel = dev["kind"] == code
             if sel.any():
-                keep[sel] = self._check_times(label, dev["ts"][sel], dev["dur"][sel], scale)
+                keep[sel] = self._check_times(kind_name, dev["ts"][sel], dev["dur"][sel], scale)
         dev = _take(dev, keep)
         self.steps = self._check_rows("ProfilerStep range", self.steps, 1, 2, scale)
         self.modules = self._check_rows("module range", self.modules, 0, 1, scale)
@@ -729,10 +729,10 @@ class _Acc:
         unnamed = self.name_id.get("")
         if unnamed is not None:
             self.names[unnamed] = UNNAMED
-            for label, cols in (("op", op), ("runtime call", rt), ("device event", dev)):
-                k = int(np.count_nonzero(cols["name"] == unnamed))
-                if k:
-                    self.problems[f"{label}s without a name read as {UNNAMED}"] = k
+            for what, cols in (("op", op), ("runtime call", rt), ("device event", dev)):
+                n_unnamed = int(np.count_nonzero(cols["name"] == unnamed))
+                if n_unnamed:
+                    self.problems[f"{what}s without a name read as {UNNAMED}"] = n_unnamed
         self.ranges = [r if r[4] else r[:4] + (UNNAMED,) for r in self.ranges]
         # 2. exact duplicates
         op = _take(op, self._first_copies("op", op, _OP_COLS))
@@ -847,9 +847,9 @@ class _Acc:
                 keep[i] = False
             else:
                 seen.add(r)
-        k = int(np.count_nonzero(~keep))
-        if k:
-            self._dupes[label] = self._dupes.get(label, 0) + k
+        n_copies = int(np.count_nonzero(~keep))
+        if n_copies:
+            self._dupes[label] = self._dupes.get(label, 0) + n_copies
         return keep
 
     def _one_process(self, op, rt, dev, pid: Optional[int], path: str, notes: List[str]):
@@ -1126,7 +1126,7 @@ def _memory_samples(rows, scale: float) -> Iterator[MemorySample]:
     for ts, nbytes, alloc, reserved, dtype, dev, _pid in rows:
         yield MemorySample(ts_us=ts * scale, bytes=_int(nbytes) or 0, total_allocated_bytes=_int(alloc),
                            total_reserved_bytes=_int(reserved), device_type=_int(dtype) or 0,
-                           device=_int(dev) if _int(dev) is not None else -1)
+                           device=_int(dev) if _int(dev) is not None else -1)  # type: ignore[arg-type]
 
 
 def _time_scale(data: Dict[str, Any], op, rt, dev) -> Tuple[float, str]:
