@@ -52,14 +52,15 @@ def check_passes(passes: Optional[int]) -> None:
 
 
 def analyze_file(path: Union[str, Path], *, spec: SpecArg = None, passes: Optional[int] = None,
-                 device: Optional[str] = None, command: str = "") -> Tuple[Report, Trace]:
+                 device: Optional[str] = None, command: str = "", pid: Optional[int] = None) -> Tuple[Report, Trace]:
     """Read the Kineto trace at ``path`` (``.json`` or ``.json.gz``) and :func:`analyze` it:
-    (Report, Trace). Raises :class:`TraceError` for a file that is not a readable trace, and
-    what :func:`analyze` raises."""
+    (Report, Trace). ``pid``: the process to read in a file that holds several (ranks; see
+    :func:`floorcalc.trace.load`). Raises :class:`TraceError` for a file that is not a readable
+    trace (or holds several processes and no ``pid``), and what :func:`analyze` raises."""
     from floorcalc import trace as trace_mod
 
     check_passes(passes)
-    trace = trace_mod.load(path)
+    trace = trace_mod.load(path, pid=pid)
     return analyze(trace, spec=spec, passes=passes, device=device, command=command), trace
 
 

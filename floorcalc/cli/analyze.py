@@ -23,6 +23,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("trace", type=Path, help="Kineto trace (.json or .json.gz)")
     p.add_argument("--passes", type=int, default=None, help="number of passes in the window (default: ProfilerStep count, else 1)")
     p.add_argument("--device", default=None, help="cuda or cpu (default: cuda if the trace has GPU events)")
+    p.add_argument("--pid", type=int, default=None,
+                   help="the process to analyse in a trace that holds several processes' host events (ranks); "
+                        "without it such a trace is refused, naming its pids")
     add_output_arguments(p)
 
 
@@ -31,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
     load_formulas(args)
     output_format(args)
     report, trace = analyze_file(args.trace, spec=args.spec, passes=args.passes, device=args.device,
-                                 command="floorcalc " + shlex.join(args.argv))
+                                 command="floorcalc " + shlex.join(args.argv), pid=args.pid)
     if trace.partial:
         print(f"floorcalc: warning: {args.trace} was read only in part ({trace.partial}); figures are partial",
               file=sys.stderr)

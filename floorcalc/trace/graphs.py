@@ -37,10 +37,11 @@ CAPTURE_RANGE = "floorcalc.graph_capture"
 #: Host calls that put one node into a graph being captured.
 CAPTURED_CALLS = frozenset({
     "cudaLaunchKernel", "cudaLaunchKernelExC", "cuLaunchKernel", "cuLaunchKernelEx",
-    "cudaMemsetAsync", "cudaMemcpyAsync", "hipLaunchKernel", "hipExtLaunchKernel",
+    "cudaMemsetAsync", "cudaMemcpyAsync", "hipLaunchKernel", "hipExtLaunchKernel", "hipModuleLaunchKernel",
+    "hipExtModuleLaunchKernel", "hipMemsetAsync", "hipMemcpyAsync",
 })
 GRAPH_LAUNCH_CALLS = frozenset({"cudaGraphLaunch", "hipGraphLaunch"})
-_COPY_CALLS = frozenset({"cudaMemsetAsync", "cudaMemcpyAsync"})
+_COPY_CALLS = frozenset({"cudaMemsetAsync", "cudaMemcpyAsync", "hipMemsetAsync", "hipMemcpyAsync"})
 
 
 def attribute_graph_replays(trace: Trace) -> Trace:

@@ -274,8 +274,12 @@ class EventStream:
             tail = bytes(self.buf[closed + 1:])
             self.buf = bytearray()
             self.metadata = self._top_level(head, tail)
-            if pieces.damage:
-                self.partial = f"the trace is truncated ({pieces.damage}) after its events"
+            if "check" in pieces.damage:           # the data or length check failed at the end
+                self.partial = (f"{pieces.damage.replace('its gzip', 'the gzip')}: every event was read, but "
+                                "some byte of the file is wrong, so an event may be altered")
+            elif pieces.damage:
+                self.notes.append(f"the trace's gzip stream is damaged after its events ({pieces.damage}): the "
+                                  "fields after the events were not all read")
             return
         self.buf = bytearray()
         why = pieces.damage or damage or "its traceEvents array is not closed"

@@ -31,9 +31,9 @@ Validation at the trace boundary (:meth:`_Acc.finish`), each with a counted note
 - an empty name is read as :data:`UNNAMED`; a transfer size below zero is dropped from its
   event;
 - exact duplicates (every field read equal) are collapsed to one;
-- the host events of several processes (ranks) in one file are refused with one line naming the
-  pids, unless ``pid=`` picks one: its host events are kept, with the device events on the
-  devices it launched work to.
+- the host events of several processes (ranks) in one file (cpu ops under more than one pid)
+  are refused with one line naming the pids, unless ``pid=`` picks one: its host events are
+  kept, with the device events on the devices it launched work to.
 
 Dialects (named in ``Trace.notes`` when met): the capitalised categories of older Kineto
 releases (``Kernel``, ``Runtime``, ``Memcpy``, ``Memset``, ``Operator``, with ``external id`` in
@@ -220,7 +220,7 @@ def _sanitize(ev: Any, problems: Dict[str, int]) -> Optional[_Event]:
         return None
     name = ev.get("name", "")
     if type(name) is not str:
-        name = "" if name is None else _JSON.encode(name).decode()
+        name = "" if name is None else (_json_text(name) or b"").decode()
         problems["events whose name is not a string read as its JSON text"] = problems.get(
             "events whose name is not a string read as its JSON text", 0) + 1
     out = _Event(ph=ph if type(ph) is str else "", cat=cat, name=name, pid=_id_value(ev.get("pid")),
@@ -233,7 +233,9 @@ def _sanitize(ev: Any, problems: Dict[str, int]) -> Optional[_Event]:
                 fields[attr] = _int_arg(a[key])
         for key, attr in _RAW_ARGS.items():
             if key in a:
-                fields[attr] = msgspec.Raw(_JSON.encode(a[key]))
+                raw = _json_text(a[key])
+                if raw is not None:
+                    fields[attr] = msgspec.Raw(raw)
         out.args = _Args(**fields)
     elif a is not None:
         problems["events whose args are not a JSON object read without args"] = problems.get(
@@ -259,7 +261,16 @@ def _id_value(x: Any) -> Union[int, str]:
         return x
     if x is None:
         return 0
-    return _JSON.encode(x).decode()
+    return (_json_text(x) or b"").decode()
+
+
+def _json_text(x: Any) -> Optional[bytes]:
+    """``x`` (a value loaded from JSON) as JSON text; None where it cannot be written (a lone
+    surrogate a lenient loader let through, a nesting too deep)."""
+    try:
+        return _JSON.encode(x)
+    except (msgspec.EncodeError, UnicodeEncodeError, OverflowError, RecursionError, TypeError, ValueError):
+        return None
 
 
 def _int_arg(x: Any) -> Optional[int]:
@@ -308,14 +319,17 @@ def _ids(values: List[Optional[int]]) -> np.ndarray:
     return np.array([_NONE if v is None or not (-_ID_LIMIT < v < _ID_LIMIT) else v for v in values], dtype=np.int64)
 
 
-def _lanes(values: List[Union[int, str]]) -> np.ndarray:
-    """An int64 column of pids or tids (strings hashed: see :func:`_tid`)."""
+def _lanes(values: List[Union[int, str]], seen: Optional[set] = None) -> np.ndarray:
+    """An int64 column of pids or tids (strings hashed: see :func:`_tid`; those met are added to
+    ``seen``)."""
     try:
         col = np.array(values, dtype=np.int64)
         if len(col) == 0 or (int(col.min()) > -_ID_LIMIT and int(col.max()) < _ID_LIMIT):
             return col
     except (OverflowError, ValueError, TypeError):
         pass
+    if seen is not None and len(seen) < 8:
+        seen.update(v for v in values if type(v) is str)
     return np.array([_tid(v) for v in values], dtype=np.int64)
 
 
@@ -488,6 +502,7 @@ class _Acc:
         self.events_read = 0
         self.mtia = 0
         self.privateuse1 = 0
+        self.string_ids: set = set()     # string pids/tids met (a few, for the note)
 
     def _ids_of(self, names: List[str]) -> np.ndarray:
         """Name ids (each distinct name numbered once, in :attr:`names`)."""
@@ -581,8 +596,8 @@ class _Acc:
         cols = {
             "ts": np.array([e.ts for e in sub], dtype=np.float64),
             "dur": np.array([e.dur for e in sub], dtype=np.float64),
-            "pid": _lanes([e.pid for e in sub]),
-            "tid": _lanes([e.tid for e in sub]),
+            "pid": _lanes([e.pid for e in sub], self.string_ids),
+            "tid": _lanes([e.tid for e in sub], self.string_ids),
             "name": name_ids,
             "ext": _ids([a.ext if a.ext is not None else a.ext_old for a in args]),
         }
@@ -749,12 +764,12 @@ class _Acc:
 
         n_ops, n_dev = len(op["ts"]), len(dev["ts"])
         if not n_ops and not n_dev:
-            if self.steps:
-                raise TraceError(f"trace {path}: its {len(self.steps)} ProfilerStep range(s) ran no op and no device "
-                                 "work: there is nothing to analyse (did the step run the model?)")
             if partial:
                 raise TraceError(f"trace {path} is truncated before any profiler event (no cpu_op, kernel or "
                                  "memcpy events)")
+            if self.steps:
+                raise TraceError(f"trace {path}: its {len(self.steps)} ProfilerStep range(s) ran no op and no device "
+                                 "work: there is nothing to analyse (did the step run the model?)")
             raise TraceError(f"trace {path} has no profiler events (no cpu_op, kernel or memcpy events): not a "
                              "Kineto trace?")
         names = self.names
@@ -812,7 +827,10 @@ class _Acc:
             out.append(f"skipped {sum(self.unknown.values()):,} events of categories floorcalc does not know: {listed}")
         if self.old_cats:
             listed = ", ".join(f"{c} as {OLD_CATEGORIES[c]}" for c in sorted(self.old_cats))
-            out.append(f"older Kineto format: categories read as today's ({listed})")
+            out.append(f"older Kineto format: categories read as today's ({listed}; 'external id' as 'External id')")
+        if self.string_ids:
+            listed = ", ".join(repr(v) for v in sorted(self.string_ids)[:4])
+            out.append(f"string pids/tids ({listed}...) read as stable numeric ids")
         if self.mtia:
             out.append("MTIA trace: mtia_runtime calls are read as runtime calls and mtia_ccp_events as device "
                        "events (DMA requests as memcpys, event records and waits as syncs): timeline only, "
@@ -854,7 +872,9 @@ class _Acc:
 
     def _one_process(self, op, rt, dev, pid: Optional[int], path: str, notes: List[str]):
         """The columns of one process's host events (see the module notes)."""
-        host = set(np.unique(op["pid"]).tolist()) | set(np.unique(rt["pid"]).tolist()) | {s[3] for s in self.steps}
+        # the processes that ran ops (runtime calls where there is no op: a device lane may
+        # hold runtime calls of its own, and a stray range another pid)
+        host = set(np.unique(op["pid"] if len(op["pid"]) else rt["pid"]).tolist())
         if pid is None:
             if len(host) <= 1:
                 return op, rt, dev
