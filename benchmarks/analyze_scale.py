@@ -1,28 +1,37 @@
-"""How `floorcalc analyze` scales with trace size, against HolisticTraceAnalysis on the same traces.
+"""How `floorcalc analyze` scales with trace size: its CPU time and peak memory against a bare
+parse of the same file (gunzip + ``orjson.loads``), and optionally HolisticTraceAnalysis.
 
-    python3 benchmarks/analyze_scale.py                     # 100k, 300k and 1M events
-    python3 benchmarks/analyze_scale.py --sizes 100000 --no-hta
-    python3 benchmarks/analyze_scale.py --keep /tmp/scale   # keep the built traces there
+    python3 benchmarks/analyze_scale.py                     # 100k, 300k and 1M events, 3 repeats
+    python3 benchmarks/analyze_scale.py --sizes 1000000 --repeat 5
+    python3 benchmarks/analyze_scale.py --source h200_llama_decode_eager   # another committed trace
+    python3 benchmarks/analyze_scale.py --keep /tmp/scale --hta            # keep the traces; add HTA
 
 Steps:
 
-1. Build each trace by repeating the events of tests/data/h200_gpt2.trace.json.gz (a real H200
-   GPT-2 prefill, 2 ProfilerStep passes, about 3,600 events): copy k is shifted in time by k times
-   the span of the original plus 1 ms, its correlation, External id and flow ids are offset so
-   they stay unique, and its ProfilerStep#N ranges are renumbered N + 2k. Metadata events
-   (``ph: M``) are written once. The file is gzipped Kineto JSON, one event per line.
-2. Run each tool on each trace in its own subprocess (so one run's memory does not leak into the
-   next) and read the child's wall time and peak resident set size (``ru_maxrss`` from
-   ``os.wait4``).
+1. Build each trace by repeating the events of a committed real trace (default
+   tests/data/h200_gpt2.trace.json.gz, a real H200 GPT-2 prefill, 2 ProfilerStep passes, about
+   3,600 events): copy k is shifted in time by k times the span of the original plus 1 ms, its
+   correlation, External id and flow ids are offset so they stay unique, and its
+   ProfilerStep#N ranges are renumbered N + 2k. Metadata events (``ph: M``) are written once. The
+   file is gzipped Kineto JSON, one event per line.
+2. Run each tool on each trace in its own child process, the tools taking turns (bare, floorcalc,
+   bare, floorcalc...: a machine shared with others drifts, and each pair sees the same drift),
+   and read the child's CPU time (user + system, ``os.wait4``'s resource usage: what
+   ``resource.getrusage`` gives for children) and peak resident set size (``ru_maxrss``). Each
+   child's figures include its interpreter start and imports.
 
-   * floorcalc: ``floorcalc analyze TRACE --format json -o OUT`` (the whole analysis: parse,
+   * bare: ``orjson.loads(gzip.decompress(open(TRACE, "rb").read()))``, nothing else: the floor
+     of any tool that loads the whole file into Python objects.
+   * floorcalc: ``floorcalc analyze TRACE --format json -o OUT`` (the whole analysis: read,
      attribution, counting, floors, timeline, JSON).
-   * HTA: ``TraceAnalysis(trace_dir=DIR)`` then ``get_idle_time_breakdown()`` (its parse and its
-     idle-time analysis; HTA is not a floorcalc dependency: ``pip install holistictraceanalysis``).
+   * HTA (``--hta``): ``TraceAnalysis(trace_dir=DIR)`` then ``get_idle_time_breakdown()``
+     (``pip install HolisticTraceAnalysis``; not a floorcalc dependency).
 
-3. Print one row per (tool, size): events, wall seconds, peak RSS in MB.
+3. Print one row per size: the medians over the repeats of each tool's CPU seconds, its largest
+   peak RSS, and the median of floorcalc's CPU time over the bare parse's in the same pair.
 
-No number here is asserted anywhere: timings depend on the machine.
+No number here is asserted anywhere: timings depend on the machine. Wall time is not reported:
+on a shared machine it measures the neighbours.
 """
 
 from __future__ import annotations
@@ -31,10 +40,10 @@ import argparse
 import gzip
 import os
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Dict, List, Tuple
 
@@ -110,16 +119,23 @@ def build(n_events: int, path: Path) -> int:
 
 
 def _run(cmd: List[str], env: Dict[str, str] | None = None) -> Tuple[float, float, int, str]:
-    """Run ``cmd``; return (wall seconds, peak RSS in MB, exit code, stderr tail)."""
-    t = time.perf_counter()
+    """Run ``cmd``; return (CPU seconds, peak RSS in MB, exit code, stderr tail)."""
     p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    err_bytes = p.stderr.read() if p.stderr else b""
     _, status, ru = os.wait4(p.pid, 0)
-    wall = time.perf_counter() - t
-    err = p.stderr.read().decode(errors="replace") if p.stderr else ""
-    p.stderr.close()
+    if p.stderr:
+        p.stderr.close()
     p.returncode = os.waitstatus_to_exitcode(status)
+    cpu = ru.ru_utime + ru.ru_stime
     # ru_maxrss is in kilobytes on Linux
-    return wall, ru.ru_maxrss / 1024.0, p.returncode, err[-400:]
+    return cpu, ru.ru_maxrss / 1024.0, p.returncode, err_bytes.decode(errors="replace")[-400:]
+
+
+_BARE = "import gzip, sys, orjson; orjson.loads(gzip.decompress(open(sys.argv[1], 'rb').read()))"
+
+
+def run_bare(trace: Path, out_dir: Path) -> Tuple[float, float, int, str]:
+    return _run([sys.executable, "-c", _BARE, str(trace)])
 
 
 def run_floorcalc(trace: Path, out_dir: Path) -> Tuple[float, float, int, str]:
@@ -149,22 +165,23 @@ def run_hta(trace: Path, work: Path) -> Tuple[float, float, int, str]:
 def main(argv: List[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--sizes", type=int, nargs="+", default=[100_000, 300_000, 1_000_000])
-    p.add_argument("--no-hta", action="store_true", help="skip HolisticTraceAnalysis")
+    p.add_argument("--repeat", type=int, default=3, help="runs of each tool per size (medians reported)")
+    p.add_argument("--source", default="h200_gpt2", help="the committed trace tests/data/NAME.trace.json.gz repeated")
+    p.add_argument("--hta", action="store_true", help="also run HolisticTraceAnalysis (installed separately)")
     p.add_argument("--keep", type=Path, default=None, help="build the traces in this folder and keep them")
     args = p.parse_args(argv)
-    try:
-        import hta  # noqa: F401
-
-        have_hta = not args.no_hta
-    except ImportError:
-        have_hta = False
-        if not args.no_hta:
-            print("HolisticTraceAnalysis not installed (pip install holistictraceanalysis): floorcalc only")
+    global SOURCE
+    SOURCE = ROOT / "tests" / "data" / f"{args.source}.trace.json.gz"
     work = args.keep or Path(tempfile.mkdtemp(prefix="analyze_scale."))
     work.mkdir(parents=True, exist_ok=True)
-    print(f"{'tool':<10} {'events':>10} {'file MB':>8} {'wall s':>8} {'peak RSS MB':>12}  status")
+    tools = [("bare", run_bare), ("floorcalc", run_floorcalc)]
+    if args.hta:
+        tools.append(("hta", run_hta))
+    print(f"source: {SOURCE.name}; {args.repeat} runs per tool and size; CPU = user + system of the child process")
+    cols = "".join(f" {name + ' CPU s':>14} {name + ' MB':>12}" for name, _ in tools)
+    print(f"{'events':>10} {'file MB':>8}{cols} {'floorcalc/bare':>15}  status")
     for n in args.sizes:
-        trace = work / f"scale_{n}.trace.json.gz"
+        trace = work / f"scale_{args.source}_{n}.trace.json.gz"
         counted = trace.with_name(trace.name + ".events")
         if trace.exists() and counted.exists():
             count = int(counted.read_text())
@@ -172,12 +189,19 @@ def main(argv: List[str] | None = None) -> int:
             count = build(n, trace)
             counted.write_text(str(count))
         size_mb = trace.stat().st_size / 1e6
-        label = f"{count:,}"
-        tools = [("floorcalc", run_floorcalc)] + ([("hta", run_hta)] if have_hta else [])
-        for name, fn in tools:
-            wall, rss, code, err = fn(trace, work)
-            status = "ok" if code == 0 else f"exit {code}: {err.strip().splitlines()[-1] if err.strip() else ''}"
-            print(f"{name:<10} {label:>10} {size_mb:>8.1f} {wall:>8.2f} {rss:>12.0f}  {status}", flush=True)
+        cpu: Dict[str, List[float]] = {name: [] for name, _ in tools}
+        rss: Dict[str, List[float]] = {name: [] for name, _ in tools}
+        status = []
+        for _ in range(args.repeat):
+            for name, fn in tools:
+                c, r, code, err = fn(trace, work)
+                cpu[name].append(c)
+                rss[name].append(r)
+                if code != 0:
+                    status.append(f"{name} exit {code}: {err.strip().splitlines()[-1] if err.strip() else ''}")
+        ratio = statistics.median(f / b for f, b in zip(cpu["floorcalc"], cpu["bare"]))
+        figures = "".join(f" {statistics.median(cpu[name]):>14.2f} {max(rss[name]):>12.0f}" for name, _ in tools)
+        print(f"{count:>10,} {size_mb:>8.1f}{figures} {ratio:>15.2f}  {'; '.join(status) or 'ok'}", flush=True)
     if args.keep is None:
         import shutil
 

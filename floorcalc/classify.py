@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from floorcalc.counting import count as count_call
 from floorcalc.counting import has_formula
@@ -44,8 +44,8 @@ from floorcalc.device.levels import level_for_bytes
 from floorcalc.floor import bandwidth, floor_of, largest_term
 from floorcalc.kernel_names import event_role
 from floorcalc.records import (UNATTRIBUTED, Bound, CaptureInfo, Count, CpuOp, DeviceSpec, EventFloor, EventKind, Floor,
-                               FloorBound, FloorSplit, GpuEvent, KernelRole, KernelRow, Level, OpRow, Summary, Trace,
-                               Window, WorkUnit)
+                               FloorBound, FloorSplit, GpuEvent, KernelRole, KernelRow, Level, OpCall, OpRow, Summary,
+                               Trace, Window, WorkUnit, record_builder)
 from floorcalc.timeline.window import busy_us
 
 __all__ = ["UNATTRIBUTED", "classify", "event_floors", "kernel_rows", "launch_terms", "mark_l2_resident",
@@ -100,7 +100,9 @@ def classify(trace: Trace, win: Window, spec: DeviceSpec, *,
         mark_l2_resident(pending, spec)
     cap = trace.capture
     terms = launch_terms([trace.gpu[i] for i in win.gpu_ids], spec)
-    return tuple(_freeze(u, spec, reference, gpu=gpu, capture=cap, terms=terms) for u in pending)
+    floors = _Floors(spec, cap)
+    ref_floors = _Floors(reference, cap) if reference is not None else None
+    return tuple(_freeze(u, floors, ref_floors, gpu=gpu, terms=terms) for u in pending)
 
 
 def _gpu_units(trace: Trace, win: Window) -> List[_Pending]:
@@ -166,7 +168,13 @@ def _cpu_units(trace: Trace, win: Window) -> List[_Pending]:
 
 
 def _count(units: Sequence[_Pending]) -> None:
-    """Count each unit's op call in place, or say why it is uncounted."""
+    """Count each unit's op call in place, or say why it is uncounted.
+
+    Each distinct call (op, shapes, dtypes, scalars: the frozen :class:`OpCall`) is counted
+    once; a pass repeats the same few hundred calls thousands of times.
+    """
+    memo: Dict[OpCall, Optional[Count]] = {}
+    by_id: Dict[int, Tuple[OpCall, Optional[Count]]] = {}   # the reader shares one OpCall per distinct call
     for u in units:
         if u.kernel:
             continue  # counted from Inductor's table in _gpu_units
@@ -177,7 +185,13 @@ def _count(units: Sequence[_Pending]) -> None:
         elif u.op.call is None:
             u.uncounted_reason = "trace has no shapes for this op (record_shapes off)"
         else:
-            u.count = count_call(u.op.call)
+            call = u.op.call
+            hit = by_id.get(id(call))
+            if hit is None:
+                if call not in memo:
+                    memo[call] = count_call(call)
+                hit = by_id[id(call)] = (call, memo[call])
+            u.count = hit[1]
             if u.count is None:
                 u.uncounted_reason = f"formula for {u.op.name} does not fit these arguments"
 
@@ -194,17 +208,50 @@ def _level(unit: _Pending) -> Tuple[Level, Optional[int]]:
     return "dram", None
 
 
-def _freeze(u: _Pending, spec: DeviceSpec, reference: Optional[DeviceSpec], *, gpu: bool,
-            capture: CaptureInfo, terms: Mapping[EventKind, float]) -> WorkUnit:
+#: WorkUnits made without the frozen __init__'s per-field cost (records.record_builder)
+_new_unit = record_builder(WorkUnit, ("op", "events", "duration_us", "count", "floor", "uncounted_reason", "kernel",
+                                      "reference_floor", "event_parts"))
+
+
+class _Floors:
+    """:func:`floor_of` against one spec, each distinct (count, launches, memory level, bytes)
+    floored once (the capture's TF32 flags are the same for every unit of a trace)."""
+
+    def __init__(self, spec: DeviceSpec, capture: CaptureInfo) -> None:
+        self.spec = spec
+        self.tf32, self.tf32_conv = capture.allow_tf32, capture.cudnn_allow_tf32
+        # keyed by the count's identity (classify shares one Count per distinct call), the
+        # count kept in the value so that its id is not reused
+        self.memo: Dict[Tuple[int, int, Level, Optional[int], Optional[int]],
+                        Tuple[Count, Union[Floor, KeyError]]] = {}
+
+    def __call__(self, c: Count, launches: int, level: Level, level_bytes: Optional[int],
+                 dram_bytes: Optional[int]) -> Floor:
+        """The floor, or the KeyError floor_of raises (no usable peak), raised again."""
+        key = (id(c), launches, level, level_bytes, dram_bytes)
+        hit = self.memo.get(key)
+        if hit is None:
+            try:
+                value: Union[Floor, KeyError] = floor_of(
+                    c, self.spec, launches, allow_tf32=self.tf32, allow_tf32_conv=self.tf32_conv, level=level,
+                    level_bytes=level_bytes, dram_bytes=dram_bytes)
+            except KeyError as e:
+                value = e
+            hit = self.memo[key] = (c, value)
+        if isinstance(hit[1], KeyError):
+            raise hit[1]
+        return hit[1]
+
+
+def _freeze(u: _Pending, floors: _Floors, ref_floors: Optional[_Floors], *, gpu: bool,
+            terms: Mapping[EventKind, float]) -> WorkUnit:
     """Floor one counted unit (note 3; L2 residency, note 4) and freeze it into a WorkUnit."""
     c = u.count
     if c is None:
-        return WorkUnit(op=u.op, events=tuple(u.events), duration_us=u.duration_us,
-                        uncounted_reason=u.uncounted_reason, kernel=u.kernel)
+        return _new_unit(u.op, tuple(u.events), u.duration_us, None, None, u.uncounted_reason, u.kernel, None, ())
     # On CPU an op is one dispatch; one that moves no data and does no arithmetic (a view,
     # an allocation) has a floor of 0: all of its time is host overhead.
     launches = len(u.events) if gpu else (0 if c.flop == 0 and c.bytes == 0 else 1)
-    tf32, tf32_conv = capture.allow_tf32, capture.cudnn_allow_tf32
     try:
         level, level_bytes = _level(u)
         if not gpu and level == "dram" and spec.cache_levels:
@@ -215,21 +262,18 @@ def _freeze(u: _Pending, spec: DeviceSpec, reference: Optional[DeviceSpec], *, g
             c = Count(c.flop, level_bytes, 0, c.dtype, c.unit, c.formula,
                       (c.note + "; " if c.note else "") + "bytes: the transfer over the host link")
             level_bytes = None
-        floor = floor_of(c, spec, launches, allow_tf32=tf32, allow_tf32_conv=tf32_conv, level=level,
-                         level_bytes=level_bytes, dram_bytes=u.dram_bytes)
+        floor = floors(c, launches, level, level_bytes, u.dram_bytes)
     except KeyError as e:
         return WorkUnit(op=u.op, events=tuple(u.events), duration_us=u.duration_us, uncounted_reason=str(e),
                         kernel=u.kernel)
     ref: Optional[Floor] = None
-    if reference is not None:
+    if ref_floors is not None:
         try:
-            ref = floor_of(c, reference, launches, allow_tf32=tf32, allow_tf32_conv=tf32_conv, level=level,
-                           level_bytes=level_bytes, dram_bytes=u.dram_bytes)
+            ref = ref_floors(c, launches, level, level_bytes, u.dram_bytes)
         except KeyError:
             ref = None  # the reference lacks a peak: no reference figure for this op
-    return WorkUnit(op=u.op, events=tuple(u.events), duration_us=u.duration_us, count=c, floor=floor,
-                    uncounted_reason="", kernel=u.kernel, reference_floor=ref,
-                    event_parts=event_floors(floor, c, u.events, spec, terms))
+    return _new_unit(u.op, tuple(u.events), u.duration_us, c, floor, "", u.kernel, ref,
+                     event_floors(floor, c, u.events, floors.spec, terms))
 
 
 def launch_terms(events: Sequence[GpuEvent], spec: DeviceSpec) -> Dict[EventKind, float]:
@@ -344,22 +388,35 @@ def mark_l2_resident(units: Sequence[_Pending], spec: DeviceSpec) -> None:
     if l2 is None or spec.l2_bytes_per_s is None:
         return
     l2_size = l2.value
-    recent: List[Tuple[int, float]] = []   # (bytes written, bytes moved since) of earlier ops
+    # The bytes moved since an earlier op wrote a tensor are counted on one running total:
+    # ``moved - moved_at[w]`` for the latest write of ``w`` bytes (the latest write of a size
+    # has moved least since, so it alone decides whether some write of that size is recent).
+    moved = 0
+    moved_at: Dict[int, int] = {}
+    sizes: Dict[int, Tuple[OpCall, Tuple[int, ...]]] = {}   # each distinct call's tensor sizes, once
     for u in sorted((u for u in units if u.events), key=lambda u: u.events[0].ts_us):
         c = u.count
         if c is not None and u.op is not None and u.op.call is not None:
+            call = u.op.call
+            hit = sizes.get(id(call))
+            if hit is None:
+                hit = sizes[id(call)] = (call, tuple(t.nbytes for t in call.tensors()))
+            nbytes = hit[1]
             resident = 0
-            for t in u.op.call.tensors():
-                if t.nbytes and any(w == t.nbytes and since + c.bytes <= l2_size for w, since in recent):
-                    resident += t.nbytes
+            budget = l2_size - c.bytes             # a write is recent when moved since <= budget
+            for nb in nbytes:
+                if nb:
+                    at = moved_at.get(nb)
+                    if at is not None and moved - at <= budget:
+                        resident += nb
             resident = min(resident, c.bytes_read)
             out_in_l2 = c.bytes_written if c.bytes_written <= l2_size else 0
             if resident or out_in_l2:
                 u.dram_bytes = c.bytes - resident - out_in_l2
-        moved = c.bytes if c is not None else 0
-        recent = [(w, since + moved) for w, since in recent if since + moved <= l2_size]
-        if c is not None and c.bytes_written:
-            recent.append((c.bytes_written, 0.0))
+        if c is not None:
+            moved += c.bytes
+            if c.bytes_written:
+                moved_at[c.bytes_written] = moved
 
 
 def _shapes(op: Optional[CpuOp]) -> str:

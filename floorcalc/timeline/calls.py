@@ -9,6 +9,7 @@ ignored.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Optional
 
 _SUFFIX = re.compile(r"(_v\d+)?(_ptsz|_ptds)?$")
@@ -61,6 +62,7 @@ def base_name(name: str) -> str:
     return _SUFFIX.sub("", name) if "_" in name else name
 
 
+@lru_cache(maxsize=4096)  # a trace has a few dozen distinct call names and a million calls
 def kind(name: str) -> Optional[str]:
     """``"sync"``, ``"sync_copy"``, ``"launch"``, ``"cold"`` or None (anything else)."""
     b = base_name(name)

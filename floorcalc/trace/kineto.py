@@ -66,6 +66,7 @@ import json
 import math
 import re
 import zlib
+from operator import itemgetter
 from pathlib import Path
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Tuple, Union
 
@@ -74,7 +75,7 @@ import numpy as np
 
 from floorcalc.errors import TraceError
 from floorcalc.records import (CpuOp, DeviceSync, EventKind, GpuEvent, GpuProperties, MemorySample, OpCall,
-                               ProfilerOverhead, RuntimeCall, Step, Trace, UserRange)
+                               ProfilerOverhead, RuntimeCall, Step, Trace, UserRange, record_builder)
 from floorcalc.trace.args import op_call_from_kineto
 from floorcalc.trace.jsonstream import EventStream
 
@@ -565,7 +566,8 @@ class _Acc:
                     self.unknown[c] = self.unknown.get(c, 0) + 1
 
         def pick(kind: int) -> List[_Event]:
-            return [evs[i] for i in np.flatnonzero(kinds == kind).tolist()]
+            idx = np.flatnonzero(kinds == kind).tolist()
+            return [evs[idx[0]]] if len(idx) == 1 else list(itemgetter(*idx)(evs))
 
         for kind in present:
             if kind <= 0:
@@ -935,23 +937,20 @@ class _Acc:
             ok = (k >= 0) & (op_ts <= ends[np.maximum(k, 0)])
             nums = [s.number for s in steps]
             step_of = [nums[kk] if good else None for kk, good in zip(k.tolist(), ok.tolist())]
-        calls = self._calls(op["ref"])
-        op_ts_l, op_dur_l = op_ts.tolist(), op_dur.tolist()
-        ext_l = op["ext"].tolist()
-        pid_o, tid_o = op["pid"].tolist(), op["tid"].tolist()
+        # the columns in the final order, so that the records are made by one map over them
+        order = op_order
         names = self.names
-        name_l = op["name"].tolist()
-        ops: List[CpuOp] = []
-        append = ops.append
-        new_op = _new_op
-        for k, raw in enumerate(op_order.tolist()):
-            p = op_parent[raw]
-            e = ext_l[raw]
-            # positional (the fields' order): index, name, ts_us, duration_us, pid, tid,
-            # external_id, parent, call, module, step
-            append(new_op(k, names[name_l[raw]], op_ts_l[raw], op_dur_l[raw], pid_o[raw], tid_o[raw],
-                          None if e == _NONE else e, new_l[p] if p >= 0 else None, calls[raw], op_module[raw],
-                          step_of[raw]))
+        parent = np.asarray(op_parent, dtype=np.int64)[order]
+        parent_l = [None if p < 0 else p for p in np.where(parent >= 0, new_index[np.maximum(parent, 0)], -1).tolist()]
+        ext = op["ext"][order]
+        ext_l = [None if e == _NONE else e for e in ext.tolist()]
+        calls = self._calls(op["ref"][order])
+        module_l = [op_module[i] for i in order.tolist()]
+        step_l = [step_of[i] for i in order.tolist()] if steps else step_of
+        ops: List[CpuOp] = list(map(
+            _new_op, range(n_ops), [names[i] for i in op["name"][order].tolist()], op_ts[order].tolist(),
+            op_dur[order].tolist(), op["pid"][order].tolist(), op["tid"][order].tolist(), ext_l, parent_l, calls,
+            module_l, step_l))
         runtime: List[RuntimeCall] = []
         rt_ts_l, rt_dur_l = rt_ts.tolist(), rt_dur.tolist()
         corr_l, rext_l, rtid_l, rname_l = rt["corr"].tolist(), rt["ext"].tolist(), rt["tid"].tolist(), rt["name"].tolist()
@@ -1037,35 +1036,10 @@ _DEV_COLS = ("kind", "ts", "dur", "name", "corr", "ext", "device", "stream", "by
 _DTYPES = {"ts": np.float64, "dur": np.float64, "kind": np.int8}
 
 
-def _builder(cls: type, given: Tuple[str, ...]) -> Any:
-    """A function ``f(*values)`` that makes a ``cls`` (a frozen, slotted dataclass) from the
-    fields ``given``, in that order, the other fields at their defaults, without the frozen
-    ``__init__``'s per-field ``object.__setattr__`` (three times faster for a million records;
-    the instances are the same in every respect)."""
-    import dataclasses
-
-    fields = dataclasses.fields(cls)
-    rest = [f for f in fields if f.name not in given]
-    for f in rest:
-        if f.default is dataclasses.MISSING:
-            raise TypeError(f"{cls.__name__}.{f.name} has no default")
-    ns: Dict[str, Any] = {"new": object.__new__, "cls": cls}
-    lines = [f"def make({', '.join(given)}):", "    o = new(cls)"]
-    for f in fields:
-        ns[f"set_{f.name}"] = cls.__dict__[f.name].__set__
-        value = f.name if f.name in given else f"default_{f.name}"
-        if f.name not in given:
-            ns[f"default_{f.name}"] = f.default
-        lines.append(f"    set_{f.name}(o, {value})")
-    lines.append("    return o")
-    exec("\n".join(lines), ns)  # noqa: S102 - code built from the dataclass's own field names
-    return ns["make"]
-
-
-_new_op = _builder(CpuOp, ("index", "name", "ts_us", "duration_us", "pid", "tid", "external_id", "parent", "call",
+_new_op = record_builder(CpuOp, ("index", "name", "ts_us", "duration_us", "pid", "tid", "external_id", "parent", "call",
                            "module", "step"))
-_new_call = _builder(RuntimeCall, ("name", "ts_us", "duration_us", "tid", "correlation", "external_id", "op"))
-_new_event = _builder(GpuEvent, ("index", "kind", "name", "ts_us", "duration_us", "device", "stream", "correlation",
+_new_call = record_builder(RuntimeCall, ("name", "ts_us", "duration_us", "tid", "correlation", "external_id", "op"))
+_new_event = record_builder(GpuEvent, ("index", "kind", "name", "ts_us", "duration_us", "device", "stream", "correlation",
                                  "external_id", "bytes", "launch", "op"))
 
 

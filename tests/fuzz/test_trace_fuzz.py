@@ -126,6 +126,15 @@ def first_diff(a: bytes, b: bytes) -> int:
 def check_read(path: Path, name: str, damaged: bytes) -> None:
     """The reader's promise for a file whose decompressed text is ``damaged`` (module notes)."""
     _, text, data, start = original(name)
+    d = first_diff(text, damaged)
+    if d < start:
+        # the damage is before the array (a gzip fault can alter any byte): the top level may
+        # no longer say where the events are; a read or a one-line refusal, nothing else
+        try:
+            load(path)
+        except TraceError as e:
+            assert "\n" not in str(e)
+        return
     kept, ends, closed = reference(damaged, start)
     try:
         expect = parse({**data, "traceEvents": kept})
@@ -145,7 +154,6 @@ def check_read(path: Path, name: str, damaged: bytes) -> None:
     else:
         assert f"read the first {len(kept):,} events" in tr.partial
     # nothing before the damage is lost or changed
-    d = first_diff(text, damaged)
     before = sum(1 for e in ends if e <= d)
     whole = reference(text, start)[0]
     assert kept[:before] == whole[:before]
