@@ -15,7 +15,8 @@ promise:
   original event that ends before the first damaged byte must be among them, unchanged.
   A mutation that leaves valid JSON must read the same as a whole parse of it.
 - **CLI:** ``floorcalc analyze`` exits 0 or 6 (TRACE), says so in one line, never shows a
-  traceback, and writes a complete report (strict JSON: no NaN, no Infinity) or nothing.
+  traceback (an error is one line; a success may warn, one line per warning), and writes a
+  complete report (strict JSON: no NaN, no Infinity) or nothing.
 
 The cases are derandomised (the same every run) so CI is reproducible; ``FUZZ_EXAMPLES=N``
 multiplies the number of cases for a longer hunt by hand.
@@ -28,6 +29,7 @@ import gzip
 import io
 import json
 import os
+import uuid
 import zlib
 from functools import lru_cache
 from pathlib import Path
@@ -349,7 +351,7 @@ def test_cli_exit_code_one_line_no_traceback(tmp_path, name, how, a, b, value):
         ev[["ts", "dur", "args", "cat", "name", "pid"][b % 6]] = value
         content = json.dumps({**data, "traceEvents": events}).encode()
     p = write(tmp_path, content, gz)
-    out = tmp_path / "report.json"
+    out = tmp_path / f"report-{uuid.uuid4().hex}.json"
     err = io.StringIO()
     with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
         code = main(["analyze", str(p), "--spec", "h200", "--format", "json", "-o", str(out), "--force"])
@@ -360,8 +362,6 @@ def test_cli_exit_code_one_line_no_traceback(tmp_path, name, how, a, b, value):
         assert len(lines) == 1 and lines[0].startswith("floorcalc: error: "), lines
         assert not out.exists()
     else:
-        assert all(line.startswith("floorcalc: warning: ") for line in lines), lines
-        assert len(lines) <= 1, lines
+        # a partial read, and each implausible figure, is one warning line of its own
+        assert all(line.startswith("floorcalc: warning") for line in lines), lines
         json.loads(out.read_text(), parse_constant=_no_constants)
-    if out.exists():
-        out.unlink()
