@@ -254,9 +254,9 @@ def _freeze(u: _Pending, floors: _Floors, ref_floors: Optional[_Floors], *, gpu:
     launches = len(u.events) if gpu else (0 if c.flop == 0 and c.bytes == 0 else 1)
     try:
         level, level_bytes = _level(u)
-        if not gpu and level == "dram" and spec.cache_levels:
+        if not gpu and level == "dram" and floors.spec.cache_levels:
             # CPU: the bytes are floored at the fastest cache level they fit in (note 4)
-            level = level_for_bytes(spec, c.bytes)[0]
+            level = level_for_bytes(floors.spec, c.bytes)[0]
         if level == "host_link" and level_bytes:
             # what a host<->device copy moves is its transfer size, once, over the link
             c = Count(c.flop, level_bytes, 0, c.dtype, c.unit, c.formula,
