@@ -457,9 +457,9 @@ def _run_rank(opts: WorkerOptions, rank: int, local_rank: int, log: Callable[[st
     try:
         if cuda:
             torch.cuda.set_device(local_rank)
-            dist.init_process_group(backend="nccl", timeout=timeout, device_id=torch.device("cuda", local_rank))
-        else:
-            dist.init_process_group(backend="gloo", timeout=timeout)
+        # no device_id: NCCL's communicators are made at the first collective, in the warm-up,
+        # and floorcalc's gloo group stays a plain host group
+        dist.init_process_group(backend="nccl" if cuda else "gloo", timeout=timeout)
         group = dist.new_group(backend="gloo", timeout=timeout)
     except (RuntimeError, ValueError) as e:
         raise DistributedError(f"could not join the process group: {_first_line(e)}") from None
