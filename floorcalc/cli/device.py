@@ -32,11 +32,9 @@ def _fmt(key: str, value: float) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from rich.console import Console
-    from rich.table import Table
-
     from floorcalc.device import cpu_spec, detect_gpu, resolve_spec
     from floorcalc.floor import ridge_point
+    from floorcalc.render.terminal import PlainTable, make_console, plain, styled
 
     detected = None
     target = args.device
@@ -51,11 +49,11 @@ def run(args: argparse.Namespace) -> int:
 
         raise DeviceUnavailableError("no GPU found through NVML; pass --name 'NVIDIA H200' or --spec")
     spec = resolve_spec(target, gpu_name=name, spec_path=args.spec, cpu=cpu_spec() if target == "cpu" else None)
-    console = Console()
-    console.print(f"[bold]{spec.name}[/bold]  key {spec.key}  kind {spec.kind}"
-                  + (f"  (detected: {detected.name}, driver {detected.driver_version})" if detected else ""))
-    console.print(f"spec read from: {'; '.join(spec.origin) or '-'}")
-    t = Table(title="figures", title_justify="left")
+    console = make_console()
+    console.print(styled(plain(spec.name, style="bold"), "  key ", plain(spec.key), f"  kind {spec.kind}",
+                         plain(f"  (detected: {detected.name}, driver {detected.driver_version})" if detected else "")))
+    console.print(styled("spec read from: ", plain('; '.join(spec.origin) or '-')))
+    t = PlainTable(title="figures", title_justify="left")
     t.add_column("figure", no_wrap=True)
     t.add_column("value", no_wrap=True, justify="right")
     t.add_column("basis", no_wrap=True)
@@ -75,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
     for key, f in rows:
         t.add_row(key, _fmt(key, f.value), f.basis, f.source)
     console.print(t)
-    r = Table(title="ridge points, FLOP/byte (compute-bound above)", title_justify="left")
+    r = PlainTable(title="ridge points, FLOP/byte (compute-bound above)", title_justify="left")
     r.add_column("peak")
     r.add_column("vs DRAM", justify="right")
     if spec.l2_bytes_per_s:

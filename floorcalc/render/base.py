@@ -47,15 +47,15 @@ def captured(print_to: Any, width: Union[int, None] = None, terminal: bool = Fal
     page (``terminal`` False: the width given, else 160, no colour), or as it would appear on
     standard output (``terminal`` True: the terminal's width, unless ``width``, and its
     colours)."""
-    from rich.console import Console
+    from floorcalc.render.terminal import make_console
 
     if terminal:
-        console = Console(width=width)
+        console = make_console(width=width)
         with console.capture() as cap:
             print_to(console)
         return cap.get()
     import io
 
     buf = io.StringIO()
-    print_to(Console(file=buf, width=width or 160, force_terminal=False, color_system=None))
+    print_to(make_console(buf, width=width or 160, color=False))
     return buf.getvalue()

@@ -13,11 +13,11 @@ from typing import Any, Dict, Optional
 
 from rich import box
 from rich.console import Console
-from rich.table import Table
 
 from floorcalc import __version__
 from floorcalc.records import FAMILIES, Comparison, CountReport
 from floorcalc.render.base import Renderer, captured
+from floorcalc.render.terminal import PlainTable, make_console, plain, styled
 
 SCHEMA = "floorcalc.count"
 SCHEMA_VERSION = 1
@@ -60,14 +60,14 @@ class CountTableRenderer(Renderer):
 
     def print(self, r: CountReport, console: Optional[Console] = None) -> None:
         """Print the tables on ``console`` (default: standard output)."""
-        console = console or Console(width=self.width)
+        console = console or make_console(width=self.width)
         where = ("meta device: shapes only, nothing allocated" if r.run == "meta"
                  else "a real CPU run")
-        console.print(f"[bold]floorcalc {__version__} count[/bold]  {r.model_file}  ({where})")
+        console.print(styled((f"floorcalc {__version__} count", "bold"), "  ", plain(r.model_file), f"  ({where})"))
         if r.notice:
-            console.print(f"[yellow]note:[/yellow] {r.notice}")
+            console.print(styled(("note:", "yellow"), " ", plain(r.notice)))
 
-        t = Table(box=box.SIMPLE_HEAD, title=f"modules (inclusive), to depth {r.depth}", title_justify="left")
+        t = PlainTable(box=box.SIMPLE_HEAD, title=f"modules (inclusive), to depth {r.depth}", title_justify="left")
         t.add_column("module", overflow="fold")
         for col in ("FLOPs", "bytes", "params", "FLOP/byte", "op calls"):
             t.add_column(col, justify="right", no_wrap=True)
@@ -79,15 +79,15 @@ class CountTableRenderer(Renderer):
         console.print(t)
 
         params = "" if r.params is None else f", {si(r.params)} parameters ({si(r.param_bytes, 'B')})"
-        console.print(f"[bold]total[/bold]: {si(r.flop, 'FLOP')}, {si(r.bytes, 'B')} moved{params}, "
-                      f"{_ai(r.intensity)} FLOP/byte, {r.calls} op calls")
-        console.print("by family: " + ", ".join(f"{f} {si(r.by_family.get(f, 0))} ({_pct(r.by_family.get(f, 0), r.flop)})"
-                                                for f in FAMILIES))
+        console.print(styled(("total", "bold"), f": {si(r.flop, 'FLOP')}, {si(r.bytes, 'B')} moved{params}, "
+                      f"{_ai(r.intensity)} FLOP/byte, {r.calls} op calls"))
+        console.print(styled("by family: " + ", ".join(f"{f} {si(r.by_family.get(f, 0))} ({_pct(r.by_family.get(f, 0), r.flop)})"
+                                                       for f in FAMILIES)))
         if r.uncounted:
-            console.print(f"[magenta]lower bound[/magenta]: {r.uncounted_calls} op calls have no count "
-                          "(listed below); they add nothing to these totals")
+            console.print(styled(("lower bound", "magenta"), f": {r.uncounted_calls} op calls have no count "
+                                 "(listed below); they add nothing to these totals"))
 
-        ops = Table(box=box.SIMPLE_HEAD, title=f"top {min(self.top, len(r.ops))} ops by FLOPs", title_justify="left")
+        ops = PlainTable(box=box.SIMPLE_HEAD, title=f"top {min(self.top, len(r.ops))} ops by FLOPs", title_justify="left")
         ops.add_column("op", overflow="fold")
         ops.add_column("family", no_wrap=True)
         for col in ("calls", "FLOPs", "share", "bytes"):
@@ -97,7 +97,7 @@ class CountTableRenderer(Renderer):
         console.print(ops)
 
         if r.uncounted:
-            u = Table(box=box.SIMPLE_HEAD, title="uncounted ops", title_justify="left")
+            u = PlainTable(box=box.SIMPLE_HEAD, title="uncounted ops", title_justify="left")
             u.add_column("op", no_wrap=True)
             u.add_column("calls", justify="right")
             u.add_column("modules")
@@ -107,12 +107,12 @@ class CountTableRenderer(Renderer):
                 u.add_row(x.name, str(x.calls), ", ".join(m or "(model)" for m in x.modules), x.reason, x.example)
             console.print(u)
         else:
-            console.print("uncounted ops: none")
+            console.print(styled("uncounted ops: none"))
         if r.comparison is not None:
             self._compare(r.comparison, console)
 
     def _compare(self, c: Comparison, console: Console) -> None:
-        t = Table(box=box.SIMPLE_HEAD, title=f"compare: FLOPs by family (run on {c.run}; fvcore's MACs x 2)",
+        t = PlainTable(box=box.SIMPLE_HEAD, title=f"compare: FLOPs by family (run on {c.run}; fvcore's MACs x 2)",
                   title_justify="left")
         t.add_column("family", no_wrap=True)
         t.add_column("floorcalc", justify="right", no_wrap=True)
@@ -124,9 +124,9 @@ class CountTableRenderer(Renderer):
         t.add_row("total", si(sum(c.floorcalc.values())), *[si(o.total) if o.ran else "not run" for o in c.oracles])
         console.print(t)
         if c.explanations:
-            console.print("differences:")
+            console.print(styled("differences:"))
             for e in c.explanations:
-                console.print(f"  - {e}", highlight=False)
+                console.print(styled("  - ", plain(e)))
 
 
 def _num(x: Optional[float]) -> Optional[float]:

@@ -47,11 +47,10 @@ def rows(reports: Sequence[Tuple[str, Report]]):
 
 
 def render_table(reports: Sequence[Tuple[str, Report]], console=None) -> None:
-    from rich.console import Console
-    from rich.table import Table
+    from floorcalc.render.terminal import PlainTable, make_console, plain
 
-    console = console or Console()
-    t = Table(title="the same step in each mode, per pass", title_justify="left")
+    console = console or make_console()
+    t = PlainTable(title="the same step in each mode, per pass", title_justify="left")
     for col in ("mode", "step us\n(no profiler)", "GPU busy\nus", "floor\nus", "counted\nGFLOP", "counted\nMB",
                 "MFU", "MBU", "host\noverhead", "uncounted"):
         t.add_column(col, justify="right" if col != "mode" else "left", no_wrap=True)
@@ -59,9 +58,9 @@ def render_table(reports: Sequence[Tuple[str, Report]], console=None) -> None:
         t.add_row(mode, _us(bare), _us(busy) if dict(reports)[mode].target == "cuda" else "-", _us(floor), f"{flop / 1e9:.3f}", f"{nbytes / 1e6:.2f}", _pct(mfu),
                   _pct(mbu), _pct(host), _pct(unc))
     console.print(t)
-    console.print("[dim]step us: the step timed without the profiler; MFU/MBU over it; host overhead: share of the "
-                  "profiled wall time the device was idle while the host launched or ran Python; the traces: "
-                  + ", ".join(f"{m}: {r.capture.trace}" for m, r in reports) + "[/dim]")
+    console.print(plain("step us: the step timed without the profiler; MFU/MBU over it; host overhead: share of the "
+                        "profiled wall time the device was idle while the host launched or ran Python; the traces: "
+                        + ", ".join(f"{m}: {r.capture.trace}" for m, r in reports), style="dim"))
 
 
 class ModesTableRenderer(Renderer):

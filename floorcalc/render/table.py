@@ -6,12 +6,11 @@ from typing import Optional
 
 from rich import box
 from rich.console import Console
-from rich.table import Table
-from rich.text import Text
 
 from floorcalc.records import Report
 from floorcalc.render.base import Renderer, captured
 from floorcalc.render.figures import warning_line
+from floorcalc.render.terminal import PlainTable, make_console, plain, styled
 
 BOUND_STYLE = {"compute": "green", "memory": "cyan", "overhead": "yellow", "uncounted": "magenta"}
 
@@ -67,16 +66,16 @@ class TableRenderer(Renderer):
 
     def print(self, report: Report, console: Optional[Console] = None) -> None:
         """Print the tables on ``console`` (default: standard output)."""
-        console = console or Console(width=self.width)
+        console = console or make_console(width=self.width)
         s = report.summary
         d = report.device
-        console.print(f"[bold]floorcalc {report.tool_version}[/bold]  device: {d.name} ({d.key}; "
-                      f"target {report.target})  passes: {s.passes}")
+        console.print(styled((f"floorcalc {report.tool_version}", "bold"), "  device: ", plain(d.name), " (",
+                             plain(d.key), f"; target {report.target})  passes: {s.passes}"))
         # Narrow terminals drop the achieved-rate columns first, then move the module under the
         # op name; op names and bounds never wrap.
         wide = console.width >= 120
         narrow = console.width < 100
-        t = Table(box=box.SIMPLE_HEAD, title="ops, per pass, ranked by measured time", title_justify="left")
+        t = PlainTable(box=box.SIMPLE_HEAD, title="ops, per pass, ranked by measured time", title_justify="left")
         t.add_column("#", justify="right", no_wrap=True, min_width=2)
         t.add_column("op", no_wrap=True, overflow="ellipsis",
                      min_width=min(34 if not narrow else 20, max((len(r.name) for r in report.ops[: self.top]), default=4)))
@@ -95,20 +94,18 @@ class TableRenderer(Renderer):
         t.add_column("bound", no_wrap=True, min_width=9)
         for i, r in enumerate(report.ops[: self.top], 1):
             style = BOUND_STYLE.get(r.bound, "")
-            eff = Text(_pct(r.efficiency))
-            if r.floor_violation:
-                eff = Text(_pct(r.efficiency) + " !", style="bold red")
+            eff = styled((_pct(r.efficiency) + " !", "bold red")) if r.floor_violation else _pct(r.efficiency)
             rates = [_rate(r.achieved_flop_per_s, 1e12), _rate(r.achieved_bytes_per_s, 1e9)] if wide else []
             module = r.module or "(top)"
             if narrow:
                 name = r.name if len(r.name) <= 26 else r.name[:25] + "…"
                 mod = module if len(module) <= 24 else "…" + module[-23:]
-                cells = [Text(name + "\n") + Text("  " + mod, style="dim")]
+                cells = [styled(plain(name), "\n  ", plain(mod, style="dim"))]
             else:
-                cells = [Text(r.name), Text(module)]
+                cells = [plain(r.name), plain(module)]
             refcell = [_pct(r.reference_efficiency)] if ref is not None else []
             t.add_row(str(i), *cells, f"{r.calls:g}", _us(r.duration_us), _us(r.floor_us),
-                      eff, *refcell, *rates, Text(r.bound + (f" ({r.level})" if r.bound == "memory" and r.level != "dram" else ""),
+                      eff, *refcell, *rates, plain(r.bound + (f" ({r.level})" if r.bound == "memory" and r.level != "dram" else ""),
                                         style=style))
         rest = report.ops[self.top:]
         if rest:
@@ -118,9 +115,9 @@ class TableRenderer(Renderer):
         console.print(t)
         if any(r.floor_violation for r in report.ops):
             n = sum(r.floor_violation for r in report.ops)
-            console.print(f"[bold red]![/bold red] {n} op(s) ran faster than their floor (efficiency > 100%): "
-                          "see 'Floor violations' in docs/method.md")
-        st = Table(box=box.SIMPLE_HEAD, title="pass summary", title_justify="left", show_header=False)
+            console.print(styled(("!", "bold red"), f" {n} op(s) ran faster than their floor (efficiency > 100%): "
+                                 "see 'Floor violations' in docs/method.md"))
+        st = PlainTable(box=box.SIMPLE_HEAD, title="pass summary", title_justify="left", show_header=False)
         st.add_column("figure")
         st.add_column("value", justify="right")
         st.add_column("how it was got")
@@ -148,13 +145,13 @@ class TableRenderer(Renderer):
             st.add_row("profiler distortion", _pct(s.profiler_distortion), "profiled wall / bare wall - 1")
         console.print(st)
         for w in report.warnings:
-            console.print(Text(warning_line(w), style="bold red"))
+            console.print(plain(warning_line(w), style="bold red"))
         if report.timeline is not None:
             from floorcalc.render.timeline_table import render_timeline
 
             render_timeline(report.timeline, console)
-        console.print(f"[dim]peak and bandwidth: {', '.join(sorted({f.basis for f in d.peak_flop_per_s.values()}))}"
-                      f" figures from {'; '.join(d.origin) or d.key}; L = {d.launch_latency_us.value:.3g} us "
-                      f"({_provenance(d.launch_latency_us)})[/dim]")
+        console.print(plain(f"peak and bandwidth: {', '.join(sorted({f.basis for f in d.peak_flop_per_s.values()}))}"
+                            f" figures from {'; '.join(d.origin) or d.key}; L = {d.launch_latency_us.value:.3g} us "
+                            f"({_provenance(d.launch_latency_us)})", style="dim"))
         for note in report.notes:
-            console.print(f"[dim]note: {note}[/dim]")
+            console.print(plain(f"note: {note}", style="dim"))

@@ -11,10 +11,10 @@ from typing import Optional
 
 from rich import box
 from rich.console import Console
-from rich.table import Table
 from rich.text import Text
 
 from floorcalc.records import Decomposition, Timeline
+from floorcalc.render.terminal import PlainTable, plain, styled
 
 #: (attribute, label, bar glyph, style, what it is)
 PARTS = (
@@ -84,7 +84,7 @@ def _other_text(d: Decomposition) -> str:
 def render_timeline(t: Timeline, console: Console, top: int = 8) -> None:
     """Print the timeline section of a report."""
     if t.partial:
-        console.print(f"[bold red]PARTIAL:[/bold red] {t.partial}")
+        console.print(styled(("PARTIAL:", "bold red"), " ", plain(t.partial)))
     if t.decomposition is None:
         if t.target == "cpu":
             _host_only(t, console)
@@ -92,22 +92,21 @@ def render_timeline(t: Timeline, console: Console, top: int = 8) -> None:
             _notes(t, console)
         return
     d = t.decomposition
-    console.print(Text.assemble(("where the time goes, per pass", "bold"),
-                                f"  wall {_us(d.wall_us)} us, bound: {d.bound}"))
+    console.print(styled(("where the time goes, per pass", "bold"), f"  wall {_us(d.wall_us)} us, bound: {d.bound}"))
     console.print(Text("  ") + bar(d))
     legend = Text("  ")
     for _attr, label, glyph, style, _what in PARTS:
         legend.append(glyph, style=style)
         legend.append(f" {label}  ")
     console.print(legend)
-    dt = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    dt = PlainTable(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
     dt.add_column("part")
     dt.add_column("us/pass", justify="right")
     dt.add_column("share", justify="right")
     dt.add_column("what it is")
     for attr, label, glyph, style, what in PARTS:
         v = getattr(d, attr)
-        dt.add_row(Text(glyph + " " + label, style=style), _us(v), _pct(v, d.wall_us),
+        dt.add_row(styled((glyph + " " + label, style)), _us(v), _pct(v, d.wall_us),
                    what or _other_text(d))
     dt.add_row("= wall", _us(d.wall_us), "100%", f"residual {d.residual_us:.3g} us (wall - the sum of the parts)")
     console.print(dt)
@@ -124,7 +123,7 @@ def render_timeline(t: Timeline, console: Console, top: int = 8) -> None:
 
 
 def _steps(t: Timeline, console: Console) -> None:
-    st = Table(box=box.SIMPLE_HEAD, title="per ProfilerStep, us (each from its start to the next one's)",
+    st = PlainTable(box=box.SIMPLE_HEAD, title="per ProfilerStep, us (each from its start to the next one's)",
                title_justify="left")
     st.add_column("step", no_wrap=True)
     st.add_column("wall", justify="right")
@@ -137,14 +136,14 @@ def _steps(t: Timeline, console: Console) -> None:
                    s.bound)
     if t.step_spread:
         for k, name in ((0, "min"), (1, "median"), (2, "max")):
-            st.add_row(Text(name, style="dim"), _us(t.step_spread["wall_us"][k]),
+            st.add_row(styled((name, "dim")), _us(t.step_spread["wall_us"][k]),
                        *[_us(t.step_spread[a][k]) for a, *_ in PARTS], "", style="dim")
     console.print(st)
 
 
 def _idle(t: Timeline, console: Console, top: int) -> None:
     idle = sum(t.idle_us_by_cause.values())
-    it = Table(box=box.SIMPLE_HEAD, title=f"device idle by cause, per pass ({_us(idle)} us in {t.gap_count:,} gaps "
+    it = PlainTable(box=box.SIMPLE_HEAD, title=f"device idle by cause, per pass ({_us(idle)} us in {t.gap_count:,} gaps "
                "over the window)", title_justify="left")
     wide = console.width >= 120
     it.add_column("cause", no_wrap=True)
@@ -166,7 +165,7 @@ def _idle(t: Timeline, console: Console, top: int) -> None:
                    *([CAUSE_TEXT[cause]] if wide else []))
     console.print(it)
     if t.gaps:
-        gt = Table(box=box.SIMPLE_HEAD, title="longest idle gaps", title_justify="left")
+        gt = PlainTable(box=box.SIMPLE_HEAD, title="longest idle gaps", title_justify="left")
         gt.add_column("at us", justify="right")
         gt.add_column("us", justify="right")
         gt.add_column("cause")
@@ -175,7 +174,7 @@ def _idle(t: Timeline, console: Console, top: int) -> None:
         for g in t.gaps[:top]:
             split = ", ".join(f"{k} {_us(v)}" for k, v in sorted(g.by_cause_us.items(), key=lambda kv: -kv[1])[:3])
             gt.add_row(_us(g.at_us), _us(g.duration_us),
-                       Text(g.cause) + (Text(f" ({split})", style="dim") if wide else Text("")),
+                       styled(plain(g.cause), plain(f" ({split})", style="dim") if wide else ""),
                        (g.op + (f" [{g.module}]" if g.module else "")) or "-",
                        f"{g.after or '(start)'} -> {g.before or '(end)'}")
         console.print(gt)
@@ -185,7 +184,7 @@ def _waits(t: Timeline, console: Console, top: int) -> None:
     ws = [w for w in t.waits if w.duration_us >= 1.0][:top]
     if not ws:
         return
-    wt = Table(box=box.SIMPLE_HEAD, title="host waits on the device (longest)", title_justify="left")
+    wt = PlainTable(box=box.SIMPLE_HEAD, title="host waits on the device (longest)", title_justify="left")
     wt.add_column("call", no_wrap=True)
     wt.add_column("kind", no_wrap=True)
     wt.add_column("op")
@@ -202,7 +201,7 @@ def _waits(t: Timeline, console: Console, top: int) -> None:
 def _copies(t: Timeline, console: Console, top: int) -> None:
     if not t.copies:
         return
-    ct = Table(box=box.SIMPLE_HEAD, title=f"copies ({t.copy_count:,} in the window; longest first)",
+    ct = PlainTable(box=box.SIMPLE_HEAD, title=f"copies ({t.copy_count:,} in the window; longest first)",
                title_justify="left")
     for c, j in (("name", "left"), ("dir", "left"), ("host mem", "left"), ("bytes", "right"), ("us", "right"),
                  ("GB/s", "right"), ("floor us", "right"), ("eff", "right"), ("op", "left")):
@@ -221,7 +220,7 @@ def _launch(t: Timeline, console: Console) -> None:
     if la is None or not la.events:
         return
     lu, de = la.launch_us, la.delay_us
-    console.print(Text.assemble(
+    console.print(styled(
         ("launches: ", "bold"),
         f"{la.launched:,} of {la.events:,} device events have a launch call of their own (graph replays share "
         "one); host launch call "
@@ -235,7 +234,7 @@ def _launch(t: Timeline, console: Console) -> None:
         pooled = [max(b[i:i + per]) for i in range(0, len(b), per)]
         top = max(pooled)
         spark = "".join(" ▁▂▃▄▅▆▇█"[max(1, round(8 * v / top))] if v else " " for v in pooled)
-        console.print(Text.assemble(("queue depth over the window", "bold"),
+        console.print(styled(("queue depth over the window", "bold"),
                                     f" (launched, not started; max {top}; {_us(la.queue_depth_bucket_us * per)} us a cell)"))
         console.print(Text("  [") + Text(spark, style="cyan") + Text("]"))
 
@@ -243,7 +242,7 @@ def _launch(t: Timeline, console: Console) -> None:
 def _ranges(t: Timeline, console: Console, top: int) -> None:
     if not t.ranges:
         return
-    rt = Table(box=box.SIMPLE_HEAD, title="user ranges (record_function), window totals", title_justify="left")
+    rt = PlainTable(box=box.SIMPLE_HEAD, title="user ranges (record_function), window totals", title_justify="left")
     for c, j in (("range", "left"), ("calls", "right"), ("wall us", "right"), ("ops", "right"), ("kernels", "right"),
                  ("device us", "right"), ("floor", "right"), ("host", "right"), ("blocking", "right"),
                  ("bound", "left")):
@@ -259,16 +258,16 @@ def _ranges(t: Timeline, console: Console, top: int) -> None:
 def _memory(t: Timeline, console: Console) -> None:
     for m in t.memory:
         peaks = ", ".join(_bytes(p) for p in m.peak_allocated_bytes[:8])
-        console.print(Text.assemble(("memory ", "bold"), f"{m.device}: peak allocated per pass {peaks}; "
-                                    f"growth in the window {_bytes(m.growth_bytes)} "
-                                    f"({_bytes(m.start_allocated_bytes)} -> {_bytes(m.end_allocated_bytes)}); "
-                                    f"{m.samples:,} allocator events"))
+        console.print(styled(("memory ", "bold"), plain(m.device), f": peak allocated per pass {peaks}; "
+                             f"growth in the window {_bytes(m.growth_bytes)} "
+                             f"({_bytes(m.start_allocated_bytes)} -> {_bytes(m.end_allocated_bytes)}); "
+                             f"{m.samples:,} allocator events"))
 
 
 def _invariants(t: Timeline, console: Console) -> None:
     for chk in t.invariants:
         if not chk.ok:
-            console.print(f"[bold yellow]warning:[/bold yellow] {chk.name}: {chk.detail}")
+            console.print(styled(("warning:", "bold yellow"), " ", plain(f"{chk.name}: {chk.detail}")))
     _notes(t, console)
 
 
@@ -276,7 +275,7 @@ def _cold_start(t: Timeline, console: Console, top: int) -> None:
     if not t.cold_start:
         return
     warm = f"; {t.warm_passes} of {t.passes} passes warm" if t.warm_passes is not None else ""
-    ct = Table(box=box.SIMPLE_HEAD, title=f"cold start ({t.cold_start_count} pieces of set-up work in the window{warm}; "
+    ct = PlainTable(box=box.SIMPLE_HEAD, title=f"cold start ({t.cold_start_count} pieces of set-up work in the window{warm}; "
                "as measured, not per pass)", title_justify="left")
     for col, just in (("kind", "left"), ("call or op", "left"), ("in op", "left"), ("step", "right"),
                       ("host us", "right"), ("device idle us", "right")):
@@ -290,13 +289,13 @@ def _cold_start(t: Timeline, console: Console, top: int) -> None:
 def _notes(t: Timeline, console: Console) -> None:
     for note in t.notes:
         if note.startswith("warning:"):
-            console.print(Text(note, style="bold red"))
+            console.print(plain(note, style="bold red"))
         elif not note.startswith(("invariant broken", "PARTIAL")):
-            console.print(Text("note: " + note, style="dim"))
+            console.print(plain("note: " + note, style="dim"))
 
 
 def _host_only(t: Timeline, console: Console) -> None:
-    console.print("[bold]timeline:[/bold] no GPU events in the window: host-side figures only")
+    console.print(styled(("timeline:", "bold"), " no GPU events in the window: host-side figures only"))
     _ranges(t, console, 8)
     _memory(t, console)
     _notes(t, console)
