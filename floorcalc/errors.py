@@ -7,6 +7,26 @@ line and exits with ``error.exit_code``; it never shows a traceback for these.
 
 from __future__ import annotations
 
+#: characters of an exception's message kept in an error line (describe_exception)
+MESSAGE_CHARS = 500
+
+
+def describe_exception(e: BaseException) -> str:
+    """``"ValueError: boom"``: an exception (from the user's code, or a bug) in words, safely, for
+    a one-line message. The message is cut to :data:`MESSAGE_CHARS` characters; an exception
+    whose ``__str__`` raises, or returns something other than a str, is named by its type alone
+    (as Python's traceback module does)."""
+    name = type(e).__name__
+    try:
+        text = str(e)
+    except Exception:
+        return f"{name} (its message could not be read: its __str__ raised)"
+    if not isinstance(text, str):
+        return name
+    if len(text) > MESSAGE_CHARS:
+        text = text[:MESSAGE_CHARS] + f"... ({len(text)} characters)"
+    return f"{name}: {text}" if text else name
+
 
 class FloorcalcError(Exception):
     """Base class of user-facing errors. ``exit_code`` is what the CLI exits with."""

@@ -1,53 +1,258 @@
-"""Writing output files: whole or not at all.
+"""Writing files: whole or not at all, and never over an existing file unless asked.
 
-Every file floorcalc writes (reports, plots, annotated traces; not the captured trace, which
-floorcalc.capture.run writes itself) goes through :func:`write_atomic`, so a reader never sees
-half a file and a failure leaves none behind.
+Every file floorcalc writes (reports, CSV siblings, plots, annotated traces, the captured trace,
+a calibrated spec, a count) goes through :class:`AtomicFile` (:func:`write_atomic` for data
+already in memory):
+
+1. The data goes to a new hidden file in the destination's own folder,
+   ``.NAME.XXXXXXXX.partial`` (created exclusively; its name kept short enough for the file
+   system whatever NAME is), and is flushed to the disk (``fsync``).
+2. It then takes its name in one step. With ``force``, :func:`os.replace`: an existing file is
+   replaced whole. Without, :func:`os.link`, which fails when the name exists: the existence
+   check and the write are one step, so of two runs given the same ``-o`` one writes it and the
+   other exits 8, and a default trace name taken meanwhile by another run moves on to the next
+   free one (``alternatives``). On a file system without hard links the name is claimed with
+   ``O_CREAT | O_EXCL`` and the finished file renamed over the claim (there, for that instant,
+   the name shows an empty file).
+3. Whatever stops it (an error, a full disk, Ctrl-C), the hidden file is removed and nothing is
+   left under the name.
+
+Every OSError becomes one :class:`OutputError` line (exit code 8) that names the file and the
+cause; :func:`check_new_file` says the same before any work is done, so a bad output path never
+costs a model run.
 """
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 import tempfile
 from pathlib import Path
-from typing import Union
+from types import TracebackType
+from typing import BinaryIO, Iterable, Iterator, Optional, Type, Union
 
 from floorcalc.errors import OutputError
 
-__all__ = ["write_atomic", "write_file"]
+__all__ = ["AtomicFile", "write_atomic", "write_file", "check_new_file", "shown", "os_error"]
+
+#: characters of a path echoed in a message (the rest elided)
+SHOWN_CHARS = 200
 
 
-def write_atomic(path: Path, data: Union[str, bytes]) -> None:
-    """Write ``data`` (str, as UTF-8, or bytes) to ``path`` through a temporary file in the same
-    folder and a rename. Raises :class:`OutputError` (one line) when it cannot be written."""
-    raw = data.encode() if isinstance(data, str) else data
+def shown(path: Union[str, Path]) -> str:
+    """``path`` as a message shows it: at most :data:`SHOWN_CHARS` characters (the middle elided)."""
+    s = str(path)
+    if len(s) <= SHOWN_CHARS:
+        return s
+    half = SHOWN_CHARS // 2 - 2
+    return f"{s[:half]}...{s[-half:]} ({len(s)} characters)"
+
+
+_WORDS = {
+    errno.ENOSPC: "no space left on the device",
+    errno.EDQUOT: "disk quota exceeded",
+    errno.EFBIG: "file too large for the file system (or the process's file-size limit)",
+    errno.ENAMETOOLONG: "the name is too long for the file system",
+    errno.ELOOP: "too many levels of symbolic links (a symlink loop?)",
+    errno.EROFS: "read-only file system",
+    errno.EACCES: "permission denied",
+    errno.EPERM: "operation not permitted",
+    errno.ENOTDIR: "a part of the path is not a folder",
+    errno.EISDIR: "it is a folder",
+    errno.EEXIST: "it exists",
+}
+
+
+def os_error(path: Union[str, Path], e: OSError, what: str = "output") -> OutputError:
+    """One OutputError line for ``e`` while writing ``path`` (``what``: "output", "trace"...)."""
+    words = _WORDS.get(e.errno or 0) or e.strerror or type(e).__name__
+    return OutputError(f"cannot write {what} {shown(path)}: {words}")
+
+
+def _name_max(folder: Path) -> int:
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=str(path.parent))
-    except OSError as e:
-        raise OutputError(f"cannot write {path}: {e.strerror or e}") from None
+        return int(os.pathconf(folder, "PC_NAME_MAX"))
+    except (OSError, ValueError, AttributeError):
+        return 255
+
+
+def _temp_prefix(path: Path) -> str:
+    """``.NAME.``, NAME cut so that ``.NAME.XXXXXXXX.partial`` (mkstemp's 8 random characters)
+    fits the file system's longest name whatever NAME is."""
+    budget = min(_name_max(path.parent), 255) - len("..XXXXXXXX.partial") - 2
+    return "." + os.fsdecode(os.fsencode(path.name)[:max(budget, 1)]) + "."
+
+
+def check_new_file(path: Path, force: bool, what: str = "output") -> None:
+    """Fail now, with one OutputError line, if ``path`` cannot be written as a new file (or, with
+    ``force``, replaced): its folder is missing or not a folder or refuses new files (``/proc``,
+    ``/sys``, read-only, no permission), its name is too long for the file system, it is a
+    symlink loop, a folder or not a regular file, or it exists and ``force`` is not given.
+
+    Writing is tried for real: an empty hidden file is created in the folder and removed. The
+    final write checks again (see the module notes): this check only spares a long run that
+    could never be written.
+    """
+    folder = path.parent
     try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(raw)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
+        st = os.stat(folder)
     except OSError as e:
+        if e.errno == errno.ENOENT:
+            raise OutputError(f"{what} folder does not exist: {shown(folder)}") from None
+        raise os_error(path, e, what) from None
+    if not stat.S_ISDIR(st.st_mode):
+        raise OutputError(f"{what} folder {shown(folder)} is not a folder")
+    limit = _name_max(folder)
+    if len(os.fsencode(path.name)) > limit:
+        raise OutputError(f"cannot write {what} {shown(path)}: the name is {len(os.fsencode(path.name))} bytes, "
+                          f"more than the file system's {limit}")
+    try:
+        lst = os.lstat(path)
+    except FileNotFoundError:
+        lst = None
+    except OSError as e:
+        raise os_error(path, e, what) from None
+    if lst is not None:
         try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise OutputError(f"cannot write {path}: {e.strerror or e}") from None
+            target = os.stat(path)
+        except FileNotFoundError:
+            raise OutputError(f"{what} {shown(path)} is a symbolic link to a missing file; name another file") from None
+        except OSError as e:
+            raise os_error(path, e, what) from None
+        if stat.S_ISDIR(target.st_mode):
+            raise OutputError(f"{what} {shown(path)} is a directory")
+        if not stat.S_ISREG(target.st_mode):
+            raise OutputError(f"{what} {shown(path)} is not a regular file (a device or a pipe?); name a file")
+        if not force:
+            raise OutputError(f"{what} {shown(path)} exists; pass --force to overwrite it")
+    try:
+        fd, probe = tempfile.mkstemp(prefix=_temp_prefix(path), suffix=".partial", dir=folder)
+    except OSError as e:
+        if e.errno == errno.ENOENT:  # the folder is there but takes no new files (/proc)
+            raise OutputError(f"cannot write {what} {shown(path)}: its folder does not take new files") from None
+        raise os_error(path, e, what) from None
+    os.close(fd)
+    os.unlink(probe)
+
+
+class AtomicFile:
+    """A binary file that appears under ``path`` whole, when the ``with`` block ends without an
+    exception, and never otherwise (see the module notes).
+
+        with AtomicFile(Path("run.json")) as f:
+            f.write(data)
+
+    ``force``: replace an existing file; without it an existing file is an OutputError (exit
+    8) and is left as it was. ``alternatives``: names to try in turn when ``path`` (and each
+    one before) is taken, for default names (``.path`` says which was written). ``what``
+    names the file in errors ("output", "trace"). Raises OutputError for any OSError, including
+    one raised inside the ``with`` block (a full disk while writing): the block's work is this
+    file.
+    """
+
+    def __init__(self, path: Path, *, force: bool = False, alternatives: Iterable[Path] = (),
+                 what: str = "output") -> None:
+        self.path = path
+        self.force = force
+        self.what = what
+        self._alternatives: Iterator[Path] = iter(alternatives)
+        self._tmp: Optional[str] = None
+        self._file: Optional[BinaryIO] = None
+
+    def __enter__(self) -> BinaryIO:
+        try:
+            fd, self._tmp = tempfile.mkstemp(prefix=_temp_prefix(self.path), suffix=".partial",
+                                             dir=str(self.path.parent))
+        except OSError as e:
+            raise os_error(self.path, e, self.what) from None
+        self._file = os.fdopen(fd, "wb")
+        return self._file
+
+    def __exit__(self, kind: Optional[Type[BaseException]], value: Optional[BaseException],
+                 tb: Optional[TracebackType]) -> None:
+        assert self._file is not None and self._tmp is not None
+        try:
+            if isinstance(value, OSError):
+                raise os_error(self.path, value, self.what) from None
+            if kind is None:
+                try:
+                    self._file.flush()
+                    os.fsync(self._file.fileno())
+                    self._file.close()
+                    umask = os.umask(0)
+                    os.umask(umask)
+                    os.chmod(self._tmp, 0o666 & ~umask)
+                except OSError as e:
+                    raise os_error(self.path, e, self.what) from None
+                self._publish()
+        finally:
+            if not self._file.closed:
+                try:
+                    self._file.close()
+                except OSError:
+                    pass
+            try:
+                os.unlink(self._tmp)
+            except OSError:
+                pass
+
+    def _publish(self) -> None:
+        """Give the finished hidden file its name (see the module notes, step 2)."""
+        assert self._tmp is not None
+        while True:
+            try:
+                if self.force:
+                    os.replace(self._tmp, self.path)
+                else:
+                    _link_exclusive(self._tmp, self.path)
+                return
+            except FileExistsError:
+                nxt = next(self._alternatives, None)
+                if nxt is None:
+                    raise OutputError(f"{self.what} {shown(self.path)} exists; not overwritten (pass --force "
+                                      "to overwrite it)") from None
+                self.path = nxt
+            except OSError as e:
+                raise os_error(self.path, e, self.what) from None
+
+
+def _link_exclusive(tmp: str, path: Path) -> None:
+    """Give ``tmp`` the name ``path`` unless it exists (FileExistsError), in one step."""
+    try:
+        os.link(tmp, path)
+        return
+    except FileExistsError:
+        raise
+    except OSError as e:
+        if e.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK, errno.EXDEV):
+            raise
+    # no hard links here (FAT, some FUSE and network file systems): claim the name, then fill it
+    fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+    os.close(fd)
+    try:
+        os.replace(tmp, path)
     except BaseException:
         try:
-            os.unlink(tmp)
+            os.unlink(path)
         except OSError:
             pass
         raise
 
 
-def write_file(path: Path, data: Union[str, bytes]) -> None:
-    """:func:`write_atomic`, after checking that ``path``'s folder exists (OutputError if not)."""
+def write_atomic(path: Path, data: Union[str, bytes], force: bool = False, what: str = "output") -> Path:
+    """Write ``data`` (str, as UTF-8, or bytes) to ``path`` with :class:`AtomicFile`; returns
+    ``path``. Raises :class:`OutputError` (one line) when it cannot be written, or when it
+    exists and ``force`` is not given."""
+    raw = data.encode() if isinstance(data, str) else data
+    with AtomicFile(path, force=force, what=what) as f:
+        f.write(raw)
+    return path
+
+
+def write_file(path: Path, data: Union[str, bytes], force: bool = True) -> None:
+    """:func:`write_atomic`, after checking that ``path``'s folder exists (OutputError if not).
+    The Python API's writer: it replaces an existing file unless ``force`` is False."""
     if not path.parent.exists():
-        raise OutputError(f"output folder does not exist: {path.parent}")
-    write_atomic(path, data)
+        raise OutputError(f"output folder does not exist: {shown(path.parent)}")
+    write_atomic(path, data, force=force)

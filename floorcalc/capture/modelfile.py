@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import importlib.util
 import inspect
+import os
+import stat
 import sys
 import uuid
 from dataclasses import dataclass
@@ -24,7 +26,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable, Mapping, Optional
 
-from floorcalc.errors import ModelFileError, ModelRunError
+from floorcalc.errors import ModelFileError, ModelRunError, describe_exception
+from floorcalc.output import shown
 
 
 @dataclass
@@ -49,16 +52,20 @@ def check_model_path(path: str | Path) -> Path:
     Raises :class:`ModelFileError` when the file is missing, not a file, not ``.py`` or unreadable.
     """
     p = Path(path)
-    if not p.exists():
-        raise ModelFileError(f"model file not found: {p}")
-    if not p.is_file():
-        raise ModelFileError(f"model file is not a file: {p}")
+    try:
+        st = os.stat(p)
+    except FileNotFoundError:
+        raise ModelFileError(f"model file not found: {shown(p)}") from None
+    except OSError as e:  # a symlink loop, a name too long, no permission
+        raise ModelFileError(f"cannot open model file {shown(p)}: {e.strerror or e}") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise ModelFileError(f"model file is not a file: {shown(p)}")
     if p.suffix != ".py":
-        raise ModelFileError(f"model file must be a Python file (.py): {p}")
+        raise ModelFileError(f"model file must be a Python file (.py): {shown(p)}")
     try:
         p.read_bytes()
     except OSError as e:
-        raise ModelFileError(f"cannot read model file {p}: {e.strerror or e}") from None
+        raise ModelFileError(f"cannot read model file {shown(p)}: {e.strerror or e}") from None
     return p
 
 
@@ -80,7 +87,7 @@ def load_model_file(path: str | Path) -> ModelFile:
     except SyntaxError as e:
         raise ModelFileError(f"model file {p} has a syntax error at line {e.lineno}: {e.msg}") from None
     except (Exception, SystemExit) as e:  # the user's code: any exception is a model-file problem
-        raise ModelFileError(f"model file {p} failed to import: {type(e).__name__}: {e}") from None
+        raise ModelFileError(f"model file {p} failed to import: {describe_exception(e)}") from None
     finally:
         try:
             sys.path.remove(str(p.resolve().parent))
@@ -112,4 +119,5 @@ def call_user(fn: Optional[Callable[..., Any]], device: str, what: str) -> Any:
             return fn(device=device)
         return fn()
     except (Exception, SystemExit) as e:  # the user's code: sys.exit() in it is an error too
-        raise ModelRunError(f"{what} raised {type(e).__name__}: {e}") from None
+        raise ModelRunError(f"{what} raised {describe_exception(e)}") from None
+

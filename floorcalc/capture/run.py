@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import gzip
+import itertools
 import json
 import os
 import shutil
@@ -32,10 +33,11 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, Iterator, List, Optional, Union
 
-from floorcalc.capture.modelfile import ModelFile, call_user
+from floorcalc.capture.modelfile import ModelFile, call_user, describe_exception
 from floorcalc.errors import DeviceUnavailableError, ModelFileError, ModelRunError, OutputError, UsageError
+from floorcalc.output import AtomicFile, check_new_file, os_error, shown
 from floorcalc.records import CaptureInfo, Figure
 from floorcalc.trace.capture_info import KEY as METADATA_KEY
 from floorcalc.trace.capture_info import capture_metadata, read_capture_info
@@ -77,32 +79,57 @@ def resolve_device(requested: str) -> str:
     raise UsageError(f"unknown device {requested!r}: use auto, cpu or cuda")
 
 
-def default_trace_path(model_path: Path, directory: Path = Path(".")) -> Path:
-    """A new file name ``<model>.<timestamp>.trace.json.gz`` that does not exist yet."""
+def default_trace_names(label: str, directory: Path) -> Iterator[Path]:
+    """The default names of a new trace in ``directory``, in the order they are tried:
+    ``<label>.<YYYYmmdd-HHMMSS>.trace.json.gz``, then ``...-1.trace.json.gz``, ``-2``... The trace
+    takes the first that is free when it is written (floorcalc.output.AtomicFile), so runs
+    started in the same second never share one."""
     stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
-    base = directory / f"{model_path.stem}.{stamp}.trace.json.gz"
-    p, k = base, 1
-    while p.exists():
-        p = directory / f"{model_path.stem}.{stamp}-{k}.trace.json.gz"
-        k += 1
-    return p
+    yield directory / f"{label}.{stamp}.trace.json.gz"
+    for k in itertools.count(1):
+        yield directory / f"{label}.{stamp}-{k}.trace.json.gz"
 
 
-def check_output_path(path: Path, force: bool, what: str = "output") -> None:
-    """Raise :class:`OutputError` if ``path`` cannot be written as a new file."""
-    if not path.parent.exists():
-        raise OutputError(f"{what} folder does not exist: {path.parent}")
-    if path.exists() and not force:
-        raise OutputError(f"{what} {path} exists; pass --force to overwrite it")
-    if path.is_dir():
-        raise OutputError(f"{what} {path} is a directory")
+@dataclass(frozen=True)
+class _TraceDest:
+    """Where a captured trace goes: ``path`` when the caller named one (a new file unless
+    ``force``), else the first free default name for ``label`` in ``folder``
+    (:func:`default_trace_names`, never over a file)."""
+
+    path: Optional[Path]
+    force: bool
+    label: str
+    folder: Path
+
+    def check(self) -> None:
+        """Fail now (OutputError) if the trace could not be written: before any model runs."""
+        if self.path is not None:
+            check_new_file(self.path, self.force, "trace")
+        else:
+            check_new_file(self.folder / f"{self.label}.YYYYmmdd-HHMMSS-N.trace.json.gz", True, "trace")
+
+    def open(self) -> AtomicFile:
+        if self.path is not None:
+            return AtomicFile(self.path, force=self.force, what="trace")
+        names = default_trace_names(self.label, self.folder)
+        return AtomicFile(next(names), alternatives=names, what="trace")
+
+    def __str__(self) -> str:
+        return str(self.path or self.folder / f"{self.label}.<time>.trace.json.gz")
 
 
 def _to_device(obj: Any, device: str) -> Any:
     import torch
 
     if isinstance(obj, torch.Tensor):
-        return obj.to(device)
+        if obj.is_meta:
+            raise ModelFileError("an input is a tensor on the meta device (a shape with no data), which cannot be "
+                                 "run; make real tensors (floorcalc count counts a model on meta tensors)")
+        try:
+            return obj.to(device)
+        except Exception as e:
+            raise ModelRunError(f"moving an input of shape {list(obj.shape)} to {device} raised "
+                                f"{describe_exception(e)}") from None
     if isinstance(obj, tuple):
         return tuple(_to_device(o, device) for o in obj)
     if isinstance(obj, list):
@@ -139,10 +166,7 @@ def build_step(mf: ModelFile, device: str, compile: bool = False) -> tuple[Calla
         model = call_user(mf.fn("get_model"), device, "get_model()")
         if not isinstance(model, torch.nn.Module):
             raise ModelFileError(f"get_model() in {mf.path} returned {type(model).__name__}, not an nn.Module")
-        try:
-            model = model.to(device).eval()
-        except Exception as e:
-            raise ModelRunError(f"moving the model to {device} raised {type(e).__name__}: {e}") from None
+        model = _model_to(model, device, f"get_model() in {mf.path}")
     if mf.has_step:
         if mf.fn("setup"):
             call_user(mf.fn("setup"), device, "setup()")
@@ -161,9 +185,24 @@ def build_step(mf: ModelFile, device: str, compile: bool = False) -> tuple[Calla
         try:
             return target(**inputs) if isinstance(inputs, dict) else target(*inputs)
         except (Exception, SystemExit) as e:
-            raise ModelRunError(f"the model's forward raised {type(e).__name__}: {e}") from None
+            raise ModelRunError(f"the model's forward raised {describe_exception(e)}") from None
 
     return forward, model
+
+
+def _model_to(model: Any, device: str, what: str) -> Any:
+    """``model`` moved to ``device`` in eval mode. Raises ModelFileError for a model with
+    parameters or buffers on the meta device, ModelRunError when moving it raises."""
+    import itertools as it
+
+    if any(t.is_meta for t in it.chain(model.parameters(), model.buffers())):
+        raise ModelFileError(f"{what} returned a model with parameters on the meta device (shapes with no data), "
+                             "which cannot be run; build it on a real device (floorcalc count counts a model on "
+                             "meta tensors)")
+    try:
+        return model.to(device).eval()
+    except (Exception, SystemExit) as e:
+        raise ModelRunError(f"moving the model to {device} raised {describe_exception(e)}") from None
 
 
 class ModuleHooks:
@@ -248,30 +287,56 @@ def time_bare(step: Callable[[], Any], device: str, iters: int, repeats: int = 3
     return out
 
 
-def write_trace(prof: Any, dest: Path, force: bool) -> Path:
-    """Export the profiler's trace and gzip it to ``dest`` (created new unless ``force``)."""
-    fd, tmp = tempfile.mkstemp(suffix=".json", dir=str(dest.parent))
+def write_trace(prof: Any, dest: Union[Path, _TraceDest], force: bool = False) -> Path:
+    """Export the profiler's trace and gzip it to ``dest``, atomically (floorcalc.output): a new
+    file unless ``force``; interrupted or failed, it leaves no file, whole or partial, behind.
+    Returns the path written (for a default name, the first that was free).
+
+    Kineto writes the JSON itself, into a hidden file beside the trace, and does not report a
+    short write (a full disk): the JSON must end with its closing brace, or OutputError.
+    """
+    target = dest if isinstance(dest, _TraceDest) else _TraceDest(dest, force, dest.stem, dest.parent)
+    try:
+        fd, raw = tempfile.mkstemp(prefix=f".{target.label[:100]}.", suffix=".json.partial", dir=str(target.folder))
+    except OSError as e:
+        raise os_error(str(target), e, "trace") from None
     os.close(fd)
     try:
-        prof.export_chrome_trace(tmp)
-        mode = "wb" if force else "xb"
-        try:
-            with open(tmp, "rb") as src, open(dest, mode) as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as gz:
-                shutil.copyfileobj(src, gz)
-        except FileExistsError:
-            raise OutputError(f"trace {dest} appeared while capturing; not overwritten (pass --force)") from None
+        prof.export_chrome_trace(raw)
+        if not _ends_whole(raw):
+            raise OutputError(f"the profiler could not write the whole trace into {shown(target.folder)} "
+                              "(no space left on the device?)")
+        out = target.open()
+        with out as f:
+            try:
+                with open(raw, "rb") as src, gzip.GzipFile(filename="", fileobj=f, mode="wb", mtime=0) as gz:
+                    shutil.copyfileobj(src, gz, 1 << 20)
+            except OSError as e:
+                raise os_error(out.path, e, "trace") from None
+        return out.path
     finally:
         try:
-            os.unlink(tmp)
+            os.unlink(raw)
         except OSError:
             pass
-    return dest
+
+
+def _ends_whole(path: str) -> bool:
+    """Whether the JSON file at ``path`` ends as a whole JSON object does (``}``, then blanks)."""
+    try:
+        with open(path, "rb") as f:
+            f.seek(0, os.SEEK_END)
+            f.seek(max(0, f.tell() - 256))
+            return f.read().rstrip().endswith(b"}")
+    except OSError:
+        return False
 
 
 def capture(mf: ModelFile, device: str, *, warmup: int = 3, iters: int = 5, trace_out: Optional[Path] = None,
             force: bool = False, modules: bool = True, log: Callable[[str], None] = lambda s: None,
             profile_memory: bool = False, command: str = "", cuda_graphs: bool = False,
-            compile: bool = False, between: Optional[Callable[[str], None]] = None) -> CaptureResult:
+            compile: bool = False, between: Optional[Callable[[str], None]] = None, trace_dir: Optional[Path] = None,
+            trace_label: Optional[str] = None) -> CaptureResult:
     """Capture ``iters`` warmed-up passes of the model file on ``device`` (see module notes).
     ``compile``: run it through ``torch.compile`` and store what Inductor knows of each
     generated kernel in the trace (see :func:`_compiled_step`); a model that fails to compile
@@ -279,6 +344,10 @@ def capture(mf: ModelFile, device: str, *, warmup: int = 3, iters: int = 5, trac
     ``cuda_graphs``: profile CUDA-graph replays of the step (see :func:`_capture_step`).
     ``command`` (the command line that asked for it) is stored in the trace's metadata.
     ``between``: called with each stage's name as it starts (module notes).
+    ``trace_out``: where the trace goes (a new file unless ``force``); None: a new default name
+    (:func:`default_trace_names`) for ``trace_label`` (default: the model file's stem) in
+    ``trace_dir`` (default: the working folder now; the CLI passes the one it started in, as a
+    model file may change it).
 
     Raises :class:`ModelRunError` if the model raises, :class:`OutputError` if the trace
     cannot be written, :class:`DeviceUnavailableError` for a missing device.
@@ -287,8 +356,8 @@ def capture(mf: ModelFile, device: str, *, warmup: int = 3, iters: int = 5, trac
 
     if warmup < 0 or iters < 1:
         raise ModelRunError(f"need warmup >= 0 and iters >= 1 (got {warmup}, {iters})")
-    dest = trace_out or default_trace_path(mf.path)
-    check_output_path(dest, force, "trace")
+    dest = _TraceDest(trace_out, force, trace_label or mf.path.stem, trace_dir or Path.cwd())
+    dest.check()
     gpu_name = torch.cuda.get_device_name() if device == "cuda" else None
 
     extra: Dict[str, Any] = {}
@@ -298,7 +367,7 @@ def capture(mf: ModelFile, device: str, *, warmup: int = 3, iters: int = 5, trac
             step, model, extra = _compiled_step(mf, device, log)
         else:
             step, model = build_step(mf, device)
-    return _capture_step(step, model, device, dest, gpu_name=gpu_name, warmup=warmup, iters=iters, force=force,
+    return _capture_step(step, model, device, dest, gpu_name=gpu_name, warmup=warmup, iters=iters,
                          modules=modules, log=log, model_file=str(mf.path), profile_memory=profile_memory,
                          command=command, cuda_graphs=cuda_graphs, extra_meta=extra, between=between)
 
@@ -373,29 +442,26 @@ def capture_model(model: Any, inputs: Any, device: str, *, warmup: int = 3, iter
         raise UsageError(f"inputs must be a tensor, a tuple or list of positional args or a dict of keyword "
                          f"args, not {type(inputs).__name__}")
     label = type(model).__name__
-    dest = trace_out or default_trace_path(Path(label))
-    check_output_path(dest, force, "trace")
+    dest = _TraceDest(trace_out, force, label, Path.cwd())
+    dest.check()
     gpu_name = torch.cuda.get_device_name() if device == "cuda" else None
     with torch.inference_mode():
         log(f"moving {label} to {device}")
-        try:
-            model = model.to(device).eval()
-        except Exception as e:
-            raise ModelRunError(f"moving the model to {device} raised {type(e).__name__}: {e}") from None
+        model = _model_to(model, device, "the model given")
         args = _to_device(inputs, device)
 
     def forward() -> Any:
         try:
             return model(**args) if isinstance(args, dict) else model(*args)
         except (Exception, SystemExit) as e:
-            raise ModelRunError(f"the model's forward raised {type(e).__name__}: {e}") from None
+            raise ModelRunError(f"the model's forward raised {describe_exception(e)}") from None
 
-    return _capture_step(forward, model, device, dest, gpu_name=gpu_name, warmup=warmup, iters=iters, force=force,
+    return _capture_step(forward, model, device, dest, gpu_name=gpu_name, warmup=warmup, iters=iters,
                          modules=modules, log=log, model_file=f"<{label} object>", command=command)
 
 
-def _capture_step(step: Callable[[], Any], model: Any, device: str, dest: Path, *, gpu_name: Optional[str],
-                  warmup: int, iters: int, force: bool, modules: bool, log: Callable[[str], None],
+def _capture_step(step: Callable[[], Any], model: Any, device: str, dest: _TraceDest, *, gpu_name: Optional[str],
+                  warmup: int, iters: int, modules: bool, log: Callable[[str], None],
                   model_file: str, profile_memory: bool = False, command: str = "",
                   cuda_graphs: bool = False, extra_meta: Optional[Dict[str, Any]] = None,
                   between: Optional[Callable[[str], None]] = None) -> CaptureResult:
@@ -490,8 +556,8 @@ def _capture_step(step: Callable[[], Any], model: Any, device: str, dest: Path, 
         finally:
             ranges.remove()
     log(f"writing trace {dest}")
-    write_trace(prof, dest, force)
-    return CaptureResult(trace_path=dest, device=device, gpu_name=gpu_name, warmup=warmup, iters=iters,
+    path = write_trace(prof, dest)
+    return CaptureResult(trace_path=path, device=device, gpu_name=gpu_name, warmup=warmup, iters=iters,
                          bare_wall_us=statistics.median(bare), bare_wall_us_runs=bare, launch_latency=launch,
                          cpu_bandwidth=cpu_bw, info=info)
 

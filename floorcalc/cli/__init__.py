@@ -13,7 +13,7 @@ import sys
 from typing import List, NoReturn, Optional
 
 from floorcalc import __version__
-from floorcalc.errors import FloorcalcError
+from floorcalc.errors import FloorcalcError, describe_exception
 
 INTERNAL_ERROR = 70  # EX_SOFTWARE
 
@@ -46,6 +46,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(argv)
     args.argv = argv  # recorded in reports, so a figure says how it was made
+    from floorcalc.cli.common import absolute_paths
+
+    absolute_paths(args)  # before any user code runs: a model may change the working folder
     if not getattr(args, "run", None):
         group = parser._subparsers  # the registered subcommands
         names = ", ".join(str(c) for a in (group._group_actions if group is not None else []) for c in (a.choices or ()))
@@ -64,8 +67,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     except Exception as e:  # a bug in floorcalc: still one line, with a way to see more
         if os.environ.get("FLOORCALC_DEBUG"):
             raise
-        print(f"floorcalc: internal error: {type(e).__name__}: {e} (set FLOORCALC_DEBUG=1 for the traceback)",
-              file=sys.stderr)
+        print(f"floorcalc: internal error: {' '.join(describe_exception(e).split())} (set FLOORCALC_DEBUG=1 for "
+              "the traceback)", file=sys.stderr)
         return INTERNAL_ERROR
 
 

@@ -20,7 +20,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from floorcalc.errors import DeviceUnavailableError, OutputError, UsageError
+from floorcalc.errors import DeviceUnavailableError, UsageError
+from floorcalc.output import check_new_file, write_atomic
+from floorcalc.render.terminal import PlainTable, make_console, plain
 
 NAME = "calibrate"
 HELP = "measure this GPU's (or CPU's) peak FLOP/s, bandwidths and latencies; write a spec YAML"
@@ -37,22 +39,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="with several GPUs, skip the collective (NCCL) bus-bandwidth sweep")
     p.add_argument("--collectives-only", action="store_true",
                    help="with several GPUs, measure only the collectives (the spec keeps its other figures)")
-
-
-def _check_output(out: Path, force: bool) -> None:
-    if not out.parent.exists():
-        raise OutputError(f"output folder does not exist: {out.parent}")
-    if out.exists() and not force:
-        raise OutputError(f"output {out} exists; pass --force to overwrite it")
-
-
-def _write(out: Path, text: str) -> None:
-    tmp = out.with_name(f".{out.name}.partial")
-    try:
-        tmp.write_text(text, encoding="utf-8")
-        tmp.replace(out)
-    except OSError as e:
-        raise OutputError(f"cannot write {out}: {e.strerror or e}") from None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -72,9 +58,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _run_gpu(args: argparse.Namespace) -> int:
     import torch
-    from rich.console import Console
     from rich.progress import Progress
-    from rich.table import Table
 
     from floorcalc.capture.calibrate import calibrate_gpu
     from floorcalc.device import match_spec
@@ -82,13 +66,13 @@ def _run_gpu(args: argparse.Namespace) -> int:
 
     name = torch.cuda.get_device_name()
     base = match_spec(name)
-    out = args.output or Path(f"{base.key if base else 'gpu'}-calibrated.yaml")
-    _check_output(out, args.force)
+    out = args.output or args.cwd / f"{base.key if base else 'gpu'}-calibrated.yaml"
+    check_new_file(out, args.force)
     gpus = torch.cuda.device_count()
     collectives = gpus > 1 and not args.no_collectives
     if args.collectives_only and gpus < 2:
         raise DeviceUnavailableError(f"--collectives-only needs at least 2 GPUs; torch sees {gpus}")
-    console = Console(stderr=True)
+    console = make_console(stderr=True)
     with Progress(console=console, transient=True) as progress:
         task = progress.add_task("calibrating", total=None if args.collectives_only else 9)
 
@@ -115,13 +99,13 @@ def _run_gpu(args: argparse.Namespace) -> int:
                 cal.world_size = gpus
                 notes += [f"{k} not measured: {v}" for k, v in errors(sweep).items()]
     cal.base_key = base.key if base else None
-    _write(out, to_yaml(cal))
-    t = Table(title=f"{name}: calibrated against {base.key if base else 'no datasheet spec'}", title_justify="left")
+    write_atomic(out, to_yaml(cal), force=args.force)
+    t = PlainTable(title=f"{name}: calibrated against {base.key if base else 'no datasheet spec'}", title_justify="left")
     for col in ("figure", "measured", "95% CI", "spec", "measured / spec"):
         t.add_column(col)
     for row in summary_rows(cal, base):
         t.add_row(*row)
-    Console().print(t)
+    make_console().print(t)
     for note in notes:
         print(f"floorcalc: note: {note}", file=sys.stderr)
     print(f"floorcalc: wrote {out} (use it with --spec {out})", file=sys.stderr)
@@ -129,15 +113,13 @@ def _run_gpu(args: argparse.Namespace) -> int:
 
 
 def _run_cpu(args: argparse.Namespace) -> int:
-    from rich.console import Console
-    from rich.table import Table
 
     from floorcalc.capture.calibrate import launch_latency, measure_cpu_ceilings
     from floorcalc.device.cpu import ceilings_cache_path, cpu_spec, load_cached_ceilings, store_ceilings
     from floorcalc.device.calibration import cpu_spec_yaml
 
-    out = args.output or Path("cpu-host-calibrated.yaml")
-    _check_output(out, args.force)
+    out = args.output or args.cwd / "cpu-host-calibrated.yaml"
+    check_new_file(out, args.force)
     measured = measure_cpu_ceilings(quick=args.quick)
     figures = measured
     try:
@@ -149,8 +131,8 @@ def _run_cpu(args: argparse.Namespace) -> int:
               file=sys.stderr)
     kept = sorted(k for k in figures if figures[k].get("source") != measured.get(k, {}).get("source"))
     spec = cpu_spec(launch_latency=launch_latency("cpu"), ceilings={"figures": figures})
-    _write(out, cpu_spec_yaml(spec))
-    t = Table(title=f"{spec.name}: CPU ceilings", title_justify="left")
+    write_atomic(out, cpu_spec_yaml(spec), force=args.force)
+    t = PlainTable(title=f"{spec.name}: CPU ceilings", title_justify="left")
     for col in ("level", "capacity", "bandwidth", "basis", "reached by"):
         t.add_column(col)
     for level in spec.cache_levels:
@@ -159,11 +141,11 @@ def _run_cpu(args: argparse.Namespace) -> int:
                   f"{level.bytes_per_s.value / 1e9:,.1f} GB/s", level.bytes_per_s.basis, reached)
     t.add_row("DRAM", "-", f"{spec.mem_bytes_per_s.value / 1e9:,.1f} GB/s", spec.mem_bytes_per_s.basis,
               figures.get("dram", {}).get("reached_by", "-"))
-    Console().print(t)
+    make_console().print(t)
     fp32 = spec.peak_flop_per_s["vector.float32"]
-    Console().print(f"peak FP32 {fp32.value / 1e9:,.1f} GFLOP/s ({spec.details['fp32_flop_per_cycle_per_core'].value:g} "
+    make_console().print(plain(f"peak FP32 {fp32.value / 1e9:,.1f} GFLOP/s ({spec.details['fp32_flop_per_cycle_per_core'].value:g} "
                     f"FLOP/cycle/core; {spec.details['fp32_flop_per_cycle_per_core'].source}); per-op latency L "
-                    f"{spec.launch_latency_us.value:.2f} us", soft_wrap=True)
+                    f"{spec.launch_latency_us.value:.2f} us"), soft_wrap=True)
     if kept:
         print(f"floorcalc: note: {', '.join(kept)}: an earlier run on this machine measured more, and a ceiling is "
               "the most the machine was seen to do, so that figure is kept (another process may share these cores)",

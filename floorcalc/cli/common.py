@@ -5,12 +5,13 @@ floorcalc.output)."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 from floorcalc.errors import OutputError, UsageError
-from floorcalc.output import write_atomic
+from floorcalc.output import check_new_file, shown, write_atomic
 from floorcalc.records import Trace
 from floorcalc.render import registry
 from floorcalc.render.base import FileData, Renderer
@@ -103,32 +104,57 @@ def output_paths(args: argparse.Namespace) -> List[Path]:
 
 
 def check_output(args: argparse.Namespace) -> None:
-    """Fail before any work if an output cannot be written: its folder is missing, it is a
-    folder, it exists without --force, two outputs are one file, or one is an input."""
+    """Fail before any work if an output cannot be written (floorcalc.output.check_new_file: its
+    folder is missing or refuses files, its name is too long, it exists without --force...), two
+    outputs are one file, or one is an input."""
     paths = output_paths(args)
-    seen = {}
+    seen: Dict[str, Path] = {}
     inputs = [p for p in (getattr(args, "trace", None), getattr(args, "trace_out", None), getattr(args, "model", None),
                           getattr(args, "a", None), getattr(args, "b", None), getattr(args, "spec", None))
               if isinstance(p, (Path, str)) and p]
     inputs += list(getattr(args, "formulas", None) or [])
-    input_paths = [Path(p) for p in inputs]
+    input_paths = {_real(Path(p)) for p in inputs}
     for out in paths:
-        if not out.parent.exists():
-            raise OutputError(f"output folder does not exist: {out.parent}")
-        if not out.parent.is_dir():
-            raise OutputError(f"output folder {out.parent} is not a folder")
-        if out.is_dir():
-            raise OutputError(f"output {out} is a directory")
-        if out.exists() and not out.is_file():
-            raise OutputError(f"output {out} is not a regular file (a device or a pipe?); name a file")
-        resolved = out.resolve()
+        resolved = _real(out)
         if resolved in seen:
-            raise UsageError(f"two outputs are the same file: {out}")
+            raise UsageError(f"two outputs are the same file: {shown(out)}")
         seen[resolved] = out
-        if any(resolved == i.resolve() for i in input_paths):
-            raise UsageError(f"output {out} is also an input of this command; name another file")
-        if out.exists() and not args.force:
-            raise OutputError(f"output {out} exists; pass --force to overwrite it")
+        if resolved in input_paths:
+            raise UsageError(f"output {shown(out)} is also an input of this command; name another file")
+    for out in paths:
+        check_new_file(out, args.force)
+
+
+def _real(p: Path) -> str:
+    """``p`` with its symbolic links resolved as far as they go (a loop or a long name stops it)."""
+    try:
+        return os.path.realpath(p)
+    except (OSError, ValueError, RuntimeError):
+        return os.path.abspath(p)
+
+
+#: the path options of every command: made absolute before any user code runs (a model may
+#: change the working folder), so every file lands where the user asked
+PATH_OPTIONS = ("output", "trace_out", "plot", "annotate_trace")
+
+
+def absolute_paths(args: argparse.Namespace) -> None:
+    """Make the output paths of ``args`` (:data:`PATH_OPTIONS`) and a ``--spec`` that names an
+    existing file absolute, in place; ``args.cwd`` is the working folder they are relative to
+    (where a default trace name goes)."""
+    args.cwd = Path.cwd()
+    for name in PATH_OPTIONS:
+        p = getattr(args, name, None)
+        if isinstance(p, Path):
+            setattr(args, name, p if p.is_absolute() else args.cwd / p)
+    spec = getattr(args, "spec", None)
+    if isinstance(spec, str) and spec:
+        try:
+            is_file = Path(spec).is_file()
+        except (OSError, ValueError):
+            is_file = False
+        if is_file:
+            args.spec = os.path.abspath(spec)
 
 
 def emit(doc: Any, args: argparse.Namespace, trace: Optional[Trace] = None,
@@ -158,7 +184,7 @@ def emit(doc: Any, args: argparse.Namespace, trace: Optional[Trace] = None,
             raise UsageError("--annotate-trace needs the trace the report was made from")
         files[ann] = TraceAnnotator().annotate(trace, doc, gzipped=output_is_gzip(ann))
     for path, data in files.items():
-        write_atomic(path, data)
+        write_atomic(path, data, force=args.force)
     if stdout is not None:
         sys.stdout.write(stdout)
     warnings = getattr(doc, "warnings", ()) if is_report else ()
@@ -175,5 +201,6 @@ def emit(doc: Any, args: argparse.Namespace, trace: Optional[Trace] = None,
                 print(f"floorcalc: {note}", file=sys.stderr)
 
 
-#: the one atomic writer (floorcalc.output), under the name cli/ modules use
+#: the one atomic writer (floorcalc.output), under the name cli/ modules use:
+#: ``_write_atomic(path, data, force=args.force)``
 _write_atomic = write_atomic

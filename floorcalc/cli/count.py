@@ -56,13 +56,20 @@ def run(args: argparse.Namespace) -> int:
         if not args.quiet:
             print(f"floorcalc: {msg}", file=sys.stderr, flush=True)
 
-    rec = record(args.model, dtype=args.dtype, fallback=not args.no_fallback)
+    from floorcalc.capture.guard import UserCode
+
+    guard = UserCode()  # the model's prints go to stderr, its exits are errors (as for report)
+    with guard:
+        guard.stage = f"recording a forward of {args.model}"
+        rec = record(args.model, dtype=args.dtype, fallback=not args.no_fallback)
     if rec.notice:  # a fallback is always said, even with -q
         print(f"floorcalc: note: {rec.notice}", file=sys.stderr, flush=True)
     report = tally(rec, depth=args.depth, model_file=str(args.model),
                    command="floorcalc " + shlex.join(getattr(args, "argv", []) or []))
     if args.compare:
-        crec, oracles = compare_run(args.model, rec, dtype=args.dtype, log=log)
+        with guard:
+            guard.stage = "running the comparisons"
+            crec, oracles = compare_run(args.model, rec, dtype=args.dtype, log=log)
         import dataclasses
 
         report = dataclasses.replace(report, comparison=compare(crec, oracles))

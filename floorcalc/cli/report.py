@@ -50,16 +50,23 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """The output paths are absolute already (cli.main); the user's code (the model file's import
+    and everything capture calls) runs inside a :class:`~floorcalc.capture.guard.UserCode` guard:
+    its prints go to stderr, and its exits are errors."""
+    from floorcalc.capture.guard import UserCode
     from floorcalc.capture.modelfile import load_model_file
-    from floorcalc.capture.run import check_output_path, resolve_device
+    from floorcalc.capture.run import resolve_device
+    from floorcalc.output import check_new_file
 
     check_output(args)
     load_formulas(args)
     output_format(args)
     if args.warmup < 0 or args.iters < 1:
         raise UsageError(f"need --warmup >= 0 and --iters >= 1 (got {args.warmup} and {args.iters})")
+    guard = UserCode()
 
     def log(msg: str) -> None:
+        guard.stage = msg
         if not args.quiet:
             print(f"floorcalc: {msg}", file=sys.stderr, flush=True)
 
@@ -68,18 +75,20 @@ def run(args: argparse.Namespace) -> int:
     if args.rank_timeout is not None:
         raise UsageError("--rank-timeout is for runs over several ranks (--nproc-per-node)")
     if args.trace_out is not None:
-        check_output_path(args.trace_out, args.force, "trace")
+        check_new_file(args.trace_out, args.force, "trace")
     if args.spec:  # a bad spec fails now, not after the capture
         from floorcalc.device import load_spec
 
         load_spec(args.spec)
-    mf = load_model_file(args.model)
+    with guard:
+        guard.stage = f"importing {args.model}"
+        mf = load_model_file(args.model)
     device = resolve_device(args.device)
     if args.cuda_graphs and device != "cuda":
         raise UsageError("--cuda-graphs needs a CUDA device (--device cuda)")
     if args.modes:
-        return _run_modes(args, mf, device, log)
-    report, trace = _one_run(args, mf, device, log, compile=args.compile, cuda_graphs=args.cuda_graphs,
+        return _run_modes(args, mf, device, log, guard)
+    report, trace = _one_run(args, mf, device, log, guard, compile=args.compile, cuda_graphs=args.cuda_graphs,
                              trace_out=args.trace_out)
     emit(report, args, trace=trace)
     return 0
@@ -88,11 +97,9 @@ def run(args: argparse.Namespace) -> int:
 MODES = ("eager", "compile", "cuda-graphs")
 
 
-def _run_modes(args: argparse.Namespace, mf, device: str, log) -> int:
+def _run_modes(args: argparse.Namespace, mf, device: str, log, guard) -> int:
     """--modes: the same step in each mode, one trace each, compared side by side."""
-    from pathlib import Path
-
-    from floorcalc.capture.run import check_output_path, default_trace_path
+    from floorcalc.output import check_new_file
     from floorcalc.render import registry
 
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
@@ -107,34 +114,38 @@ def _run_modes(args: argparse.Namespace, mf, device: str, log) -> int:
     if fmt not in registry.names("modes"):
         raise UsageError(f"--modes writes {' or '.join(registry.names('modes'))}, not {fmt}")
     outs = {}
-    for m in modes:
+    for m in modes:  # a named trace per mode (None: a default name, taken when it is written)
         if args.trace_out is not None:
             name = args.trace_out.name
             stem = name[: -len(".trace.json.gz")] if name.endswith(".trace.json.gz") else args.trace_out.stem
             outs[m] = args.trace_out.with_name(f"{stem}.{m}.trace.json.gz")
+            check_new_file(outs[m], args.force, "trace")
         else:
-            outs[m] = default_trace_path(Path(f"{mf.path.stem}.{m}"))
-        check_output_path(outs[m], args.force, "trace")
+            outs[m] = None
     reports = []
     for m in modes:
         log(f"mode {m}")
-        report, _trace = _one_run(args, mf, device, log, compile=m == "compile", cuda_graphs=m == "cuda-graphs",
-                                  trace_out=outs[m])
+        report, _trace = _one_run(args, mf, device, log, guard, compile=m == "compile",
+                                  cuda_graphs=m == "cuda-graphs", trace_out=outs[m], label=f"{mf.path.stem}.{m}")
         reports.append((m, report))
     emit(reports, args, document="modes")
     return 0
 
 
-def _one_run(args: argparse.Namespace, mf, device: str, log, *, compile: bool, cuda_graphs: bool, trace_out):
-    """Capture (the trace is written first), then read it back and analyse it: (Report, Trace)."""
+def _one_run(args: argparse.Namespace, mf, device: str, log, guard, *, compile: bool, cuda_graphs: bool, trace_out,
+             label=None):
+    """Capture inside ``guard`` (the trace is written first), then read it back and analyse it:
+    (Report, Trace). ``trace_out`` None: a default name for ``label`` in the starting folder."""
     from floorcalc import trace as trace_mod
     from floorcalc.analysis import analyze
     from floorcalc.capture.run import capture
 
     command = "floorcalc " + shlex.join(args.argv)
-    result = capture(mf, device, warmup=args.warmup, iters=args.iters, trace_out=trace_out,
-                     force=args.force, modules=not args.no_modules, log=log, profile_memory=args.profile_memory,
-                     command=command, cuda_graphs=cuda_graphs, compile=compile)
+    with guard:
+        result = capture(mf, device, warmup=args.warmup, iters=args.iters, trace_out=trace_out,
+                         force=args.force, modules=not args.no_modules, log=log, profile_memory=args.profile_memory,
+                         command=command, cuda_graphs=cuda_graphs, compile=compile, trace_dir=args.cwd,
+                         trace_label=label)
     log(f"trace written: {result.trace_path}")
     trace = trace_mod.load(result.trace_path)
     return analyze(trace, spec=args.spec, device=device, command=command, live=True), trace

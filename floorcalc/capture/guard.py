@@ -1,0 +1,163 @@
+"""What the CLI puts around the user's code (a model file's import, ``get_model()``,
+``get_inputs()``, the passes): :class:`UserCode`.
+
+While it is active:
+
+1. **Standard output goes to standard error**, at the file-descriptor level (``dup2``), so a
+   model's ``print`` and a C extension's ``printf`` alike land on stderr, and floorcalc's own
+   output (``--format json`` on stdout) stays what it says. ``sys.stdout`` points at stderr too
+   (for the case where it is not fd 1, as under pytest). On the way out both C and Python
+   buffers are flushed to stderr and fd 1 is restored.
+2. **A model that ends the process is noticed.** ``sys.exit()`` (``SystemExit``) becomes a
+   :class:`ModelRunError`; ``os._exit()`` in this process (Python's own, which skips every
+   cleanup) is replaced for the time with one that raises :class:`ModelRunError` on the main
+   thread, and on another thread prints the one-line error and ends the process with exit code
+   4; in a child the model forked it is the real ``os._exit``. An ``atexit`` hook covers the
+   rest of the Python-level exits (an extension calling ``Py_Exit``): one line, exit code 4.
+3. What cannot be noticed from inside the process: a C-level ``exit()``/``_exit()``/``abort()``
+   in an extension and a signal (a segfault; the kernel's out-of-memory killer). The shell then
+   sees that process status; floorcalc has written nothing half-way (floorcalc.output).
+
+The stage the CLI is at (``stage``, set by its progress messages) goes into the error line.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import os
+import sys
+import threading
+from types import TracebackType
+from typing import Any, Callable, Optional, Type
+
+from floorcalc.errors import ModelRunError
+
+__all__ = ["UserCode"]
+
+
+class _ProcessExit(BaseException):
+    """Raised in place of ``os._exit(code)`` by the model: a BaseException, so the model's own
+    ``except Exception`` does not swallow it."""
+
+    def __init__(self, code: int) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+def _flush_c_stdio() -> None:
+    """Flush C's stdio buffers (an extension's printf), where a C library can be reached."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None).fflush(None)
+    except Exception:  # no C library by that name (Windows): nothing buffered there to lose
+        pass
+
+
+class UserCode:
+    """A context manager for the stretch of a CLI command that runs the user's code (see the
+    module notes). Re-entrant use is not supported; one is active at a time.
+
+        guard = UserCode()
+        with guard:
+            mf = load_model_file(path)
+            ...
+    """
+
+    def __init__(self) -> None:
+        self.stage = "running the model"
+        self._pid = os.getpid()
+        self._active = False
+        self._saved_fd: Optional[int] = None
+        self._saved_stdout: Any = None
+        self._saved_exits: list[tuple[Any, str, Callable[..., Any]]] = []
+
+    # -- entering and leaving -------------------------------------------------------------------
+
+    def __enter__(self) -> "UserCode":
+        self._redirect_stdout()
+        self._patch_exits()
+        atexit.register(self._at_exit)
+        self._active = True
+        return self
+
+    def __exit__(self, kind: Optional[Type[BaseException]], value: Optional[BaseException],
+                 tb: Optional[TracebackType]) -> None:
+        self._active = False
+        atexit.unregister(self._at_exit)
+        self._restore_exits()
+        self._restore_stdout()
+        if isinstance(value, _ProcessExit):
+            raise ModelRunError(f"the model called os._exit({value.code}) while {self.stage}; "
+                                "floorcalc stopped there and wrote no trace") from None
+        if isinstance(value, SystemExit):
+            raise ModelRunError(f"the model called sys.exit({value.code!r}) while {self.stage}; "
+                                "floorcalc stopped there and wrote no trace") from None
+
+    # -- 1. standard output ---------------------------------------------------------------------
+
+    def _redirect_stdout(self) -> None:
+        with contextlib.suppress(Exception):
+            sys.stdout.flush()
+        _flush_c_stdio()
+        try:
+            self._saved_fd = os.dup(1)
+            os.dup2(2, 1)
+        except OSError:  # fd 1 or 2 closed: nothing to protect, or nowhere to send it
+            self._saved_fd = None
+        self._saved_stdout = sys.stdout
+        sys.stdout = sys.stderr
+
+    def _restore_stdout(self) -> None:
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(Exception):
+                stream.flush()
+        _flush_c_stdio()
+        sys.stdout = self._saved_stdout
+        if self._saved_fd is not None:
+            os.dup2(self._saved_fd, 1)
+            os.close(self._saved_fd)
+            self._saved_fd = None
+
+    # -- 2. exits -------------------------------------------------------------------------------
+
+    def _patch_exits(self) -> None:
+        import posix  # type: ignore[import-not-found,unused-ignore]
+
+        real = os._exit
+        pid = self._pid
+
+        def _exit(code: int = 0) -> None:
+            if os.getpid() != pid:  # a child the model forked: its exit is its own
+                real(code)
+            if threading.current_thread() is not threading.main_thread():
+                self._say(f"the model called os._exit({code}) on a thread while {self.stage}")
+                real(ModelRunError.exit_code)
+            raise _ProcessExit(code)
+
+        for module in (os, posix):
+            if getattr(module, "_exit", None) is real:
+                self._saved_exits.append((module, "_exit", real))
+                setattr(module, "_exit", _exit)
+
+    def _restore_exits(self) -> None:
+        for module, name, fn in self._saved_exits:
+            setattr(module, name, fn)
+        self._saved_exits.clear()
+
+    def _at_exit(self) -> None:
+        if self._active and os.getpid() == self._pid:
+            self._restore_stdout()
+            self._say(f"the model ended the process while {self.stage}; floorcalc stopped there and wrote no trace")
+            self._restore_exits()
+            os._exit(ModelRunError.exit_code)
+
+    @staticmethod
+    def _say(message: str) -> None:
+        """One error line on stderr, written straight to fd 2 (nothing buffered is relied on)."""
+        line = f"floorcalc: error: {' '.join(message.split())}\n".encode(errors="replace")
+        try:
+            os.write(2, line)
+        except OSError:
+            pass
