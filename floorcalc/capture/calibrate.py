@@ -28,6 +28,7 @@ import time
 import warnings
 from typing import Any, Callable, List, Optional, Tuple
 
+from floorcalc.errors import OutputError
 from floorcalc.records import Figure
 
 LAUNCH_SAMPLES = 400
@@ -75,14 +76,26 @@ def _profiled_durations(device: str) -> List[float]:
             probes[i % len(probes)]()
         if device == "cuda":
             torch.cuda.synchronize()
-    fd, tmp = tempfile.mkstemp(suffix=".json")
-    os.close(fd)
+    # the probe's trace goes to a scratch file in the system's temporary folder and is read
+    # back; Kineto reports no short write there (a full disk), so a cut file is an OutputError
+    try:
+        fd, tmp = tempfile.mkstemp(prefix="floorcalc-probe-", suffix=".json")
+        os.close(fd)
+    except OSError as e:
+        raise OutputError(f"the launch-latency probe cannot write its trace in {tempfile.gettempdir()}: "
+                          f"{e.strerror or e}") from None
     try:
         prof.export_chrome_trace(tmp)
         with open(tmp, "rb") as f:
             events = json.load(f).get("traceEvents", [])
+    except (OSError, ValueError):
+        raise OutputError(f"the launch-latency probe could not write its trace in {tempfile.gettempdir()} "
+                          "(no space left on the device?)") from None
     finally:
-        os.unlink(tmp)
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
     want = "kernel" if device == "cuda" else "cpu_op"
     return [float(e["dur"]) for e in events
             if e.get("ph") == "X" and e.get("cat") == want and (device == "cuda" or e.get("name") in CPU_PROBE_OPS)]

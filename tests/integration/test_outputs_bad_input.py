@@ -77,18 +77,18 @@ def test_a_failure_while_rendering_writes_nothing(tmp_path, capsys, monkeypatch)
 
 
 def test_a_failed_write_leaves_no_partial_file(tmp_path, monkeypatch):
+    import errno
     import os
 
-    from floorcalc.output import write_atomic as _write_atomic
-
-    def boom(src, dst):
-        raise OSError("disk full")
-
     from floorcalc.errors import OutputError
+    from floorcalc.output import write_atomic
 
-    monkeypatch.setattr(os, "replace", boom)
-    with pytest.raises(OutputError, match="cannot write .*disk full"):  # exit code 8, one line
-        _write_atomic(tmp_path / "x.json", "{}")
+    def full(fd):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", full)
+    with pytest.raises(OutputError, match="cannot write output .*x.json: no space left on the device"):
+        write_atomic(tmp_path / "x.json", "{}")
     assert list(tmp_path.iterdir()) == []
 
 
