@@ -5,8 +5,9 @@ a calibrated spec, a count) goes through :class:`AtomicFile` (:func:`write_atomi
 already in memory):
 
 1. The data goes to a new hidden file in the destination's own folder,
-   ``.NAME.XXXXXXXX.partial`` (created exclusively; its name kept short enough for the file
-   system whatever NAME is), and is flushed to the disk (``fsync``).
+   ``.NAME.<12 hex digits>.partial`` (created exclusively; its name kept short enough for the
+   file system whatever NAME is, and noted before it is created, so that a Ctrl-C landing
+   anywhere still finds it to remove), and is flushed to the disk (``fsync``).
 2. It then takes its name in one step. With ``force``, :func:`os.replace`: an existing file is
    replaced whole. Without, :func:`os.link`, which fails when the name exists: the existence
    check and the write are one step, so of two runs given the same ``-o`` one writes it and the
@@ -24,17 +25,18 @@ costs a model run.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
+import secrets
 import stat
-import tempfile
 from pathlib import Path
 from types import TracebackType
-from typing import BinaryIO, Iterable, Iterator, Optional, Type, Union
+from typing import BinaryIO, Callable, Iterable, Iterator, List, Optional, Type, Union
 
 from floorcalc.errors import OutputError
 
-__all__ = ["AtomicFile", "write_atomic", "write_file", "check_new_file", "shown", "os_error"]
+__all__ = ["AtomicFile", "write_atomic", "write_file", "check_new_file", "scratch_file", "shown", "os_error"]
 
 #: characters of a path echoed in a message (the rest elided)
 SHOWN_CHARS = 200
@@ -78,9 +80,9 @@ def _name_max(folder: Path) -> int:
 
 
 def _temp_prefix(path: Path) -> str:
-    """``.NAME.``, NAME cut so that ``.NAME.XXXXXXXX.partial`` (mkstemp's 8 random characters)
-    fits the file system's longest name whatever NAME is."""
-    budget = min(_name_max(path.parent), 255) - len("..XXXXXXXX.partial") - 2
+    """``.NAME.``, NAME cut so that ``.NAME.<12 hex digits>.partial`` fits the file system's
+    longest name whatever NAME is."""
+    budget = min(_name_max(path.parent), 255) - len("..123456789abc.partial") - 2
     return "." + os.fsdecode(os.fsencode(path.name)[:max(budget, 1)]) + "."
 
 
@@ -126,14 +128,52 @@ def check_new_file(path: Path, force: bool, what: str = "output") -> None:
             raise OutputError(f"{what} {shown(path)} is not a regular file (a device or a pipe?); name a file")
         if not force:
             raise OutputError(f"{what} {shown(path)} exists; pass --force to overwrite it")
+    probe: List[Optional[str]] = [None]
     try:
-        fd, probe = tempfile.mkstemp(prefix=_temp_prefix(path), suffix=".partial", dir=folder)
+        os.close(_open_hidden(folder, _temp_prefix(path), ".partial", lambda n: probe.__setitem__(0, n)))
     except OSError as e:
         if e.errno == errno.ENOENT:  # the folder is there but takes no new files (/proc)
             raise OutputError(f"cannot write {what} {shown(path)}: its folder does not take new files") from None
         raise os_error(path, e, what) from None
-    os.close(fd)
-    os.unlink(probe)
+    finally:
+        _remove(probe[0])
+
+
+def _open_hidden(folder: Path, prefix: str, suffix: str, record: Callable[[Optional[str]], None]) -> int:
+    """Create a new file ``folder/PREFIX<12 hex digits>SUFFIX`` exclusively; its descriptor.
+
+    ``record`` is given the name *before* the file is created (and None when that name turns
+    out to be taken), so that whatever interrupts this (a Ctrl-C lands between any two steps,
+    and may land before Python has handled one that came earlier) the caller knows what to
+    remove."""
+    for _ in range(100):
+        name = os.path.join(folder, f"{prefix}{secrets.token_hex(6)}{suffix}")
+        record(name)
+        try:
+            return os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+                           | getattr(os, "O_BINARY", 0), 0o600)
+        except FileExistsError:
+            record(None)
+    raise FileExistsError(errno.EEXIST, "no free temporary name", str(folder))
+
+
+def _remove(path: Optional[str]) -> None:
+    """Remove ``path`` if it is there. A Ctrl-C that lands meanwhile waits until it is done (the
+    removal is tried again), then is raised."""
+    if path is None:
+        return
+    interrupted: Optional[KeyboardInterrupt] = None
+    for _ in range(5):
+        try:
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
+            break
+        except KeyboardInterrupt as e:
+            interrupted = e
+    if interrupted is not None:
+        raise interrupted
 
 
 class AtomicFile:
@@ -160,13 +200,18 @@ class AtomicFile:
         self._tmp: Optional[str] = None
         self._file: Optional[BinaryIO] = None
 
+    def _note(self, name: Optional[str]) -> None:
+        self._tmp = name
+
     def __enter__(self) -> BinaryIO:
         try:
-            fd, self._tmp = tempfile.mkstemp(prefix=_temp_prefix(self.path), suffix=".partial",
-                                             dir=str(self.path.parent))
-        except OSError as e:
-            raise os_error(self.path, e, self.what) from None
-        self._file = os.fdopen(fd, "wb")
+            fd = _open_hidden(self.path.parent, _temp_prefix(self.path), ".partial", self._note)
+            self._file = os.fdopen(fd, "wb")
+        except BaseException as e:
+            _remove(self._tmp)
+            if isinstance(e, OSError):
+                raise os_error(self.path, e, self.what) from None
+            raise
         return self._file
 
     def __exit__(self, kind: Optional[Type[BaseException]], value: Optional[BaseException],
@@ -175,7 +220,7 @@ class AtomicFile:
         try:
             if isinstance(value, OSError):
                 raise os_error(self.path, value, self.what) from None
-            if kind is None:
+            if value is None:
                 try:
                     self._file.flush()
                     os.fsync(self._file.fileno())
@@ -192,10 +237,7 @@ class AtomicFile:
                     self._file.close()
                 except OSError:
                     pass
-            try:
-                os.unlink(self._tmp)
-            except OSError:
-                pass
+            _remove(self._tmp)  # after the link or rename gave it its name, or in place of them
 
     def _publish(self) -> None:
         """Give the finished hidden file its name (see the module notes, step 2)."""
@@ -217,6 +259,22 @@ class AtomicFile:
                 raise os_error(self.path, e, self.what) from None
 
 
+@contextlib.contextmanager
+def scratch_file(folder: Path, prefix: str, suffix: str, what: str = "output") -> Iterator[str]:
+    """A new empty hidden file ``folder/.PREFIX.<hex>SUFFIX`` for the block to use (for a tool
+    that writes only to a path, such as Kineto's export), removed when the block ends, however
+    it ends (Ctrl-C included). OutputError when it cannot be created."""
+    names: List[Optional[str]] = [None]
+    try:
+        try:
+            os.close(_open_hidden(folder, f".{prefix}.", suffix, lambda n: names.__setitem__(0, n)))
+        except OSError as e:
+            raise os_error(folder / f"{prefix}{suffix}", e, what) from None
+        yield str(names[0])
+    finally:
+        _remove(names[0])
+
+
 def _link_exclusive(tmp: str, path: Path) -> None:
     """Give ``tmp`` the name ``path`` unless it exists (FileExistsError), in one step."""
     try:
@@ -233,10 +291,7 @@ def _link_exclusive(tmp: str, path: Path) -> None:
     try:
         os.replace(tmp, path)
     except BaseException:
-        try:
-            os.unlink(path)
-        except OSError:
-            pass
+        _remove(str(path))
         raise
 
 

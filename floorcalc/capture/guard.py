@@ -8,17 +8,19 @@ While it is active:
    output (``--format json`` on stdout) stays what it says. ``sys.stdout`` points at stderr too
    (for the case where it is not fd 1, as under pytest). On the way out both C and Python
    buffers are flushed to stderr and fd 1 is restored.
-2. **A model that ends the process is noticed.** ``sys.exit()`` (``SystemExit``) becomes a
-   :class:`ModelRunError`; ``os._exit()`` in this process (Python's own, which skips every
-   cleanup) is replaced for the time with one that raises :class:`ModelRunError` on the main
-   thread, and on another thread prints the one-line error and ends the process with exit code
-   4; in a child the model forked it is the real ``os._exit``. An ``atexit`` hook covers the
-   rest of the Python-level exits (an extension calling ``Py_Exit``): one line, exit code 4.
+2. **Code that ends the process is noticed.** ``sys.exit()`` (``SystemExit``) becomes the
+   guard's error (:class:`ModelRunError`, exit code 4, for a model); ``os._exit()`` in this
+   process (Python's own, which skips every cleanup) is replaced for the time with one that
+   raises that error on the main thread, and on another thread prints the one-line error and
+   ends the process with its exit code; in a child the code forked it is the real
+   ``os._exit``. An ``atexit`` hook covers the rest of the Python-level exits (an extension
+   calling ``Py_Exit``): one line, the same exit code.
 3. What cannot be noticed from inside the process: a C-level ``exit()``/``_exit()``/``abort()``
    in an extension and a signal (a segfault; the kernel's out-of-memory killer). The shell then
    sees that process status; floorcalc has written nothing half-way (floorcalc.output).
 
 The stage the CLI is at (``stage``, set by its progress messages) goes into the error line.
+The CLI guards a model file's code (``report``, ``count``) and ``--formulas`` files.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ import threading
 from types import TracebackType
 from typing import Any, Callable, Optional, Type
 
-from floorcalc.errors import ModelRunError
+from floorcalc.errors import FloorcalcError, ModelRunError
 
 __all__ = ["UserCode"]
 
@@ -57,7 +59,8 @@ def _flush_c_stdio() -> None:
 
 class UserCode:
     """A context manager for the stretch of a CLI command that runs the user's code (see the
-    module notes). Re-entrant use is not supported; one is active at a time.
+    module notes). ``who`` names that code in the error line, ``error`` is the error (and so the
+    exit code) an exit becomes. It may be entered again after it is left, never while active.
 
         guard = UserCode()
         with guard:
@@ -65,7 +68,9 @@ class UserCode:
             ...
     """
 
-    def __init__(self) -> None:
+    def __init__(self, who: str = "the model", error: Type[FloorcalcError] = ModelRunError) -> None:
+        self.who = who
+        self.error = error
         self.stage = "running the model"
         self._pid = os.getpid()
         self._active = False
@@ -89,11 +94,11 @@ class UserCode:
         self._restore_exits()
         self._restore_stdout()
         if isinstance(value, _ProcessExit):
-            raise ModelRunError(f"the model called os._exit({value.code}) while {self.stage}; "
-                                "floorcalc stopped there and wrote no trace") from None
+            raise self.error(f"{self.who} called os._exit({value.code}) while {self.stage}; "
+                             "floorcalc stopped there") from None
         if isinstance(value, SystemExit):
-            raise ModelRunError(f"the model called sys.exit({value.code!r}) while {self.stage}; "
-                                "floorcalc stopped there and wrote no trace") from None
+            raise self.error(f"{self.who} called sys.exit({value.code!r}) while {self.stage}; "
+                             "floorcalc stopped there") from None
 
     # -- 1. standard output ---------------------------------------------------------------------
 
@@ -132,8 +137,8 @@ class UserCode:
             if os.getpid() != pid:  # a child the model forked: its exit is its own
                 real(code)
             if threading.current_thread() is not threading.main_thread():
-                self._say(f"the model called os._exit({code}) on a thread while {self.stage}")
-                real(ModelRunError.exit_code)
+                self._say(f"{self.who} called os._exit({code}) on a thread while {self.stage}")
+                real(self.error.exit_code)
             raise _ProcessExit(code)
 
         for module in (os, posix):
@@ -149,9 +154,9 @@ class UserCode:
     def _at_exit(self) -> None:
         if self._active and os.getpid() == self._pid:
             self._restore_stdout()
-            self._say(f"the model ended the process while {self.stage}; floorcalc stopped there and wrote no trace")
+            self._say(f"{self.who} ended the process while {self.stage}; floorcalc stopped there")
             self._restore_exits()
-            os._exit(ModelRunError.exit_code)
+            os._exit(self.error.exit_code)
 
     @staticmethod
     def _say(message: str) -> None:

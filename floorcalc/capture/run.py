@@ -29,7 +29,6 @@ import json
 import os
 import shutil
 import statistics
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,7 +36,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Union
 
 from floorcalc.capture.modelfile import ModelFile, call_user, describe_exception
 from floorcalc.errors import DeviceUnavailableError, ModelFileError, ModelRunError, OutputError, UsageError
-from floorcalc.output import AtomicFile, check_new_file, os_error, shown
+from floorcalc.output import AtomicFile, check_new_file, os_error, scratch_file, shown
 from floorcalc.records import CaptureInfo, Figure
 from floorcalc.trace.capture_info import KEY as METADATA_KEY
 from floorcalc.trace.capture_info import capture_metadata, read_capture_info
@@ -296,12 +295,7 @@ def write_trace(prof: Any, dest: Union[Path, _TraceDest], force: bool = False) -
     short write (a full disk): the JSON must end with its closing brace, or OutputError.
     """
     target = dest if isinstance(dest, _TraceDest) else _TraceDest(dest, force, dest.stem, dest.parent)
-    try:
-        fd, raw = tempfile.mkstemp(prefix=f".{target.label[:100]}.", suffix=".json.partial", dir=str(target.folder))
-    except OSError as e:
-        raise os_error(str(target), e, "trace") from None
-    os.close(fd)
-    try:
+    with scratch_file(target.folder, target.label[:100] or "trace", ".json.partial", "trace") as raw:
         prof.export_chrome_trace(raw)
         if not _ends_whole(raw):
             raise OutputError(f"the profiler could not write the whole trace into {shown(target.folder)} "
@@ -314,11 +308,6 @@ def write_trace(prof: Any, dest: Union[Path, _TraceDest], force: bool = False) -
             except OSError as e:
                 raise os_error(out.path, e, "trace") from None
         return out.path
-    finally:
-        try:
-            os.unlink(raw)
-        except OSError:
-            pass
 
 
 def _ends_whole(path: str) -> bool:

@@ -58,9 +58,14 @@ def load_formulas(args: argparse.Namespace) -> None:
     :class:`~floorcalc.errors.FormulaError` (exit code 10)."""
     paths = getattr(args, "formulas", None) or []
     if paths:
+        from floorcalc.capture.guard import UserCode
         from floorcalc.counting.plugins import load_files
+        from floorcalc.errors import FormulaError
 
-        load_files(paths)
+        # the user's code: its prints go to stderr, its exits are errors (exit code 10)
+        with UserCode("a --formulas file", FormulaError) as guard:
+            guard.stage = "loading the --formulas files"
+            load_files(paths)
 
 
 def output_format(args: argparse.Namespace, document: Optional[Document] = None) -> Format:

@@ -10,6 +10,7 @@ from typing import Any, Dict, List, Optional, Set
 
 from floorcalc.compare import Comparison, OpChange, OpSide, RunInfo, TotalChange
 from floorcalc.render.base import Renderer
+from floorcalc.render.terminal import printable
 
 #: the layout of the diff's JSON output
 DIFF_SCHEMA_VERSION = 1
@@ -48,6 +49,7 @@ _OP_HEADER = ["#", "op", "module", "A us", "B us", "change us", "A floor", "B fl
 
 
 def _text_table(header: List[str], rows: List[List[str]], right: Set[int]) -> List[str]:
+    rows = [[printable(c) for c in r] for r in rows]  # names from traces: one line, no terminal codes
     widths = [max(len(r[i]) for r in [header] + rows) for i in range(len(header))]
 
     def line(r: List[str]) -> str:
@@ -64,8 +66,9 @@ class DiffTableRenderer(Renderer):
         self.top = top
 
     def render(self, c: Comparison) -> str:
-        lines = [f"floorcalc diff, per pass: A = {c.a.source} ({c.a.device_key}), B = {c.b.source} ({c.b.device_key})"]
-        lines += [f"warning: {w}" for w in c.warnings]
+        lines = [printable(f"floorcalc diff, per pass: A = {c.a.source} ({c.a.device_key}), "
+                           f"B = {c.b.source} ({c.b.device_key})")]
+        lines += [printable(f"warning: {w}") for w in c.warnings]
         lines += ["", "totals"]
         lines += ["  " + x for x in _text_table(["figure", "A", "B", "change", ""],
                                                 [_total_cells(t) for t in c.totals], {1, 2, 3, 4})]
@@ -81,8 +84,8 @@ class DiffTableRenderer(Renderer):
             if group:
                 names = ", ".join(f"{o.name} ({o.module or 'top'})" for o in group[:8])
                 more = f" and {len(group) - 8} more" if len(group) > 8 else ""
-                lines.append(f"{label}: {len(group)} ops, {_us(sum(abs(o.time_change_us) for o in group))} us: "
-                             f"{names}{more}")
+                lines.append(printable(f"{label}: {len(group)} ops, {_us(sum(abs(o.time_change_us) for o in group))} "
+                                       f"us: {names}{more}"))
         return "\n".join(lines) + "\n"
 
 

@@ -28,7 +28,7 @@ from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 
-__all__ = ["make_console", "plain", "styled", "PlainTable"]
+__all__ = ["make_console", "plain", "printable", "styled", "PlainTable"]
 
 #: C0 and C1 control characters and DEL: what a terminal may act on rather than show
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
@@ -38,6 +38,12 @@ _NAMED = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
 def _escape(match: "re.Match[str]") -> str:
     c = match.group()
     return _NAMED.get(c, f"\\x{ord(c):02x}")
+
+
+def printable(text: str) -> str:
+    """``text`` with every control character (newline, tab, escape...) shown as a backslash
+    escape: one line, nothing a terminal acts on. For text floorcalc prints without rich."""
+    return _CONTROL.sub(_escape, text)
 
 
 def make_console(file: Optional[IO[str]] = None, *, width: Optional[int] = None, stderr: bool = False,
@@ -60,8 +66,7 @@ def plain(value: object, style: Union[str, Style] = "") -> Text:
     """User or trace text (an op name, a path, a note...) as rich text that is shown as it is:
     no markup, no emoji, no highlighting, and every control character (newline, tab, escape...)
     shown as a backslash escape, so it stays on one line and the terminal obeys none of it."""
-    s = value if isinstance(value, str) else str(value)
-    return Text(_CONTROL.sub(_escape, s), style=style)
+    return Text(printable(value if isinstance(value, str) else str(value)), style=style)
 
 
 Part = Union[str, Text, Tuple[str, Union[str, Style]]]

@@ -92,14 +92,14 @@ def test_any_name_is_shown_as_it_is(base_report, op_name, module, kernel):
     report = renamed(base_report, op_name, module, kernel)
     # a page (what -o FILE.txt gets)
     page = io.StringIO()
-    TableRenderer(width=400).render(report, make_console(page, width=400, color=False))
+    TableRenderer(width=400).print(report, make_console(page, width=400, color=False))
     # a colour terminal, and a console of the caller's (markup and emoji on)
     term = io.StringIO()
     c = make_console(term, width=400)
     c._force_terminal, c._color_system = True, Console(force_terminal=True, color_system="truecolor")._color_system
-    TableRenderer().render(report, c)
+    TableRenderer().print(report, c)
     theirs = io.StringIO()
-    TableRenderer().render(report, Console(file=theirs, width=400))
+    TableRenderer().print(report, Console(file=theirs, width=400))
     for text in (page.getvalue(), ANSI.sub("", term.getvalue()), theirs.getvalue()):
         for name in (op_name, module):
             assert plain(name).plain in text

@@ -197,3 +197,16 @@ def test_the_guard_restores_what_it_changed():
             os._exit(7)
     assert os._exit is real_exit and sys.stdout is real_stdout
     assert os.fstat(1).st_ino == fd1.st_ino
+
+
+def test_a_formulas_file_that_prints_and_exits(tmp_path, capfd):
+    """--formulas files are the user's code too: a print at import goes to stderr, sys.exit()
+    is exit 10 in one line."""
+    f = tmp_path / "mine.py"
+    f.write_text("print('loading my formulas')\nimport sys\nsys.exit(3)\n")
+    trace = str(Path(__file__).resolve().parents[1] / "data" / "h200_tiny_ops.trace.json.gz")
+    assert main(["analyze", trace, "--formulas", str(f), "--format", "json"]) == 10
+    out, err = capfd.readouterr()
+    assert out == "" and "loading my formulas" in err
+    lines = error_lines(err.replace("loading my formulas\n", ""))
+    assert len(lines) == 1 and "a --formulas file called sys.exit(3)" in lines[0], lines

@@ -46,9 +46,9 @@ def test_op_names_with_markup_are_printed_as_they_are(tmp_path, name):
     _, report = hostile_report(tmp_path, name)
     # WHEN the table is printed, on a plain page and on a colour terminal
     buf = io.StringIO()
-    TableRenderer(width=200).render(report, make_console(buf, width=200, color=False))
+    TableRenderer(width=200).print(report, make_console(buf, width=200, color=False))
     c, tbuf = terminal()
-    TableRenderer().render(report, c)
+    TableRenderer().print(report, c)
     # THEN each name is there, character for character, and nothing crashed
     for text in (buf.getvalue(), ANSI.sub("", tbuf.getvalue())):
         assert name in text and "[red]blocks.0[/red]" in text
@@ -73,7 +73,7 @@ def test_a_callers_console_with_markup_on_changes_nothing(tmp_path):
     the names as they are too: floorcalc's text reaches rich as Text only."""
     _, report = hostile_report(tmp_path, "x:smile: [/fwd] [bold]y")
     buf = io.StringIO()
-    TableRenderer().render(report, Console(file=buf, width=200))
+    TableRenderer().print(report, Console(file=buf, width=200))
     assert "x:smile: [/fwd] [bold]y" in buf.getvalue()
 
 
@@ -82,7 +82,7 @@ def test_no_colour_but_floorcalcs_own(tmp_path):
     bound column keeps its colour and the header its bold."""
     _, report = hostile_report(tmp_path, "layer 123 v0.1.0", module="blocks.7")
     c, buf = terminal()
-    TableRenderer().render(report, c)
+    TableRenderer().print(report, c)
     out = buf.getvalue()
     header = out.splitlines()[0]
     assert "floorcalc 0.1.0" in ANSI.sub("", header)
@@ -97,7 +97,7 @@ def test_control_characters_are_shown_not_obeyed(tmp_path):
     name = "evil\x1b[31mred\x07\nnext\tcol\x9b"
     _, report = hostile_report(tmp_path, name)
     c, buf = terminal()
-    TableRenderer().render(report, c)
+    TableRenderer().print(report, c)
     out = ANSI.sub("", buf.getvalue())
     assert "evil\\x1b[31mred\\x07\\nnext\\tcol\\x9b" in out
     assert "\x07" not in buf.getvalue() and "\x9b" not in buf.getvalue()
