@@ -18,9 +18,12 @@ Steps of :func:`analyze`:
 3. :func:`build_report`: device events of one stream that overlap clipped (a trace defect,
    floorcalc.plausibility), the window (floorcalc.timeline.window), the work units counted and
    floored once (floorcalc.classify), the op and kernel rows and the pass summary built from
-   them, where the wall time goes (floorcalc.timeline), the notes that say how each figure was
-   got, and the figures no hardware can produce, each with its likely cause
-   (floorcalc.plausibility).
+   them, where the wall time goes (floorcalc.timeline), the figures no hardware can produce,
+   each with its likely cause (floorcalc.plausibility), the op rows grouped
+   (floorcalc.grouping), and the report's one list of notes and warnings (:func:`report_notes`):
+   the analysis's own, the trace reader's and the timeline's, a partial trace, broken
+   invariants, impossible figures and ops faster than their floor. Renderers print this list
+   and say nothing else of their own, so every format carries the same notes.
 """
 
 from __future__ import annotations
@@ -32,7 +35,9 @@ from typing import List, Optional, Tuple, Union
 
 from floorcalc import __version__
 from floorcalc.errors import SpecError, TraceError, UsageError
-from floorcalc.records import CaptureInfo, DeviceSpec, Figure, GpuProperties, Report, Target, Trace
+from floorcalc.grouping import DEFAULT as DEFAULT_GROUP_BY
+from floorcalc.records import (CaptureInfo, DeviceSpec, Figure, GpuProperties, GroupBy, Implausible, Note, OpRow,
+                               Report, Target, Timeline, Trace)
 
 #: The version of the report's JSON document (docs/json-schema.md).
 SCHEMA_VERSION = 1
@@ -42,7 +47,7 @@ SCHEMA_VERSION = 1
 SpecArg = Union[None, str, Path, DeviceSpec]
 
 __all__ = ["SCHEMA_VERSION", "SpecArg", "analyze", "analyze_file", "build_report", "check_passes", "device_spec",
-           "reference_spec"]
+           "reference_spec", "report_notes"]
 
 
 def check_passes(passes: Optional[int]) -> None:
@@ -52,7 +57,8 @@ def check_passes(passes: Optional[int]) -> None:
 
 
 def analyze_file(path: Union[str, Path], *, spec: SpecArg = None, passes: Optional[int] = None,
-                 device: Optional[str] = None, command: str = "", pid: Optional[int] = None) -> Tuple[Report, Trace]:
+                 device: Optional[str] = None, command: str = "", pid: Optional[int] = None,
+                 group_by: GroupBy = DEFAULT_GROUP_BY) -> Tuple[Report, Trace]:
     """Read the Kineto trace at ``path`` (``.json`` or ``.json.gz``) and :func:`analyze` it:
     (Report, Trace). ``pid``: the process to read in a file that holds several (ranks; see
     :func:`floorcalc.trace.load`). Raises :class:`TraceError` for a file that is not a readable
@@ -61,11 +67,11 @@ def analyze_file(path: Union[str, Path], *, spec: SpecArg = None, passes: Option
 
     check_passes(passes)
     trace = trace_mod.load(path, pid=pid)
-    return analyze(trace, spec=spec, passes=passes, device=device, command=command), trace
+    return analyze(trace, spec=spec, passes=passes, device=device, command=command, group_by=group_by), trace
 
 
 def analyze(trace: Trace, *, spec: SpecArg = None, passes: Optional[int] = None, device: Optional[str] = None,
-            command: str = "", live: bool = False) -> Report:
+            command: str = "", live: bool = False, group_by: GroupBy = DEFAULT_GROUP_BY) -> Report:
     """The report of ``trace`` (all figures per pass; steps in the module notes).
 
     ``spec``: see :data:`SpecArg`. ``passes``: the number of passes of a trace without
@@ -101,19 +107,23 @@ def analyze(trace: Trace, *, spec: SpecArg = None, passes: Optional[int] = None,
                       captured_cpu=None if live else cap, sm_count=cap.sm_count,
                       compute_capability=cap.compute_capability, trace_devices=() if live else trace.devices)
     capture = dataclasses.replace(cap, command=command, trace=trace.path, live=live)
-    return build_report(trace, dev, passes=passes, reference=reference_spec(dev, gpu_name), capture=capture)
+    return build_report(trace, dev, passes=passes, reference=reference_spec(dev, gpu_name), capture=capture,
+                        group_by=group_by)
 
 
 def build_report(trace: Trace, spec: DeviceSpec, *, passes: Optional[int] = None,
-                 reference: Optional[DeviceSpec] = None, capture: Optional[CaptureInfo] = None) -> Report:
+                 reference: Optional[DeviceSpec] = None, capture: Optional[CaptureInfo] = None,
+                 group_by: GroupBy = DEFAULT_GROUP_BY) -> Report:
     """Turn a parsed trace and a device spec into a :class:`Report` (all figures per pass),
     with none of :func:`analyze`'s checks (step 3 of the module notes).
 
     ``reference``: a second spec (the datasheet one when ``spec`` is calibrated); every floor
     and efficiency is then also given against it, labelled ``reference_*``. ``capture``: the
-    report's capture record (default: the trace's, with its path).
+    report's capture record (default: the trace's, with its path). ``group_by``: how
+    ``Report.grouping`` groups the op rows (floorcalc.grouping).
     """
     from floorcalc import classify, plausibility
+    from floorcalc.grouping import group_ops
     from floorcalc.timeline import analyze as analyze_timeline
     from floorcalc.timeline import window
 
@@ -174,8 +184,49 @@ def build_report(trace: Trace, spec: DeviceSpec, *, passes: Optional[int] = None
     warnings = ((overlap,) if overlap is not None else ()) + plausibility.check(
         ops=ops, units=units, summary=summary, timeline=timeline, spec=spec, target=target)
     return Report(schema_version=SCHEMA_VERSION, tool_version=__version__, target=target, device=spec,
-                  ops=tuple(ops), kernels=tuple(kernels), summary=summary, capture=cap, notes=tuple(notes),
-                  reference=reference, timeline=timeline, units=units, window=win, warnings=warnings)
+                  ops=tuple(ops), kernels=tuple(kernels), summary=summary, capture=cap,
+                  notes=report_notes(notes, trace, timeline, ops, warnings), reference=reference, timeline=timeline,
+                  grouping=group_ops(ops, group_by), units=units, window=win, warnings=warnings)
+
+
+def implausible_text(w: Implausible) -> str:
+    """An impossible figure as a warning's text: ``wrong spec: DETAIL`` (``, clipped`` after the
+    cause when the trace's figure was clipped)."""
+    return f"{w.cause.replace('_', ' ')}{', clipped' if w.clipped else ''}: {w.detail}"
+
+
+def report_notes(analysis: List[str], trace: Trace, timeline: Optional[Timeline], ops: List[OpRow],
+                 implausible: Tuple[Implausible, ...] = ()) -> Tuple[Note, ...]:
+    """The report's one list of notes and warnings, in the order every format prints it: the
+    warnings first (a partial trace, broken invariants, the figures no hardware can produce
+    (``implausible``), ops faster than their floor), then the analysis's ``analysis`` notes,
+    then the timeline's (which start with the trace reader's; the trace reader's alone when
+    there is no timeline)."""
+    warnings: List[str] = []
+    partial = timeline.partial if timeline is not None else trace.partial
+    if partial:
+        warnings.append(f"PARTIAL: {partial}; the figures cover what was read")
+    for chk in timeline.invariants if timeline is not None else ():
+        if not chk.ok:
+            warnings.append(f"invariant broken: {chk.name}: {chk.detail}")
+    warnings += [implausible_text(w) for w in implausible]
+    fast = [r for r in ops if r.floor_violation]
+    if fast:
+        top = max(fast, key=lambda r: r.efficiency or 0.0)
+        where = f" [{top.module}]" if top.module else ""
+        warnings.append(f"{len(fast)} op(s) ran faster than their floor (efficiency above 100%, shown unclipped, "
+                        f"marked '!'; the furthest: {top.name}{where} at {100 * (top.efficiency or 0.0):.1f}%): "
+                        "see 'Floor violations' in docs/method.md")
+    later = list(timeline.notes) if timeline is not None else list(trace.notes)
+    # a timeline note that starts with "warning: " is a warning (floorcalc.timeline's convention)
+    warnings += [n[len(WARNING_PREFIX):] for n in later if n.startswith(WARNING_PREFIX)]
+    later = [n for n in later if not n.startswith(WARNING_PREFIX)]
+    return (tuple(Note("warning", w) for w in warnings) + tuple(Note("note", n) for n in analysis)
+            + tuple(Note("note", n) for n in later))
+
+
+#: how a stage's plain-text note says it is a warning (floorcalc.timeline's notes)
+WARNING_PREFIX = "warning: "
 
 
 # ---------------------------------------------------------------------------------------------

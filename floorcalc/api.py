@@ -5,6 +5,7 @@
     rep = floorcalc.report(model, (x,), device="cuda")     # profile a live nn.Module
     rep = floorcalc.analyze("run.trace.json.gz")           # or a trace recorded earlier
     rep.summary.mfu, rep.ops[0].efficiency
+    rep.groups[0]                                           # op rows grouped by layer; rep.group_by("op")
     rep.to_dataframe()                                      # pandas, one row per op
     rep.plot("roofline.png"); rep.to_json(); rep.to_markdown()
     old = floorcalc.load_report("before.json")             # a JSON report read back
@@ -20,7 +21,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Optional, Tuple, Union
 
-from floorcalc.records import DeviceSpec, KernelRow, OpRow, Summary, Trace
+from floorcalc.records import GROUP_BYS, DeviceSpec, KernelRow, OpGroup, OpRow, Summary, Trace
 from floorcalc.records import Report as ReportRecord
 
 #: a spec YAML file, a packaged key, a DeviceSpec used as it is, or None (floorcalc.analysis.SpecArg)
@@ -49,6 +50,21 @@ class Report:
     def kernels(self) -> Tuple[KernelRow, ...]:
         """One row per device event name under each op (empty on a CPU run)."""
         return self.record.kernels
+
+    @property
+    def groups(self) -> Tuple[OpGroup, ...]:
+        """The op rows grouped (by layer unless asked otherwise: :meth:`group_by`), longest first:
+        instances, summed figures, the instances' median and spread, the outlier."""
+        return self.record.grouping.groups if self.record.grouping is not None else ()
+
+    def group_by(self, by: str) -> "Report":
+        """This report with its op rows grouped ``by`` ``layer``, ``module``, ``op`` or ``none``
+        (floorcalc.grouping); ValueError for another."""
+        from floorcalc.grouping import regroup
+
+        if by not in GROUP_BYS:
+            raise ValueError(f"group by one of {', '.join(GROUP_BYS)}, not {by!r}")
+        return Report(regroup(self.record, by), self.trace)  # type: ignore[arg-type]  # checked above
 
     @property
     def summary(self) -> Summary:
@@ -90,18 +106,21 @@ class Report:
         return text
 
     def to_dataframe(self, table: str = "ops"):
-        """A pandas DataFrame of the ``ops`` (default) or the ``kernels``, columns as in the JSON.
+        """A pandas DataFrame of the ``ops`` (default), the ``kernels`` or the ``groups``, columns
+        as in the JSON.
 
         Needs pandas (imported only here)."""
         import pandas as pd
 
-        from floorcalc.render.jsonfmt import kernel_dict, op_dict
+        from floorcalc.render.jsonfmt import group_dict, kernel_dict, op_dict
 
         if table == "ops":
             return pd.DataFrame([op_dict(r) for r in self.ops])
         if table == "kernels":
             return pd.DataFrame([kernel_dict(k) for k in self.kernels])
-        raise ValueError(f"table must be 'ops' or 'kernels', not {table!r}")
+        if table == "groups":
+            return pd.DataFrame([group_dict(g) for g in self.groups])
+        raise ValueError(f"table must be 'ops', 'kernels' or 'groups', not {table!r}")
 
     def to_markdown(self, top: int = 25) -> str:
         from floorcalc.render.markdown import MarkdownRenderer
@@ -115,7 +134,7 @@ class Report:
 
     def to_csv(self, path: Union[str, Path]) -> list:
         """Write the ops to ``path`` and the kernels and pass figures beside it
-        (``*.kernels.csv``, ``*.summary.csv``); returns the paths written."""
+        (``*.kernels.csv``, ``*.groups.csv``, ``*.summary.csv``); returns the paths written."""
         from floorcalc.render.csvfmt import CsvRenderer
 
         files = CsvRenderer().files(self.record, Path(path))

@@ -37,7 +37,9 @@ Level = Literal["dram", "l1", "l2", "l3", "dram+l2", "host_link"]
 #: How an op's floor was given to its device events: one event takes it whole; several get it by
 #: role (floorcalc.classify.event_floors: auxiliary events the floor of what they move, the main
 #: events the rest of the op's work, in proportion to their time beyond the launch term).
-FloorSplit = Literal["whole", "by_role"]
+#: ``by_duration`` is never made now: reports written before the split by role (commit 0518667)
+#: gave each event a share in proportion to its duration, and the JSON reader reads them back.
+FloorSplit = Literal["whole", "by_role", "by_duration"]
 #: What a device event does inside the op that launched it (floorcalc.kernel_names): the op's own
 #: work, or an auxiliary memset, memcpy, output-writing reduction/epilogue, or set-up kernel.
 KernelRole = Literal["main", "memset", "memcpy", "reduce", "setup"]
@@ -63,6 +65,12 @@ ImplausibleLevel = Literal["pass", "op", "kernel", "decomposition", "trace"]
 #: what the work is), bytes served by a memory level the floor did not credit, a launch term
 #: above this run's fixed cost, host and device timings that disagree, or a defect of the trace.
 ImplausibleCause = Literal["wrong_spec", "missing_level", "launch_latency", "clock_skew", "trace_defect"]
+#: How a report's op rows are grouped (floorcalc.grouping): by op and module with layer indices
+#: folded (``layer``), by op name and input shapes (``op``), by module with layer indices folded
+#: (``module``), or not at all (``none``).
+GroupBy = Literal["layer", "op", "module", "none"]
+#: What a report's note is: how a figure was got (``note``), or a reason to doubt one (``warning``).
+NoteKind = Literal["note", "warning"]
 
 TARGETS: Tuple[Target, ...] = get_args(Target)
 UNITS: Tuple[ComputeUnit, ...] = get_args(ComputeUnit)
@@ -71,6 +79,8 @@ BOUNDS: Tuple[Bound, ...] = get_args(Bound)
 GAP_CAUSES: Tuple[GapCause, ...] = get_args(GapCause)
 FAMILIES: Tuple[Family, ...] = get_args(Family)
 IMPLAUSIBLE_CAUSES: Tuple[ImplausibleCause, ...] = get_args(ImplausibleCause)
+GROUP_BYS: Tuple[GroupBy, ...] = get_args(GroupBy)
+NOTE_KINDS: Tuple[NoteKind, ...] = get_args(NoteKind)
 
 # --------------------------------------------------------------------------------------------
 # dtypes
@@ -761,6 +771,69 @@ class Implausible:
 
 
 @dataclass(frozen=True)
+class OpGroup:
+    """Op rows of a report that are one thing repeated, summed (floorcalc.grouping). All figures
+    per pass.
+
+    ``name``: the op name (``module`` grouping: the op names inside the module, the most time
+    first, joined by ``", "``). ``module``: the module path with each layer index (a path part
+    that is a number, ``layers.3``) written ``*`` (``op`` grouping: the members' patterns,
+    joined by ``", "``). ``shapes``: the input shapes (``op`` grouping; else the members'
+    shapes when they all agree, "" when they differ). ``instances``: the rows (``module``
+    grouping: the modules) the group sums; ``calls``, ``duration_us`` (measured), ``floor_us``,
+    ``flop`` and ``bytes`` are their sums (the last three over the counted members, None when
+    none is counted). ``efficiency`` is ``floor_us`` over the counted members' measured time.
+    ``bound``: the bound of the members holding the most measured time. ``median_us``,
+    ``min_us``, ``max_us``: each instance's measured time, per pass. ``outlier``: the instance
+    (its module path, or its op and module for ``op`` and ``none``) whose time is far from the
+    median (floorcalc.grouping.far_from_median), "" when none is; ``outlier_us`` its time.
+    ``level``: the memory levels the members' bytes were floored at (as ``OpRow.level``).
+    """
+
+    name: str
+    module: str
+    shapes: str
+    instances: int
+    calls: float
+    duration_us: float
+    floor_us: Optional[float]
+    flop: Optional[float]
+    bytes: Optional[float]
+    efficiency: Optional[float]
+    bound: Bound
+    median_us: float
+    min_us: float
+    max_us: float
+    outlier: str = ""
+    outlier_us: Optional[float] = None
+    level: str = ""
+
+    @property
+    def floor_violation(self) -> bool:
+        return self.efficiency is not None and self.efficiency > 1.0
+
+
+@dataclass(frozen=True)
+class Grouping:
+    """A report's op rows grouped one way (floorcalc.grouping.group_ops): ``by`` says how, and
+    ``groups`` are the groups, the most measured time first."""
+
+    by: GroupBy
+    groups: Tuple[OpGroup, ...]
+
+
+@dataclass(frozen=True)
+class Note:
+    """One line a report says beside its figures (``Report.notes``, built once by
+    floorcalc.analysis; every output format prints the same list). ``kind``: ``note`` (how a
+    figure was got, what was assumed) or ``warning`` (a reason to doubt a figure: a broken
+    invariant, a partial trace, an op faster than its floor)."""
+
+    kind: NoteKind
+    text: str
+
+
+@dataclass(frozen=True)
 class Report:
     """Everything a renderer needs. ``target`` is ``"cuda"`` or ``"cpu"``. ``capture``: how the
     trace was captured and how this report was made. ``reference`` is the
@@ -775,15 +848,18 @@ class Report:
     kernels: Tuple[KernelRow, ...]
     summary: Summary
     capture: CaptureInfo = field(default_factory=CaptureInfo)
-    notes: Tuple[str, ...] = ()
+    notes: Tuple[Note, ...] = ()
     reference: Optional[DeviceSpec] = None
     #: where the wall time goes (floorcalc.timeline), None when it was not analysed
     timeline: Optional["Timeline"] = None
+    #: the op rows grouped (floorcalc.grouping), None for a report built without
+    grouping: Optional[Grouping] = None
     #: the work units and the window the figures were built from (kept to annotate the trace
     #: with the same floors; not part of the JSON document, empty for a report read back)
     units: Tuple[WorkUnit, ...] = field(default=(), compare=False, repr=False)
     window: Optional[Window] = field(default=None, compare=False, repr=False)
-    #: physically impossible figures of this report and their likely causes (floorcalc.plausibility)
+    #: physically impossible figures of this report and their likely causes (floorcalc.plausibility);
+    #: each is also a warning of ``notes``, worded by floorcalc.analysis.report_notes
     warnings: Tuple[Implausible, ...] = ()
 
 

@@ -34,7 +34,8 @@ def run(args: argparse.Namespace) -> int:
     load_formulas(args)
     output_format(args)
     report, trace = analyze_file(args.trace, spec=args.spec, passes=args.passes, device=args.device,
-                                 command="floorcalc " + shlex.join(args.argv), pid=args.pid)
+                                 command="floorcalc " + shlex.join(args.argv), pid=args.pid,
+                                 group_by=args.group_by)
     if trace.partial:
         print(f"floorcalc: warning: {args.trace} was read only in part ({trace.partial}); figures are partial",
               file=sys.stderr)

@@ -11,7 +11,9 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 from floorcalc.errors import OutputError, UsageError
+from floorcalc.grouping import DEFAULT as DEFAULT_GROUP_BY
 from floorcalc.output import check_new_file, shown, write_atomic
+from floorcalc.records import GROUP_BYS
 from floorcalc.records import Trace
 from floorcalc.render import registry
 from floorcalc.render.base import FileData, Renderer
@@ -33,9 +35,15 @@ def add_format_arguments(p: argparse.ArgumentParser, document: Document, *,
 def add_output_arguments(p: argparse.ArgumentParser) -> None:
     """The output options of ``report`` and ``analyze``."""
     add_format_arguments(p, "report", output_help="write the report to this file (csv: the ops; beside it "
-                                                  "FILE.kernels.csv and FILE.summary.csv)")
+                                                  "FILE.kernels.csv, FILE.groups.csv and FILE.summary.csv)")
     p.add_argument("--top", type=int, default=None,
-                   help="op rows shown in the table and md (default 25) and latex (default 15, to fit a page)")
+                   help="rows (groups, see --group-by) shown in the table and md (default 25) and latex "
+                        "(default 15, to fit a page)")
+    p.add_argument("--group-by", choices=GROUP_BYS, default=DEFAULT_GROUP_BY,
+                   help="group the op rows, in every format: layer (default: rows whose module paths differ "
+                        "only in a layer index are one row, with the median, spread and outlier of the "
+                        "instances), module (every op of a module, layer indices folded), op (op name and input "
+                        "shapes, as key_averages(group_by_input_shape=True)), none")
     p.add_argument("--spec", type=str, default=None,
                    help="device spec YAML file (or packaged key such as h200) overriding detection")
     p.add_argument("--plot", type=Path, default=None, metavar="FILE.png|svg|pdf",

@@ -148,7 +148,7 @@ def _one_run(args: argparse.Namespace, mf, device: str, log, guard, *, compile: 
                          trace_label=label)
     log(f"trace written: {result.trace_path}")
     trace = trace_mod.load(result.trace_path)
-    return analyze(trace, spec=args.spec, device=device, command=command, live=True), trace
+    return analyze(trace, spec=args.spec, device=device, command=command, live=True, group_by=args.group_by), trace
 
 
 def _run_distributed(args: argparse.Namespace, log) -> int:
@@ -213,7 +213,8 @@ def _rank_reports(run, args: argparse.Namespace, log) -> int:
     command = "floorcalc " + shlex.join(args.argv)
     for rank, path in enumerate(run.traces):
         trace = trace_mod.load(path)
-        report = analyze(trace, spec=args.spec, device=run.device, command=command, live=True)
+        report = analyze(trace, spec=args.spec, device=run.device, command=command, live=True,
+                         group_by=args.group_by)
         print(f"\n== rank {rank} of {run.world_size}: {path}", flush=True)
         emit(report, args, trace=trace)
     return 0

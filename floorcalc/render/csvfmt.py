@@ -1,8 +1,10 @@
 """CSV rendering of a Report: three tables, one file each.
 
 ``-o run.csv`` writes the ops to ``run.csv`` and, beside it, ``run.kernels.csv`` (one row per
-device event name under each op) and ``run.summary.csv`` (the pass figures, MFU and MBU among
-them, each with its definition). To stdout (``--format csv`` without ``-o``) only the ops table
+device event name under each op), ``run.groups.csv`` (the op rows grouped as the report groups
+them, floorcalc.grouping; a ``by`` column says how) and ``run.summary.csv`` (the pass figures, MFU and MBU among
+them, each with its definition; then the report's notes and warnings, one a row: ``figure``
+``note`` or ``warning``, the text under ``definition``). To stdout (``--format csv`` without ``-o``) only the ops table
 is written. Columns are the JSON keys (docs/json-schema.md), units in their names; empty cells
 mean "not known" (JSON null). Figures are per pass.
 """
@@ -23,11 +25,12 @@ SUMMARY_COLUMNS = ("figure", "value", "unit", "definition")
 
 
 def sibling_paths(ops_path: Path) -> Dict[str, Path]:
-    """The files ``-o ops_path`` writes: ``ops``, ``kernels`` and ``summary`` -> path."""
+    """The files ``-o ops_path`` writes: ``ops``, ``kernels``, ``groups`` and ``summary`` -> path."""
     stem = ops_path.name[: -len(ops_path.suffix)] if ops_path.suffix else ops_path.name
     return {
         "ops": ops_path,
         "kernels": ops_path.with_name(f"{stem}.kernels.csv"),
+        "groups": ops_path.with_name(f"{stem}.groups.csv"),
         "summary": ops_path.with_name(f"{stem}.summary.csv"),
     }
 
@@ -83,17 +86,27 @@ class CsvRenderer(Renderer):
         columns = list(kernel_dict(report.kernels[0]).keys()) if report.kernels else list(_KERNEL_COLUMNS)
         return _table(columns, rows)
 
+    def groups(self, report: Report) -> str:
+        from floorcalc.render.figures import groups_of
+        from floorcalc.render.jsonfmt import group_dict
+
+        by = report.grouping.by if report.grouping is not None else "none"
+        rows = [self._fmt({"by": by, **group_dict(g)}) for g in groups_of(report)]
+        return _table(list(rows[0].keys()) if rows else list(_GROUP_COLUMNS), rows)
+
     def summary(self, report: Report) -> str:
         rows = [self._fmt({"figure": f.key, "value": f.value, "unit": f.unit, "definition": f.definition})
                 for f in pass_figures(report)]
         rows.append({"figure": "passes", "value": report.summary.passes, "unit": "count",
                      "definition": "passes the window was divided into; every figure above is per pass"})
+        rows += [{"figure": n.kind, "definition": n.text} for n in report.notes]
         return _table(SUMMARY_COLUMNS, rows)
 
     def files(self, report: Report, ops_path: Path) -> Dict[Path, str]:
         """What ``-o ops_path`` writes: path -> text."""
         p = sibling_paths(ops_path)
-        return {p["ops"]: self.ops(report), p["kernels"]: self.kernels(report), p["summary"]: self.summary(report)}
+        return {p["ops"]: self.ops(report), p["kernels"]: self.kernels(report), p["groups"]: self.groups(report),
+                p["summary"]: self.summary(report)}
 
 
 # the columns of an empty table (the JSON keys; kept in step with jsonfmt by a test)
@@ -102,3 +115,6 @@ _OP_COLUMNS = ("name", "module", "calls", "kernels", "duration_us", "flop", "byt
                "achieved_bytes_per_s", "peak_key", "level", "formula", "shapes", "note")
 _KERNEL_COLUMNS = ("name", "kind", "op", "module", "stream", "calls", "duration_us", "floor_us", "bound",
                    "efficiency", "floor_violation", "floor_split", "role")
+_GROUP_COLUMNS = ("by", "name", "module", "shapes", "instances", "calls", "duration_us", "floor_us", "flop", "bytes",
+                  "efficiency", "floor_violation", "bound", "level", "median_us", "min_us", "max_us", "outlier",
+                  "outlier_us")

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
-from floorcalc.records import DeviceSpec, Figure, Implausible, Report
+from floorcalc.records import DeviceSpec, Figure, Implausible, OpGroup, Report
 
 
 @dataclass(frozen=True)
@@ -169,3 +169,52 @@ def provenance(report: Report) -> Dict[str, str]:
     if c.command:
         out["command"] = c.command
     return out
+
+
+# ---------------------------------------------------------------------------------------------
+# grouped op rows (floorcalc.grouping), worded the same in every format
+
+#: what each grouping puts in one row
+GROUPING_TEXT = {
+    "layer": "one row per op and module, layer indices written *",
+    "module": "one row per module (all its ops), layer indices written *",
+    "op": "one row per op name and input shapes",
+    "none": "one row per op and module",
+}
+
+
+def groups_title(report: Report) -> str:
+    """``ops, per pass, grouped by layer (one row per op and module, layer indices written *),
+    ranked by measured time``."""
+    g = report.grouping
+    if g is None or g.by == "none":
+        return "ops, per pass, ranked by measured time"
+    return f"ops, per pass, grouped by {g.by} ({GROUPING_TEXT[g.by]}), ranked by measured time"
+
+
+def grouped(report: Report) -> bool:
+    """Whether the report's rows are grouped (so the instance count and spread columns mean
+    something)."""
+    return report.grouping is not None and report.grouping.by != "none"
+
+
+def groups_of(report: Report) -> Tuple[OpGroup, ...]:
+    """The report's groups; for a report without a grouping, its op rows one a group."""
+    if report.grouping is not None:
+        return report.grouping.groups
+    from floorcalc.grouping import group_ops
+
+    return group_ops(report.ops, "none").groups
+
+
+def outlier_text(g: OpGroup) -> str:
+    """``h.0.mlp.c_proj 9.10 us, 1.25x median`` ("" when the group has no outlier)."""
+    if not g.outlier or g.outlier_us is None:
+        return ""
+    ratio = g.outlier_us / g.median_us if g.median_us > 0 else float("inf")
+    return f"{g.outlier} {g.outlier_us:,.2f} us, {ratio:.2f}x median"
+
+
+def spread_text(g: OpGroup, fmt: Callable[[float], str]) -> str:
+    """``7.63-7.95``: the instances' smallest and largest measured time ("" for one instance)."""
+    return "" if g.instances < 2 else f"{fmt(g.min_us)}-{fmt(g.max_us)}"

@@ -11,7 +11,8 @@ import json
 import math
 from typing import Any, Dict, Optional
 
-from floorcalc.records import CaptureInfo, DeviceSpec, Figure, Implausible, KernelRow, OpRow, Report
+from floorcalc.records import (CaptureInfo, DeviceSpec, Figure, Grouping, Implausible, KernelRow, Note, OpGroup, OpRow,
+                               Report)
 from floorcalc.render.base import Renderer
 from floorcalc.render.timeline_json import timeline_dict
 
@@ -76,6 +77,26 @@ def warning_dict(w: Implausible) -> Dict[str, Any]:
     """One ``warnings[]`` entry (docs/json-schema.md): a figure no hardware can produce."""
     return {"level": w.level, "figure": w.figure, "subject": w.subject, "value": w.value, "limit": w.limit,
             "count": w.count, "cause": w.cause, "clipped": w.clipped, "detail": w.detail}
+def group_dict(g: OpGroup) -> Dict[str, Any]:
+    """One group of ``groups.rows`` (floorcalc.grouping, docs/json-schema.md)."""
+    return {
+        "name": g.name, "module": g.module, "shapes": g.shapes, "instances": g.instances, "calls": g.calls,
+        "duration_us": g.duration_us, "floor_us": _num(g.floor_us), "flop": _num(g.flop), "bytes": _num(g.bytes),
+        "efficiency": _num(g.efficiency), "floor_violation": g.floor_violation, "bound": g.bound, "level": g.level,
+        "median_us": g.median_us, "min_us": g.min_us, "max_us": g.max_us, "outlier": g.outlier,
+        "outlier_us": _num(g.outlier_us),
+    }
+
+
+def grouping_dict(grouping: Optional[Grouping]) -> Optional[Dict[str, Any]]:
+    """The ``groups`` object: how the op rows were grouped, and the groups."""
+    if grouping is None:
+        return None
+    return {"by": grouping.by, "rows": [group_dict(g) for g in grouping.groups]}
+
+
+def note_dict(n: Note) -> Dict[str, str]:
+    return {"kind": n.kind, "text": n.text}
 
 
 def capture_dict(c: CaptureInfo) -> Dict[str, Any]:
@@ -127,8 +148,9 @@ def to_dict(report: Report) -> Dict[str, Any]:
             "reference_floor_us": _num(s.reference_floor_us),
         },
         "ops": [op_dict(r) for r in report.ops],
+        "groups": grouping_dict(report.grouping),
         "kernels": [kernel_dict(k) for k in report.kernels],
-        "notes": list(report.notes),
+        "notes": [note_dict(n) for n in report.notes],
         "warnings": [warning_dict(w) for w in report.warnings],
         "partial": (report.timeline.partial or None) if report.timeline is not None else None,
         "timeline": timeline_dict(report.timeline),

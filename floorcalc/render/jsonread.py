@@ -21,6 +21,9 @@ Steps of :func:`loads`:
    used); a spec's ``origin`` from its ``source``; its ``nvml_names`` and ``details`` empty;
    ``Report.units`` and ``window`` empty; a capture's fields the JSON leaves out None.
    ``summary.floor_us``, ``flop`` and ``bytes``, null when no op was counted, read as 0.
+   ``Report.grouping`` by :func:`floorcalc.grouping.group_ops` from the ops, the way
+   ``groups.by`` names (the default grouping for a report written before groups were). A
+   note written as a plain string (before notes had a kind) reads as a ``note``.
 
 Every problem is one :class:`~floorcalc.errors.ReportFileError` line (exit code 6) naming the
 file and the key: ``report A (run.json): ops[3].duration_us is 'x', not a number``.
@@ -36,8 +39,9 @@ from pathlib import Path
 from typing import Any, Dict, Mapping, Optional, Tuple, Type, TypeVar, Union
 
 from floorcalc.errors import ReportFileError
-from floorcalc.records import (CaptureInfo, ColdStart, CopyRow, Decomposition, DeviceSpec, Figure, Gap, HostWait, IdleRow, Implausible,
-                               InvariantCheck, KernelRow, LaunchStats, MemoryStats, OpRow, RangeRow,
+from floorcalc.records import (CaptureInfo, ColdStart, CopyRow, Decomposition, DeviceSpec, Figure, Gap, GroupBy, HostWait,
+                               IdleRow, Implausible, InvariantCheck, KernelRow, LaunchStats, MemoryStats, Note, OpRow,
+                               RangeRow,
                                Report, Summary, Timeline)
 
 __all__ = ["load", "loads"]
@@ -200,6 +204,7 @@ def _get(obj: Mapping[str, Any], key: str, where: str, kind: type = dict) -> Any
 
 def _report(d: Dict[str, Any]) -> Report:
     from floorcalc.classify import mfu_peak
+    from floorcalc.grouping import DEFAULT, group_ops
 
     device = _device(d["device"], "device")
     ops = tuple(_record(OpRow, o, f"ops[{i}]") for i, o in enumerate(d["ops"]))
@@ -211,18 +216,31 @@ def _report(d: Dict[str, Any]) -> Report:
     key, peak = mfu_peak(ops, device)
     summary = _record(Summary, s, "summary", mfu_peak_key=key, mfu_peak_flop_per_s=peak, **zeros)
     timeline = d.get("timeline")
+    groups = d.get("groups")
+    by: GroupBy = DEFAULT
+    if groups is not None:
+        by = _value(GroupBy, _get(d, "groups", "").get("by"), "groups.by")
     return Report(
         schema_version=_value(int, d["schema_version"], "schema_version"),
         tool_version=_value(str, d["tool"].get("version", ""), "tool.version"),
         target=_value(_hints(Report)["target"], d.get("target"), "target"),
         device=device, ops=ops, kernels=kernels, summary=summary,
         capture=_capture(_get(d, "capture", ""), "capture"),
-        notes=_value(Tuple[str, ...], d.get("notes", []), "notes"),
+        notes=tuple(_note(n, f"notes[{i}]") for i, n in enumerate(_get(d, "notes", "", list) if "notes" in d else [])),
         reference=_device(ref, "reference_device") if ref is not None else None,
         timeline=_timeline(timeline, "timeline") if timeline is not None else None,
         warnings=tuple(_record(Implausible, w, f"warnings[{i}]") for i, w in enumerate(_get(d, "warnings", "", list)))
         if "warnings" in d else (),
+        grouping=group_ops(ops, by),
     )
+
+
+def _note(n: Any, where: str) -> Note:
+    """A note: ``{kind, text}``, or a plain string (a note, as floorcalc wrote them before notes
+    had a kind)."""
+    if isinstance(n, str):
+        return Note("note", n)
+    return _record(Note, n, where)
 
 
 def _figure(obj: Any, where: str, value: Any = None) -> Figure:

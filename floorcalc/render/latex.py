@@ -1,10 +1,12 @@
 """LaTeX rendering of a Report: one booktabs table for a paper.
 
-The table lists the longest ops (op, module, measured time, floor, efficiency, bound), then
+The table lists the longest op groups (floorcalc.grouping; op, module, instances, measured
+time, floor, efficiency, bound; the ops themselves with ``--group-by none``), then
 MFU and MBU, and closes with a note that says what a reader needs to weigh the figures: the
 device, every ceiling used with its basis and source, torch and CUDA versions, warm-up and
-profiled passes, and the command (docs/citing.md). Needs ``\\usepackage{booktabs}`` and
-nothing else. Figures are per pass.
+profiled passes, and the command (docs/citing.md). The report's warnings are typeset in that
+note; every note and warning follows the table as a ``% note:`` / ``% warning:`` comment, for
+the author to weigh. Needs ``\\usepackage{booktabs}`` and nothing else. Figures are per pass.
 """
 
 from __future__ import annotations
@@ -13,8 +15,8 @@ from typing import List, Optional
 
 from floorcalc.records import Report
 from floorcalc.render.base import Renderer
-from floorcalc.render.figures import (ceilings_used, figure_value, mbu_definition, mfu_definition, provenance,
-                                      wall_basis)
+from floorcalc.render.figures import (GROUPING_TEXT, ceilings_used, figure_value, grouped, groups_of, mbu_definition,
+                                      mfu_definition, provenance, wall_basis)
 
 _ESCAPES = {
     "\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{",
@@ -25,6 +27,11 @@ _ESCAPES = {
 def escape(text: str) -> str:
     """``text`` as LaTeX text: every special character escaped, whitespace flattened."""
     return "".join(_ESCAPES.get(ch, ch) for ch in " ".join(str(text).split()))
+
+
+def comment(text: str) -> str:
+    """``text`` on one line, for a LaTeX comment (everything after ``%`` is ignored)."""
+    return " ".join(str(text).split())
 
 
 def _num(x: Optional[float]) -> str:
@@ -55,11 +62,14 @@ class LatexRenderer(Renderer):
     def render(self, report: Report) -> str:
         s = report.summary
         d = report.device
-        cols = 6 if self.modules else 5
+        many = grouped(report)
+        groups = groups_of(report)
+        cols = (6 if self.modules else 5) + many
         model = report.capture.model_file
+        what = f"op groups ({escape(GROUPING_TEXT[report.grouping.by])})" if many and report.grouping else "ops"
         caption = self.caption or (f"Measured time against the hardware floor on the {escape(d.name)}"
                                    + (f", {escape(str(model))}" if model else "")
-                                   + f"; per pass, the {min(self.top, len(report.ops))} longest ops.")
+                                   + f"; per pass, the {min(self.top, len(groups))} longest {what}.")
         out: List[str] = [
             f"% floorcalc {report.tool_version}; needs \\usepackage{{booktabs}}",
             "\\begin{table}[htbp]",
@@ -67,25 +77,27 @@ class LatexRenderer(Renderer):
             "\\small",
             f"\\caption{{{caption}}}",
             f"\\label{{{self.label}}}",
-            "\\begin{tabular}{@{}l" + ("l" if self.modules else "") + "rrrl@{}}",
+            "\\begin{tabular}{@{}l" + ("l" if self.modules else "") + ("r" if many else "") + "rrrl@{}}",
             "\\toprule",
-            "Op & " + ("Module & " if self.modules else "")
+            "Op & " + ("Module & " if self.modules else "") + ("$n$ & " if many else "")
             + "Time ($\\mu$s) & Floor ($\\mu$s) & Efficiency & Bound \\\\",
             "\\midrule",
         ]
-        for r in report.ops[: self.top]:
-            eff = _pct(r.efficiency) + ("$^{\\dagger}$" if r.floor_violation else "")
-            module = [f"\\texttt{{{escape(r.module)}}}" if r.module else "(top)"] if self.modules else []
-            out.append(" & ".join([f"\\texttt{{{escape(r.name)}}}", *module, _num(r.duration_us), _num(r.floor_us),
-                                   eff, escape(r.bound)]) + " \\\\")
-        rest = report.ops[self.top:]
+        for g in groups[: self.top]:
+            eff = _pct(g.efficiency) + ("$^{\\dagger}$" if g.floor_violation else "")
+            module = [f"\\texttt{{{escape(g.module)}}}" if g.module else "(top)"] if self.modules else []
+            n = [str(g.instances)] if many else []
+            out.append(" & ".join([f"\\texttt{{{escape(g.name)}}}", *module, *n, _num(g.duration_us),
+                                   _num(g.floor_us), eff, escape(g.bound)]) + " \\\\")
+        rest = groups[self.top:]
         if rest:
-            out.append(" & ".join([f"{len(rest)} more ops", *([""] if self.modules else []),
-                                   _num(sum(r.duration_us for r in rest)),
-                                   _num(sum(r.floor_us or 0 for r in rest)), "", ""]) + " \\\\")
+            out.append(" & ".join([f"{len(rest)} more {'groups' if many else 'ops'}", *([""] if self.modules else []),
+                                   *([""] if many else []), _num(sum(g.duration_us for g in rest)),
+                                   _num(sum(g.floor_us or 0 for g in rest)), "", ""]) + " \\\\")
         out.append("\\midrule")
         floor = s.floor_us if any(r.flop is not None for r in report.ops) else None
-        out.append(" & ".join(["All ops", *([""] if self.modules else []), _num(s.op_time_us), _num(floor),
+        out.append(" & ".join(["All ops", *([""] if self.modules else []), *([""] if many else []),
+                               _num(s.op_time_us), _num(floor),
                                _pct(floor / s.op_time_us) if floor and s.op_time_us else "--", ""]) + " \\\\")
         wall = s.bare_wall_us or s.wall_us
         out.append(f"\\multicolumn{{{cols}}}{{@{{}}l}}{{MFU {_pct(s.mfu)}, MBU {_pct(s.mbu)}; "
@@ -93,6 +105,7 @@ class LatexRenderer(Renderer):
         out += ["\\bottomrule", "\\end{tabular}", "", "\\smallskip", "\\begin{minipage}{\\linewidth}\\footnotesize\\raggedright"]
         out.append(self._note(report))
         out += ["\\end{minipage}", "\\end{table}"]
+        out += [f"% {n.kind}: {comment(n.text)}" for n in report.notes]
         return "\n".join(out) + "\n"
 
     def _note(self, report: Report) -> str:
@@ -102,10 +115,8 @@ class LatexRenderer(Renderer):
             f"MFU $=$ {escape(mfu_definition(report))}.",
             f"MBU $=$ {escape(mbu_definition(report))}.",
         ]
-        if any(r.floor_violation for r in report.ops[: self.top]):
+        if any(g.floor_violation for g in groups_of(report)[: self.top]):
             parts.append("$^{\\dagger}$Faster than its floor (efficiency above 100\\,\\%), shown unclipped.")
-        for w in report.warnings:
-            parts.append(f"\\textbf{{Warning}} ({escape(w.cause.replace('_', ' '))}): {escape(w.detail)}.")
         parts.append(f"Device: {escape(prov['device'])}.")
         ceil = "; ".join(f"{escape(n)} $=$ {escape(figure_value(n, f))} ({escape(f.basis)}: {escape(f.source)})"
                          for n, f in ceilings_used(report))
@@ -122,4 +133,5 @@ class LatexRenderer(Renderer):
         parts.append(", ".join(run) + ".")
         if "command" in prov:
             parts.append(f"Command: \\texttt{{{escape(prov['command'])}}}.")
+        parts += [f"\\textit{{Warning:}} {escape(n.text)}." for n in report.notes if n.kind == "warning"]
         return "\n".join(parts)

@@ -11,7 +11,8 @@ from typing import Iterable, List, Optional, Sequence
 
 from floorcalc.records import Report
 from floorcalc.render.base import Renderer
-from floorcalc.render.figures import ceilings_used, figure_value, format_figure, pass_figures, provenance
+from floorcalc.render.figures import (ceilings_used, figure_value, format_figure, groups_of, groups_title, grouped,
+                                      outlier_text, pass_figures, provenance, spread_text)
 
 
 def _us(x: Optional[float]) -> str:
@@ -75,22 +76,12 @@ class MarkdownRenderer(Renderer):
         passes = f"{s.passes} pass{'es' if s.passes != 1 else ''}"
         lines.append(f"Target `{report.target}`, device spec `{d.key}`; {passes}, every figure per pass. "
                      "floor = max(F/P, B/W) + L; efficiency = floor / measured.")
-        lines += ["", "## Ops, ranked by measured time", ""]
-        rows = []
-        for i, r in enumerate(report.ops[: self.top], 1):
-            bound = r.bound + (f" ({r.level})" if r.bound == "memory" and r.level not in ("", "dram") else "")
-            rows.append([str(i), _code(r.name), _code(r.module) or "(top)", f"{r.calls:g}", _us(r.duration_us),
-                         _us(r.floor_us), _pct(r.efficiency, r.floor_violation), bound])
-        rest = report.ops[self.top:]
-        if rest:
-            rows.append(["", f"{len(rest)} more ops", "", "", _us(sum(r.duration_us for r in rest)),
-                         _us(sum(r.floor_us or 0 for r in rest)), "", ""])
-        lines += _table(["#", "op", "module", "calls", "measured (us)", "floor (us)", "efficiency", "bound"],
-                        "rllrrrrl", rows)
-        n_fast = sum(r.floor_violation for r in report.ops)
-        if n_fast:
-            lines += ["", f"`!`: faster than its floor (efficiency > 100%), {n_fast} op(s) in all; see "
-                          "docs/method.md, floor violations."]
+        warnings = [n for n in report.notes if n.kind == "warning"]
+        if warnings:  # first, where they are seen; the notes close the document
+            lines.append("")
+            lines += [f"> **warning:** {_cell(n.text)}  " for n in warnings]
+        lines += ["", f"## {groups_title(report)[0].upper()}{groups_title(report)[1:]}", ""]
+        lines += self._groups(report)
         if self.kernels and report.kernels:
             lines += ["", f"## Kernels, the {min(self.kernels, len(report.kernels))} longest of "
                           f"{len(report.kernels)}", ""]
@@ -108,11 +99,38 @@ class MarkdownRenderer(Renderer):
                         [[n, figure_value(n, f), f.basis, _cell(f.source)] for n, f in ceilings_used(report)])
         lines += ["", "## Provenance", ""]
         lines += [f"- {k}: {_code(v) if k == 'command' else _cell(v)}" for k, v in provenance(report).items()]
-        if report.warnings:
-            lines += ["", "## Warnings: figures no hardware can produce", ""]
-            lines += [f"- **{w.level}, {w.cause.replace('_', ' ')}{', clipped' if w.clipped else ''}**: {_cell(w.detail)}"
-                      for w in report.warnings]
-        if self.notes and report.notes:
+        notes = [n for n in report.notes if n.kind == "note"]
+        if self.notes and notes:
             lines += ["", "## Notes", ""]
-            lines += [f"- {_cell(n)}" for n in report.notes]
+            lines += [f"- **note:** {_cell(n.text)}" for n in notes]
         return "\n".join(lines) + "\n"
+
+    def _groups(self, report: Report) -> List[str]:
+        """The op rows as the report groups them (floorcalc.grouping), ``top`` of them; with a
+        grouping, each row's instances, their median and spread, and the outlier."""
+        many = grouped(report)
+        groups = groups_of(report)
+        rows = []
+        for i, g in enumerate(groups[: self.top], 1):
+            bound = g.bound + (f" ({g.level})" if g.bound == "memory" and g.level not in ("", "dram") else "")
+            row = [str(i), _code(g.name), _code(g.module) or "(top)"]
+            if many:
+                row.append(f"x{g.instances}")
+            row += [f"{g.calls:g}", _us(g.duration_us)]
+            if many:
+                row += [_us(g.median_us), spread_text(g, _us)]
+            row += [_us(g.floor_us), _pct(g.efficiency, g.floor_violation), bound]
+            if many:
+                row.append(_cell(outlier_text(g)))
+            rows.append(row)
+        rest = groups[self.top:]
+        if rest:
+            row = ["", f"{len(rest)} more {'groups' if many else 'ops'}", ""] + ([""] if many else [])
+            row += ["", _us(sum(g.duration_us for g in rest))] + (["", ""] if many else [])
+            row += [_us(sum(g.floor_us or 0 for g in rest)), "", ""] + ([""] if many else [])
+            rows.append(row)
+        if many:
+            return _table(["#", "op", "module", "n", "calls", "measured (us)", "median (us)", "min-max (us)",
+                           "floor (us)", "efficiency", "bound", "outlier"], "rllrrrrrrrll", rows)
+        return _table(["#", "op", "module", "calls", "measured (us)", "floor (us)", "efficiency", "bound"],
+                      "rllrrrrl", rows)

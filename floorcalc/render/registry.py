@@ -64,7 +64,7 @@ FORMATS: Tuple[Format, ...] = (
     Format("report", "json", (".json",), "floorcalc.render.jsonfmt:JsonRenderer",
            "every figure, docs/json-schema.md; `floorcalc diff` and `floorcalc.load_report` read it back"),
     Format("report", "csv", (".csv",), "floorcalc.render.csvfmt:CsvRenderer",
-           "ops; with -o, FILE.kernels.csv and FILE.summary.csv beside it"),
+           "ops; with -o, FILE.kernels.csv, FILE.groups.csv and FILE.summary.csv beside it"),
     Format("report", "md", (".md",), "floorcalc.render.markdown:MarkdownRenderer",
            "GitHub-flavoured Markdown tables, for issues and notes"),
     Format("report", "latex", (".tex",), "floorcalc.render.latex:LatexRenderer",

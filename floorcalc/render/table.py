@@ -9,7 +9,6 @@ from rich.console import Console
 
 from floorcalc.records import Report
 from floorcalc.render.base import Renderer, captured
-from floorcalc.render.figures import warning_line
 from floorcalc.render.terminal import PlainTable, make_console, plain, styled
 
 BOUND_STYLE = {"compute": "green", "memory": "cyan", "overhead": "yellow", "uncounted": "magenta"}
@@ -71,6 +70,11 @@ class TableRenderer(Renderer):
         d = report.device
         console.print(styled((f"floorcalc {report.tool_version}", "bold"), "  device: ", plain(d.name), " (",
                              plain(d.key), f"; target {report.target})  passes: {s.passes}"))
+        warnings = [n for n in report.notes if n.kind == "warning"]
+        for note in warnings:  # first, where they are seen; the notes close the report
+            console.print(styled(("warning: ", "bold yellow"), plain(note.text)))
+        if warnings:
+            console.print()
         # Narrow terminals drop the achieved-rate columns first, then move the module under the
         # op name; op names and bounds never wrap.
         wide = console.width >= 120
@@ -113,10 +117,6 @@ class TableRenderer(Renderer):
                       _us(sum(r.floor_us or 0 for r in rest)), "", *([""] if ref is not None else []),
                       *([""] * (2 if wide else 0)), "")
         console.print(t)
-        if any(r.floor_violation for r in report.ops):
-            n = sum(r.floor_violation for r in report.ops)
-            console.print(styled(("!", "bold red"), f" {n} op(s) ran faster than their floor (efficiency > 100%): "
-                                 "see 'Floor violations' in docs/method.md"))
         st = PlainTable(box=box.SIMPLE_HEAD, title="pass summary", title_justify="left", show_header=False)
         st.add_column("figure")
         st.add_column("value", justify="right")
@@ -144,8 +144,6 @@ class TableRenderer(Renderer):
             st.add_row("wall, no profiler", f"{_us(s.bare_wall_us)} us", "same step timed bare")
             st.add_row("profiler distortion", _pct(s.profiler_distortion), "profiled wall / bare wall - 1")
         console.print(st)
-        for w in report.warnings:
-            console.print(plain(warning_line(w), style="bold red"))
         if report.timeline is not None:
             from floorcalc.render.timeline_table import render_timeline
 
@@ -154,4 +152,5 @@ class TableRenderer(Renderer):
                             f" figures from {'; '.join(d.origin) or d.key}; L = {d.launch_latency_us.value:.3g} us "
                             f"({_provenance(d.launch_latency_us)})", style="dim"))
         for note in report.notes:
-            console.print(plain(f"note: {note}", style="dim"))
+            if note.kind == "note":
+                console.print(plain(f"note: {note.text}", style="dim"))

@@ -82,14 +82,11 @@ def _other_text(d: Decomposition) -> str:
 
 
 def render_timeline(t: Timeline, console: Console, top: int = 8) -> None:
-    """Print the timeline section of a report."""
-    if t.partial:
-        console.print(styled(("PARTIAL:", "bold red"), " ", plain(t.partial)))
+    """Print the timeline section of a report (its notes and warnings, a partial trace and
+    broken invariants among them, are the report's: ``Report.notes``, printed by the caller)."""
     if t.decomposition is None:
         if t.target == "cpu":
             _host_only(t, console)
-        else:
-            _notes(t, console)
         return
     d = t.decomposition
     console.print(styled(("where the time goes, per pass", "bold"), f"  wall {_us(d.wall_us)} us, bound: {d.bound}"))
@@ -119,7 +116,6 @@ def render_timeline(t: Timeline, console: Console, top: int = 8) -> None:
     _ranges(t, console, top)
     _memory(t, console)
     _cold_start(t, console, top)
-    _invariants(t, console)
 
 
 def _steps(t: Timeline, console: Console) -> None:
@@ -264,13 +260,6 @@ def _memory(t: Timeline, console: Console) -> None:
                              f"{m.samples:,} allocator events"))
 
 
-def _invariants(t: Timeline, console: Console) -> None:
-    for chk in t.invariants:
-        if not chk.ok:
-            console.print(styled(("warning:", "bold yellow"), " ", plain(f"{chk.name}: {chk.detail}")))
-    _notes(t, console)
-
-
 def _cold_start(t: Timeline, console: Console, top: int) -> None:
     if not t.cold_start:
         return
@@ -286,16 +275,7 @@ def _cold_start(t: Timeline, console: Console, top: int) -> None:
     console.print(ct)
 
 
-def _notes(t: Timeline, console: Console) -> None:
-    for note in t.notes:
-        if note.startswith("warning:"):
-            console.print(plain(note, style="bold red"))
-        elif not note.startswith(("invariant broken", "PARTIAL")):
-            console.print(plain("note: " + note, style="dim"))
-
-
 def _host_only(t: Timeline, console: Console) -> None:
     console.print(styled(("timeline:", "bold"), " no GPU events in the window: host-side figures only"))
     _ranges(t, console, 8)
     _memory(t, console)
-    _notes(t, console)

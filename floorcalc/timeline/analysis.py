@@ -62,9 +62,9 @@ def analyze(trace: Trace, win: Window, units: Sequence[WorkUnit], spec: DeviceSp
     for it (``WorkUnit.event_floors_us``), never recomputed here.
     """
     n = passes or win.passes
+    # the reader's notes, then the timeline's own; a partial trace (Timeline.partial) and broken
+    # invariants (Timeline.invariants) are the report's warnings (floorcalc.analysis.report_notes)
     notes: List[str] = list(trace.notes)
-    if trace.partial:
-        notes.append("PARTIAL: " + trace.partial)
     cold = _cold_window(trace)
     if target != "cuda" or not win.gpu_ids:
         return _cpu_timeline(trace, win, n, notes, units)
@@ -132,9 +132,6 @@ def analyze(trace: Trace, win: Window, units: Sequence[WorkUnit], spec: DeviceSp
     ranges = _ranges(trace, win, part, W0)
     memory = _memory(trace, win)
     invariants = _invariants(trace, win, ev, units)
-    for chk in invariants:
-        if not chk.ok:
-            notes.append(f"invariant broken: {chk.name}: {chk.detail}")
     if cold:
         notes.append("the window was recorded with no warm-up (warmup 0 in the trace's floorcalc metadata): "
                      "host time in the first call of each op counts as cold start")

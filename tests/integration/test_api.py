@@ -57,7 +57,7 @@ def test_writers(rep, tmp_path):
     assert rep.plot(tmp_path / "r.png").read_bytes()[:4] == b"\x89PNG"
     assert rep.plot(tmp_path / "r.pdf", dpi=72).read_bytes()[:5] == b"%PDF-"
     paths = rep.to_csv(tmp_path / "r.csv")
-    assert [p.name for p in paths] == ["r.csv", "r.kernels.csv", "r.summary.csv"]
+    assert [p.name for p in paths] == ["r.csv", "r.kernels.csv", "r.groups.csv", "r.summary.csv"]
     rep.to_json(tmp_path / "r.json")
     assert json.loads((tmp_path / "r.json").read_text())["schema_version"] == 1
     assert rep.annotate_trace(tmp_path / "t.json.gz").exists()

@@ -102,15 +102,17 @@ def test_csv_to_stdout_is_the_ops_table(capsys):
 def test_markdown_tables_and_pass_figures(outputs, rep):
     text = outputs["md"].read_text()
     lines = text.splitlines()
-    header = lines.index("| # | op | module | calls | measured (us) | floor (us) | efficiency | bound |")
+    header = lines.index("| # | op | module | n | calls | measured (us) | median (us) | min-max (us) | floor (us) "
+                         "| efficiency | bound | outlier |")
     rows = []
     for line in lines[header + 2:]:
         if not line.startswith("|"):
             break
         rows.append(line)
-    assert len(rows) == 11  # --top 10 and the "more ops" line
-    assert all(r.count(" | ") == 7 for r in rows)
-    assert "| 1 | `aten::linear` | `lm_head` |" in rows[0]
+    assert len(rows) == 11  # --top 10 (groups) and the "more groups" line
+    assert all(r.count(" | ") == 11 for r in rows)
+    assert "| 1 | `aten::linear` | `lm_head` | x1 |" in rows[0]
+    assert "| `aten::linear` | `h.*.mlp.c_proj` | x12 | 12 |" in text  # the twelve layers: one row
     mfu = next(l for l in lines if l.startswith("| MFU |"))
     assert f"{100 * rep['summary']['mfu']:.1f}%" in mfu and "counted FLOP / bare (unprofiled) wall time" in mfu
     assert any(l.startswith("| MBU |") and "DRAM bandwidth" in l for l in lines)
@@ -144,7 +146,7 @@ def test_latex_is_balanced_and_says_what_to_quote(outputs, rep):
     text = outputs["latex"].read_text()
     _check_latex(text)
     assert "\\toprule" in text and "\\midrule" in text and "\\bottomrule" in text
-    assert "Op & Module & Time ($\\mu$s) & Floor ($\\mu$s) & Efficiency & Bound \\\\" in text
+    assert "Op & Module & $n$ & Time ($\\mu$s) & Floor ($\\mu$s) & Efficiency & Bound \\\\" in text
     assert "\\texttt{aten::linear} & \\texttt{lm\\_head} &" in text
     assert f"MFU {100 * rep['summary']['mfu']:.1f}\\,\\%" in text and "MBU" in text
     # the footnote: device, ceilings with basis and source, versions, warm-up and passes

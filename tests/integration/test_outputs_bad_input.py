@@ -114,7 +114,7 @@ def test_format_from_extension(tmp_path):
         assert out.read_text().startswith(start), ext
     assert json.loads((tmp_path / "r.json").read_text())["schema_version"] == 1
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
-        ["r.json", "r.md", "r.tex", "r.csv", "r.kernels.csv", "r.summary.csv", "r.txt"])
+        ["r.json", "r.md", "r.tex", "r.csv", "r.kernels.csv", "r.groups.csv", "r.summary.csv", "r.txt"])
 
 
 def test_count_keeps_its_own_formats(tmp_path, capsys):

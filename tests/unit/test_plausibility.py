@@ -164,13 +164,16 @@ def test_every_output_prints_the_warnings(tmp_path, capsys):
         assert main(["analyze", str(path), "--spec", "h200", "--format", fmt, "-o", str(out)]) == 0
         outs[fmt] = out
     err = capsys.readouterr().err
-    # THEN the JSON lists them, the text formats print them, and stderr repeats them
+    # THEN the JSON lists them (and has them among its notes, as every format does: test_notes.py),
+    # the text formats print them, and stderr repeats them
     doc = json.loads(outs["json"].read_text())
     causes = {(w["level"], w["figure"]): w["cause"] for w in doc["warnings"]}
     assert causes[("op", "flop_per_s")] == "wrong_spec" and causes[("kernel", "flop_per_s")] == "wrong_spec"
-    assert "warning (wrong spec)" in outs["table"].read_text()
-    assert "Warnings" in outs["md"].read_text() and "wrong spec" in outs["md"].read_text()
-    assert "\\textbf{Warning} (wrong spec)" in outs["latex"].read_text()
+    assert any(n["kind"] == "warning" and n["text"].startswith("wrong spec: ") for n in doc["notes"])
+    assert "warning: wrong spec: " in outs["table"].read_text()
+    assert "> **warning:** wrong spec: " in outs["md"].read_text()
+    assert "\\textit{Warning:} wrong spec: " in outs["latex"].read_text()
+    assert "warning,,,wrong spec: " in outs["csv"].with_name("r.summary.csv").read_text()
     assert "floorcalc: warning (wrong spec)" in err
 
 

@@ -71,7 +71,7 @@ def test_markdown_and_latex_say_unknown(uncounted):
     assert "| MFU | - |" in md
     tex = LatexRenderer(modules=False).render(rep)
     assert "MFU --, MBU --" in tex and "Module &" not in tex and "1 profiled pass." in tex
-    assert "\\texttt{aten::my\\_custom\\_op} & 20.0 & -- & -- & uncounted" in tex
+    assert "\\texttt{aten::my\\_custom\\_op} & 1 & 20.0 & -- & -- & uncounted" in tex
 
 
 def test_latex_options(counted):
@@ -80,7 +80,7 @@ def test_latex_options(counted):
     _, rep = counted
     tex = LatexRenderer(top=1, caption="My caption", label="tab:mine").render(rep)
     assert "\\caption{My caption}" in tex and "\\label{tab:mine}" in tex
-    assert "1 more ops" in tex and tex.count("\\texttt{aten::") == 1
+    assert "1 more groups" in tex and tex.count("\\texttt{aten::") == 1
 
 
 def test_plot_with_nothing_to_place(uncounted):

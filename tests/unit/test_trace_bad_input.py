@@ -100,7 +100,7 @@ def test_truncated_trace_gives_partial_results_labelled_partial(tmp_path, capsys
     assert main(["analyze", str(cut), "-o", str(out)]) == 0
     rep = json.loads(out.read_text())
     assert rep["partial"] and rep["timeline"]["partial"] == rep["partial"]
-    assert any(n.startswith("PARTIAL") for n in rep["timeline"]["notes"])
+    assert any(n["kind"] == "warning" and n["text"].startswith("PARTIAL") for n in rep["notes"])
     assert main(["analyze", str(cut)]) == 0
     assert "PARTIAL:" in capsys.readouterr().out
 
@@ -162,7 +162,7 @@ def test_trace_without_shapes_keeps_its_timeline():
             ev["args"] = {"External id": ev["args"]["External id"]}
     rep = build_report(parse(b.to_dict()), toy_spec())
     assert not any(r.flop for r in rep.ops)
-    assert any("no shapes" in n for n in rep.notes)
+    assert any("no shapes" in n.text for n in rep.notes)
     d = rep.timeline.decomposition
     # nothing is counted, so no kernel has a floor: its time is "other" (unfloored), never floor 0
     assert d.floor_us == 0.0 and d.other_parts_us["unfloored_kernels"] == pytest.approx((30 + 3))
