@@ -36,7 +36,7 @@ from typing import List, Optional, Tuple, Union
 from floorcalc import __version__
 from floorcalc.errors import SpecError, TraceError, UsageError
 from floorcalc.grouping import DEFAULT as DEFAULT_GROUP_BY
-from floorcalc.records import (CaptureInfo, DeviceSpec, Figure, GpuProperties, GroupBy, Implausible, Note, OpRow,
+from floorcalc.records import (CaptureInfo, DeviceSpec, Figure, GpuProperties, GroupBy, Implausible, Note,
                                Report, Target, Timeline, Trace)
 
 #: The version of the report's JSON document (docs/json-schema.md).
@@ -185,7 +185,7 @@ def build_report(trace: Trace, spec: DeviceSpec, *, passes: Optional[int] = None
         ops=ops, units=units, summary=summary, timeline=timeline, spec=spec, target=target)
     return Report(schema_version=SCHEMA_VERSION, tool_version=__version__, target=target, device=spec,
                   ops=tuple(ops), kernels=tuple(kernels), summary=summary, capture=cap,
-                  notes=report_notes(notes, trace, timeline, ops, warnings), reference=reference, timeline=timeline,
+                  notes=report_notes(notes, trace, timeline, warnings), reference=reference, timeline=timeline,
                   grouping=group_ops(ops, group_by), units=units, window=win, warnings=warnings)
 
 
@@ -195,11 +195,11 @@ def implausible_text(w: Implausible) -> str:
     return f"{w.cause.replace('_', ' ')}{', clipped' if w.clipped else ''}: {w.detail}"
 
 
-def report_notes(analysis: List[str], trace: Trace, timeline: Optional[Timeline], ops: List[OpRow],
+def report_notes(analysis: List[str], trace: Trace, timeline: Optional[Timeline],
                  implausible: Tuple[Implausible, ...] = ()) -> Tuple[Note, ...]:
     """The report's one list of notes and warnings, in the order every format prints it: the
     warnings first (a partial trace, broken invariants, the figures no hardware can produce
-    (``implausible``), ops faster than their floor), then the analysis's ``analysis`` notes,
+    (``implausible``: ops faster than their floor among them)), then the analysis's ``analysis`` notes,
     then the timeline's (which start with the trace reader's; the trace reader's alone when
     there is no timeline)."""
     warnings: List[str] = []
@@ -209,14 +209,8 @@ def report_notes(analysis: List[str], trace: Trace, timeline: Optional[Timeline]
     for chk in timeline.invariants if timeline is not None else ():
         if not chk.ok:
             warnings.append(f"invariant broken: {chk.name}: {chk.detail}")
+    # an op faster than its floor is one of them (floorcalc.plausibility names its likely cause)
     warnings += [implausible_text(w) for w in implausible]
-    fast = [r for r in ops if r.floor_violation]
-    if fast:
-        top = max(fast, key=lambda r: r.efficiency or 0.0)
-        where = f" [{top.module}]" if top.module else ""
-        warnings.append(f"{len(fast)} op(s) ran faster than their floor (efficiency above 100%, shown unclipped, "
-                        f"marked '!'; the furthest: {top.name}{where} at {100 * (top.efficiency or 0.0):.1f}%): "
-                        "see 'Floor violations' in docs/method.md")
     later = list(timeline.notes) if timeline is not None else list(trace.notes)
     # a timeline note that starts with "warning: " is a warning (floorcalc.timeline's convention)
     warnings += [n[len(WARNING_PREFIX):] for n in later if n.startswith(WARNING_PREFIX)]
