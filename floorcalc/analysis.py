@@ -143,7 +143,7 @@ def build_report(trace: Trace, spec: DeviceSpec, *, passes: Optional[int] = None
     wall = summary.wall_us
     notes: List[str] = [f"window: {win.source}; figures are per pass (totals / {n})"]
     table = cap.inductor_kernels
-    n_gen = sum(1 for u in units if u.kernel)
+    n_gen = sum(1 for u in units if u.kernel and u.count is not None)
     if n_gen:
         notes.append(f"torch.compile: {n_gen} launches of {len(table)} generated kernels counted from Inductor's own "
                      "records (FLOPs of the FX nodes each kernel computes; bytes: its kernel_num_gb, the fusion's "
@@ -162,8 +162,15 @@ def build_report(trace: Trace, spec: DeviceSpec, *, passes: Optional[int] = None
                      f"(L = {spec.launch_latency_us.value:.3g} us per launch): fewer launches lower it")
     if cap.compile_fallback:
         notes.append(f"torch.compile failed, so this run is eager: {cap.compile_fallback}")
-    if cap.allow_tf32 is None and any(r.peak_key == "tensor.tfloat32" for r in ops):
-        notes.append("float32 matmuls floored at the TF32 tensor peak: the trace does not say whether TF32 was allowed")
+    if any(classify.TF32_UNKNOWN in r.note for r in ops):
+        notes.append("float32 matmuls floored at the TF32 tensor peak: neither the trace nor their kernels' names "
+                     "say whether TF32 ran")
+    gen = [u for u in units if u.floor is None and u.op is not None and classify.is_compiled_region(u.op.name)]
+    if gen:
+        gen_us = sum(u.duration_us for u in gen) / n
+        notes.append(f"torch.compile regions: {gen_us:.1f} us per pass of generated code is uncounted "
+                     f"({len(gen)} {'kernel launches' if gpu else 'region calls'} with no Inductor record in this "
+                     "trace; floorcalc report --compile records them)")
     key, peak = summary.mfu_peak_key, summary.mfu_peak_flop_per_s
     if key:
         notes.append(f"MFU uses {key} = {peak:.4g} FLOP/s ({spec.peak_flop_per_s[key].basis}); "

@@ -121,12 +121,12 @@ def _peak_words(spec: DeviceSpec, key: str) -> str:
     return f"{key} = {fig.value:.4g} FLOP/s ({fig.basis})"
 
 
-def _compute_detail(spec: DeviceSpec, key: str, formula: str) -> str:
+def _compute_detail(spec: DeviceSpec, key: str, formula: str, note: str = "") -> str:
     fig = spec.peak_flop_per_s.get(key)
     why = ["the spec's peak is below what this device does (a datasheet figure of another part"]
     if fig is not None and fig.basis == "measured":
         why.append("or a calibrated ceiling: a fit of one shape's median, not the most the device does")
-    if key == "vector.float32" and formula != "inductor":
+    if key == "vector.float32" and formula != "inductor" and "read from the kernel name" not in note:
         why.append("or a float32 matrix op that ran on TF32 tensor cores")
     return ", ".join(why) + "), or a formula that counts more FLOPs than the work has"
 
@@ -153,7 +153,7 @@ def _op_checks(ops: Sequence[OpRow], spec: DeviceSpec, target: Target) -> List[I
             continue
         c, m = r.compute_us or 0.0, r.memory_us or 0.0
         if c > d:
-            groups[("flop_per_s", "wrong_spec")].append((c / d, r, _compute_detail(spec, r.peak_key, r.formula)))
+            groups[("flop_per_s", "wrong_spec")].append((c / d, r, _compute_detail(spec, r.peak_key, r.formula, r.note)))
         elif m > d:
             cause, words = _memory_cause(r.level, target, spec)
             groups[("bytes_per_s", cause)].append((m / d, r, words))
@@ -197,7 +197,8 @@ def _kernel_checks(units: Sequence[WorkUnit], spec: DeviceSpec, target: Target) 
             elif part.work_us > d:
                 if part.role == "main" and u.floor.bound == "compute":
                     groups[("flop_per_s", "wrong_spec")].append(
-                        (part.work_us / d, ev, u, _compute_detail(spec, u.floor.peak_key, u.count.formula if u.count else "")))
+                        (part.work_us / d, ev, u, _compute_detail(spec, u.floor.peak_key, u.count.formula if u.count else "",
+                                                                  u.count.note if u.count else "")))
                 else:
                     cause, words = _memory_cause(u.floor.bandwidth_key if part.role == "main" else "dram", target, spec)
                     groups[("bytes_per_s", cause)].append((part.work_us / d, ev, u, words))

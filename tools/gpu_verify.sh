@@ -270,6 +270,99 @@ PY
   du -sh "$D"/*x"$n"_*/ | tee "$D/sizes.txt"
 }
 
+## floors: issue 12 on this GPU: float32 matmuls and a conv with TF32 on and off, recorded by plain torch.profiler (no capture record, so only the kernel names can say which path ran); a fresh process whose first matmul creates the cuBLAS handle inside the window (cold start, no warm pass); then every trace of this run checked for kernels below 0.95 x floor on the datasheet and the calibrated spec (about 2 minutes)
+section_floors() {
+  # 1. TF32 on/off, each in its own process (the flags are process-wide), traces kept as fixtures
+  for tf32 in on off; do
+    python3 - "$D/tf32_$tf32.trace.json.gz" "$tf32" <<'PY'
+import sys, torch
+from torch.profiler import ProfilerActivity, profile, record_function
+path, on = sys.argv[1], sys.argv[2] == "on"
+torch.backends.cuda.matmul.allow_tf32 = on
+torch.backends.cudnn.allow_tf32 = on
+a, b = torch.randn(4096, 4096, device="cuda"), torch.randn(4096, 4096, device="cuda")
+x, w = torch.randn(4096, 8192, device="cuda"), torch.randn(8192, 2048, device="cuda")
+img, k = torch.randn(8, 64, 56, 56, device="cuda"), torch.randn(64, 64, 3, 3, device="cuda")
+def step():
+    (a @ b).relu_(); x @ w; torch.nn.functional.conv2d(img, k, padding=1)
+for _ in range(3):
+    step()
+torch.cuda.synchronize()
+with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], record_shapes=True) as p:
+    for i in range(2):
+        with record_function(f"ProfilerStep#{i}"):
+            step()
+    torch.cuda.synchronize()
+p.export_chrome_trace(path)
+print("wrote", path, "allow_tf32", on)
+PY
+    fc analyze "$D/tf32_$tf32.trace.json.gz" --spec h200 -o "$D/tf32_$tf32.json"
+    python3 - "$D/tf32_$tf32.json" <<'PY'
+import json, sys
+rep = json.load(open(sys.argv[1]))
+for o in rep["ops"]:
+    if o["peak_key"] in ("tensor.tfloat32", "vector.float32") and o["flop"]:
+        print(f"  {o['name']:16s} {o['shapes'][:40]:40s} {o['duration_us']:9.1f} us  floor {o['floor_us']:9.1f} us  "
+              f"{o['peak_key']:16s} {o['note'][-110:]}")
+for k in rep["kernels"][:6]:
+    print(f"    kernel {k['name'][:90]}")
+PY
+  done
+  # 2. cold start: a fresh process, the profiler on before the first matmul of the process (the
+  #    context exists, cuBLAS's handle does not); one pass, so no pass is warm
+  python3 - "$D/cold_handle.trace.json.gz" <<'PY'
+import sys, torch
+from torch.profiler import ProfilerActivity, profile, record_function
+x = torch.randn(2048, 2048, device="cuda", dtype=torch.bfloat16)
+torch.cuda.synchronize()
+with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], record_shapes=True) as p:
+    torch.zeros(1, device="cuda").add_(1)          # the profiler's first buffer request, outside the step
+    torch.cuda.synchronize()
+    with record_function("ProfilerStep#0"):
+        y = torch.nn.functional.linear(x, x).relu()
+        z = torch.empty(512 * 2**20, dtype=torch.uint8, device="cuda")   # allocator growth
+        torch.cuda.synchronize()
+p.export_chrome_trace(sys.argv[1])
+print("wrote", sys.argv[1])
+PY
+  fc analyze "$D/cold_handle.trace.json.gz" --spec h200 -o "$D/cold_handle.json"
+  python3 - "$D/cold_handle.json" <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))["timeline"]
+c = t["cold_start"]
+print("cold start pieces:", c["count"], "warm passes:", c["warm_passes"])
+for x in c["listed"]:
+    print(f"  {x['kind']:14s} {x['name'][:40]:40s} in {x['op'][:24]:24s} host {x['duration_us']:9.1f} us  device idle {x['idle_us']:9.1f} us")
+print("\n".join(n for n in t["notes"] if n.startswith("warning")))
+PY
+  # 3. kernels below 0.95 x floor on every trace this run recorded (and the committed ones)
+  python3 - "$R" <<'PY'
+import sys
+from pathlib import Path
+from floorcalc.analysis import analyze_file
+R = Path(sys.argv[1])
+cal = R / "calibrate" / "h200-calibrated.yaml"
+specs = {"datasheet": None, "calibrated": str(cal if cal.exists() else "docs/examples/h200-calibrated.yaml")}
+traces = sorted(R.rglob("*.trace.json.gz")) + sorted(Path("tests/data").rglob("*.trace.json.gz"))
+total = {k: 0 for k in specs}
+for t in traces:
+    for name, spec in specs.items():
+        try:
+            rep, _ = analyze_file(t, spec=spec)
+        except Exception as e:  # a rank trace of another GPU, a capture-only trace...
+            print(f"{str(t)[-70:]:70s} {name:10s} not analysed: {str(e)[:80]}")
+            continue
+        below = [(ev.name, ev.duration_us, p.floor_us, p.role, u.name) for u in rep.units if u.floor is not None
+                 for ev, p in zip(u.events, u.event_parts) if ev.duration_us < 0.95 * p.floor_us]
+        total[name] += len(below)
+        print(f"{str(t)[-70:]:70s} {name:10s} kernels below 0.95 x floor: {len(below):4d}  warnings: "
+              + ", ".join(f"{w.level}/{w.figure}/{w.cause}x{w.count}" for w in rep.warnings))
+        for b in below[:3]:
+            print(f"      {b[0][:70]} ({b[3]}, op {b[4]}): {b[1]:.3f} us, floor {b[2]:.3f} us")
+print("TOTAL kernels below 0.95 x floor:", total)
+PY
+}
+
 # --------------------------------------------------------------------------------------------
 # the runner: everything below reads the "## NAME:" lines above and needs no change
 
