@@ -36,7 +36,9 @@ from builders import KinetoBuilder, tensor_args, toy_spec
 from floorcalc.analysis import build_report
 from floorcalc.cli import main
 from floorcalc.errors import OutputError
+from floorcalc.grouping import regroup
 from floorcalc.output import check_new_file, write_atomic
+from floorcalc.records import Note
 from floorcalc.render.csvfmt import CsvRenderer
 from floorcalc.render.jsonfmt import dumps
 from floorcalc.render.latex import LatexRenderer
@@ -83,7 +85,9 @@ def base_report(tmp_path_factory):
 def renamed(report, op_name: str, module: str, kernel: str):
     ops = tuple(dataclasses.replace(o, name=op_name if i == 0 else o.name, module=module) for i, o in enumerate(report.ops))
     kernels = tuple(dataclasses.replace(k, name=kernel) for k in report.kernels)
-    return dataclasses.replace(report, ops=ops, kernels=kernels, notes=report.notes + (f"note about {op_name}",))
+    renamed = dataclasses.replace(report, ops=ops, kernels=kernels,
+                                  notes=report.notes + (Note("note", f"note about {op_name}"),))
+    return regroup(renamed, "layer")  # the groups are a function of the rows: made again from the renamed ones
 
 
 @fuzz(80)
