@@ -266,6 +266,8 @@ class _Floors:
         # count kept in the value so that its id is not reused
         self.memo: Dict[Tuple[int, int, Level, Optional[int], Optional[int], Optional[Tuple[Optional[bool], Optional[bool]]]],
                         Tuple[Count, Union[Floor, KeyError]]] = {}
+        #: the event parts of single-event units (see _freeze)
+        self.parts: Dict[Tuple[int, int, EventKind, str], Tuple[Floor, Count, Tuple[EventFloor, ...]]] = {}
         self.f32: Dict[Tuple[int, Tuple[str, ...]], Tuple[Count, Count, Tuple[Optional[bool], Optional[bool]]]] = {}
 
     def float32(self, c: Count, events: Sequence[GpuEvent]) -> Tuple[Count, Tuple[Optional[bool], Optional[bool]]]:
@@ -331,8 +333,19 @@ def _freeze(u: _Pending, floors: _Floors, ref_floors: Optional[_Floors], *, gpu:
             ref = ref_floors(c, launches, level, level_bytes, u.dram_bytes, flags)
         except KeyError:
             ref = None  # the reference lacks a peak: no reference figure for this op
-    return _new_unit(u.op, tuple(u.events), u.duration_us, c, floor, "", u.kernel, ref,
-                     event_floors(floor, c, u.events, floors.spec, terms))
+    if len(u.events) == 1:
+        # a lone event is its op's main event whatever its time (event_floors, steps 1 and 3): its
+        # part depends on the floor, the count and the event's kind and name only, so each
+        # distinct one is computed once (floors and counts are shared objects, kept alive here)
+        ev = u.events[0]
+        key = (id(floor), id(c), ev.kind, ev.name)
+        hit = floors.parts.get(key)
+        if hit is None:
+            hit = floors.parts[key] = (floor, c, event_floors(floor, c, u.events, floors.spec, terms))
+        parts = hit[2]
+    else:
+        parts = event_floors(floor, c, u.events, floors.spec, terms)
+    return _new_unit(u.op, tuple(u.events), u.duration_us, c, floor, "", u.kernel, ref, parts)
 
 
 def launch_terms(events: Sequence[GpuEvent], spec: DeviceSpec) -> Dict[EventKind, float]:
