@@ -31,13 +31,13 @@ from __future__ import annotations
 import dataclasses
 import sys
 from pathlib import Path
-from typing import List, Optional, Tuple, Union
+from typing import List, Optional, Sequence, Tuple, Union
 
 from floorcalc import __version__
 from floorcalc.errors import SpecError, TraceError, UsageError
 from floorcalc.grouping import DEFAULT as DEFAULT_GROUP_BY
-from floorcalc.records import (CaptureInfo, DeviceSpec, Figure, GpuProperties, GroupBy, Implausible, Note,
-                               Report, Target, Timeline, Trace)
+from floorcalc.records import (CaptureInfo, DeviceSpec, Figure, GpuProperties, GroupBy, Implausible, Link, Note,
+                               Report, RunReport, Target, Timeline, Trace)
 
 #: The version of the report's JSON document (docs/json-schema.md).
 SCHEMA_VERSION = 1
@@ -46,8 +46,8 @@ SCHEMA_VERSION = 1
 #: :class:`DeviceSpec` used as it is, or None (the one matching the trace's device).
 SpecArg = Union[None, str, Path, DeviceSpec]
 
-__all__ = ["SCHEMA_VERSION", "SpecArg", "analyze", "analyze_file", "build_report", "check_passes", "device_spec",
-           "reference_spec", "report_notes"]
+__all__ = ["SCHEMA_VERSION", "SpecArg", "analyze", "analyze_file", "analyze_run", "build_report", "check_passes",
+           "device_spec", "reference_spec", "report_notes"]
 
 
 def check_passes(passes: Optional[int]) -> None:
@@ -58,7 +58,7 @@ def check_passes(passes: Optional[int]) -> None:
 
 def analyze_file(path: Union[str, Path], *, spec: SpecArg = None, passes: Optional[int] = None,
                  device: Optional[str] = None, command: str = "", pid: Optional[int] = None,
-                 group_by: GroupBy = DEFAULT_GROUP_BY) -> Tuple[Report, Trace]:
+                 group_by: GroupBy = DEFAULT_GROUP_BY, link: Optional[Link] = None) -> Tuple[Report, Trace]:
     """Read the Kineto trace at ``path`` (``.json`` or ``.json.gz``) and :func:`analyze` it:
     (Report, Trace). ``pid``: the process to read in a file that holds several (ranks; see
     :func:`floorcalc.trace.load`). Raises :class:`TraceError` for a file that is not a readable
@@ -67,11 +67,42 @@ def analyze_file(path: Union[str, Path], *, spec: SpecArg = None, passes: Option
 
     check_passes(passes)
     trace = trace_mod.load(path, pid=pid)
-    return analyze(trace, spec=spec, passes=passes, device=device, command=command, group_by=group_by), trace
+    return analyze(trace, spec=spec, passes=passes, device=device, command=command, group_by=group_by,
+                   link=link), trace
+
+
+def analyze_run(paths: Sequence[Union[str, Path]], *, spec: SpecArg = None, passes: Optional[int] = None,
+                device: Optional[str] = None, link: Optional[Link] = None, workers: Optional[int] = None,
+                scheduler: Optional[str] = None, command: str = "",
+                annotate_dir: Optional[Union[str, Path]] = None, formulas: Sequence[str] = ()) -> RunReport:
+    """The cross-rank report of a distributed run: every rank's trace analysed on its own (as
+    :func:`analyze` does), then all read together (floorcalc.distributed, docs/timeline.md
+    "Several ranks").
+
+    ``paths``: trace files, or folders holding them (one trace per rank). ``workers``: processes
+    of the local pool (default: one per CPU, at most one per trace; 1: this process alone).
+    ``scheduler``: the address of a Dask scheduler (``tcp://host:8786``) whose workers analyse
+    the ranks instead (needs ``floorcalc[dask]``; the traces must be readable from the workers).
+    ``annotate_dir``: a folder for each rank's annotated trace; ``formulas``: formula files of
+    the user's own, loaded wherever a rank is analysed. The other options are :func:`analyze`'s,
+    for every rank.
+
+    Raises :class:`TraceError` when no trace is found, :class:`RunError` for traces that are not
+    one run (two runs mixed, two traces of one rank, world sizes that disagree, no rank known),
+    :class:`UsageError` for bad options. A rank that is missing, unreadable or truncated does
+    not raise: the result covers the other ranks and says so (``RunReport.partial``).
+    """
+    from floorcalc.distributed import analyze_run as _run
+
+    check_passes(passes)
+    return _run(paths, spec=spec, passes=passes, device=device, link=link, workers=workers, scheduler=scheduler,
+                command=command, annotate_dir=str(annotate_dir) if annotate_dir is not None else None,
+                formulas=formulas)
 
 
 def analyze(trace: Trace, *, spec: SpecArg = None, passes: Optional[int] = None, device: Optional[str] = None,
-            command: str = "", live: bool = False, group_by: GroupBy = DEFAULT_GROUP_BY) -> Report:
+            command: str = "", live: bool = False, group_by: GroupBy = DEFAULT_GROUP_BY,
+            link: Optional[Link] = None) -> Report:
     """The report of ``trace`` (all figures per pass; steps in the module notes).
 
     ``spec``: see :data:`SpecArg`. ``passes``: the number of passes of a trace without
@@ -79,7 +110,8 @@ def analyze(trace: Trace, *, spec: SpecArg = None, passes: Optional[int] = None,
     trace has GPU events). ``command``: the command that asked for this report, recorded in
     ``Report.capture``. ``live``: the report is made by the run that captured the trace (``floorcalc
     report``, :func:`floorcalc.report`): the CPU spec is this host's own rather than the one the
-    trace recorded, and the GPU is the one capture named.
+    trace recorded, and the GPU is the one capture named. ``link``: the link collectives are
+    floored at (default: ranks on one host; floorcalc.floor.collective_link).
 
     Raises :class:`UsageError` for options the trace contradicts, :class:`TraceError` for a
     truncated GPU trace with no device event left, :class:`SpecError` when no spec fits.
@@ -108,19 +140,20 @@ def analyze(trace: Trace, *, spec: SpecArg = None, passes: Optional[int] = None,
                       compute_capability=cap.compute_capability, trace_devices=() if live else trace.devices)
     capture = dataclasses.replace(cap, command=command, trace=trace.path, live=live)
     return build_report(trace, dev, passes=passes, reference=reference_spec(dev, gpu_name), capture=capture,
-                        group_by=group_by)
+                        group_by=group_by, link=link)
 
 
 def build_report(trace: Trace, spec: DeviceSpec, *, passes: Optional[int] = None,
                  reference: Optional[DeviceSpec] = None, capture: Optional[CaptureInfo] = None,
-                 group_by: GroupBy = DEFAULT_GROUP_BY) -> Report:
+                 group_by: GroupBy = DEFAULT_GROUP_BY, link: Optional[Link] = None) -> Report:
     """Turn a parsed trace and a device spec into a :class:`Report` (all figures per pass),
     with none of :func:`analyze`'s checks (step 3 of the module notes).
 
     ``reference``: a second spec (the datasheet one when ``spec`` is calibrated); every floor
     and efficiency is then also given against it, labelled ``reference_*``. ``capture``: the
     report's capture record (default: the trace's, with its path). ``group_by``: how
-    ``Report.grouping`` groups the op rows (floorcalc.grouping).
+    ``Report.grouping`` groups the op rows (floorcalc.grouping). ``link``: as for
+    :func:`analyze`.
     """
     from floorcalc import classify, plausibility
     from floorcalc.grouping import group_ops
@@ -134,7 +167,7 @@ def build_report(trace: Trace, spec: DeviceSpec, *, passes: Optional[int] = None
     trace, overlap = plausibility.clip_stream_overlaps(trace)
     win = window(trace, passes)
     gpu = bool(win.gpu_ids)
-    units = classify.classify(trace, win, spec, reference=reference)
+    units = classify.classify(trace, win, spec, reference=reference, link=link)
     n = win.passes
     ops = classify.op_rows(units, n, spec, gpu=gpu)
     kernels = classify.kernel_rows(units, n) if gpu else []

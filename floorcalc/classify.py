@@ -23,7 +23,12 @@ Notes on the method:
    of the bytes it alone moves, the op's main events the rest of its work in proportion to
    their time beyond the launch term, each event plus its launch term (:func:`launch_terms`):
    the per-event floor the kernel rows, the timeline and the annotated trace read.
-4. **Memory level.** On a GPU, inputs written shortly before by another op may still be in
+4. **Collectives.** Each collective kernel (``Trace.collectives``) is a unit of its own, owned
+   for its name by the outermost op that launched it (``c10d::allreduce_``), counted by
+   floorcalc.counting.collectives and floored by its link (floorcalc.floor.collective_floor):
+   bound ``communication``, the kernel its whole floor. Its link bytes are no DRAM traffic:
+   they stay out of the pass's counted bytes, MBU and the L2 residency of note 5.
+5. **Memory level.** On a GPU, inputs written shortly before by another op may still be in
    L2, and outputs that fit in L2 stay there when the kernel ends: those bytes are floored at
    the L2 bandwidth instead of DRAM's (:func:`mark_l2_resident`), so a floor never asks more
    of DRAM than the pass needs. On a CPU whose spec has cache levels (L1, L2, L3 from sysfs and
@@ -40,18 +45,20 @@ Notes on the method:
 
 from __future__ import annotations
 
+import dataclasses
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from floorcalc.counting import count as count_call
 from floorcalc.counting import has_formula
+from floorcalc.counting.collectives import count_collective
 from floorcalc.device.levels import level_for_bytes
-from floorcalc.floor import bandwidth, floor_of, largest_term
+from floorcalc.floor import bandwidth, collective_floor, floor_of, largest_term
 from floorcalc.kernel_names import event_role, float32_path
-from floorcalc.records import (UNATTRIBUTED, Bound, CaptureInfo, Count, CpuOp, DeviceSpec, EventFloor, EventKind, Floor,
-                               FloorBound, FloorSplit, GpuEvent, KernelRole, KernelRow, Level, OpCall, OpRow, Summary,
-                               Trace, Window, WorkUnit, record_builder)
+from floorcalc.records import (UNATTRIBUTED, Bound, CaptureInfo, CollectiveCall, CommCount, Count, CpuOp, DeviceSpec,
+                               EventFloor, EventKind, Floor, FloorBound, FloorSplit, GpuEvent, KernelRole, KernelRow,
+                               Level, Link, OpCall, OpRow, Summary, Trace, Window, WorkUnit, record_builder)
 from floorcalc.timeline.window import busy_us
 
 __all__ = ["COMPILED_REGION_PREFIXES", "TF32_UNKNOWN", "UNATTRIBUTED", "classify", "event_floors", "float32_path_of",
@@ -69,6 +76,8 @@ class _Pending:
     uncounted_reason: str = ""
     dram_bytes: Optional[int] = None   # set when part of count.bytes may come from L2
     kernel: str = ""                   # a generated (Inductor) kernel counted on its own: its name
+    collective: Optional[CollectiveCall] = None   # a collective's kernel (note 4)
+    comm: Optional[CommCount] = None
 
 
 #: Host ops that run the code torch.compile generated (Dynamo's frame, AOTAutograd's function):
@@ -104,10 +113,11 @@ def _owner(trace: Trace, op_index: int, cache: Dict[int, Tuple[int, bool]]) -> T
     return owner, counted
 
 
-def classify(trace: Trace, win: Window, spec: DeviceSpec, *,
-             reference: Optional[DeviceSpec] = None) -> Tuple[WorkUnit, ...]:
+def classify(trace: Trace, win: Window, spec: DeviceSpec, *, reference: Optional[DeviceSpec] = None,
+             link: Optional[Link] = None) -> Tuple[WorkUnit, ...]:
     """The work units of ``trace``'s window, counted and floored against ``spec`` (and against
-    ``reference`` too when given): notes 1, 3 and 4.
+    ``reference`` too when given): notes 1, 3, 4 and 5. ``link``: the link collectives are
+    floored at (default: ranks on one host, floorcalc.floor.collective_link).
 
     On a GPU trace (the window has device events) the units are device work; on a CPU-only
     trace they are op calls. The TF32 flags come from the capture's record
@@ -122,7 +132,7 @@ def classify(trace: Trace, win: Window, spec: DeviceSpec, *,
     terms = launch_terms([trace.gpu[i] for i in win.gpu_ids], spec)
     floors = _Floors(spec, cap)
     ref_floors = _Floors(reference, cap) if reference is not None else None
-    return tuple(_freeze(u, floors, ref_floors, gpu=gpu, terms=terms) for u in pending)
+    return tuple(_freeze(u, floors, ref_floors, gpu=gpu, terms=terms, link=link) for u in pending)
 
 
 def _gpu_units(trace: Trace, win: Window) -> List[_Pending]:
@@ -136,8 +146,17 @@ def _gpu_units(trace: Trace, win: Window) -> List[_Pending]:
     cache: Dict[int, Tuple[int, bool]] = {}
     table = trace.capture.inductor_kernels
     seen: Dict[str, int] = defaultdict(int)
+    comms = {c.event: c for c in trace.collectives if c.event is not None}
     for gi in win.gpu_ids:
         ev = trace.gpu[gi]
+        call = comms.get(ev.index)
+        if call is not None:                # note 4: a collective is a unit of its own
+            owner = _owner(trace, ev.op, cache)[0] if ev.op is not None else None
+            comm, why = count_collective(call)
+            units[("collective", ev.index)] = _Pending(
+                op=trace.ops[owner] if owner is not None else None, events=[ev], duration_us=ev.duration_us,
+                collective=call, comm=comm, uncounted_reason=why)
+            continue
         entries = table.get(ev.name)
         if entries and ev.kind == "kernel":
             e = entries[seen[ev.name] % len(entries)]
@@ -218,8 +237,8 @@ def _count(units: Sequence[_Pending]) -> None:
     memo: Dict[OpCall, Optional[Count]] = {}
     by_id: Dict[int, Tuple[OpCall, Optional[Count]]] = {}   # the reader shares one OpCall per distinct call
     for u in units:
-        if u.kernel or u.uncounted_reason:
-            continue  # counted from Inductor's table in _gpu_units, or uncounted with its reason there
+        if u.kernel or u.uncounted_reason or u.collective is not None:
+            continue  # counted from Inductor's table or as a collective in _gpu_units, or uncounted with its reason there
         if u.op is None:
             u.uncounted_reason = "no launching op in the trace"
         elif not has_formula(u.op.name):
@@ -302,8 +321,11 @@ class _Floors:
 
 
 def _freeze(u: _Pending, floors: _Floors, ref_floors: Optional[_Floors], *, gpu: bool,
-            terms: Mapping[EventKind, float]) -> WorkUnit:
-    """Floor one counted unit (note 3; L2 residency, note 4) and freeze it into a WorkUnit."""
+            terms: Mapping[EventKind, float], link: Optional[Link] = None) -> WorkUnit:
+    """Floor one counted unit (note 3; collectives, note 4; L2 residency, note 5) and freeze it
+    into a WorkUnit."""
+    if u.collective is not None:
+        return _freeze_collective(u, floors.spec, ref_floors.spec if ref_floors is not None else None, link)
     c = u.count
     if c is None:
         return _new_unit(u.op, tuple(u.events), u.duration_us, None, None, u.uncounted_reason, u.kernel, None, ())
@@ -346,6 +368,32 @@ def _freeze(u: _Pending, floors: _Floors, ref_floors: Optional[_Floors], *, gpu:
     else:
         parts = event_floors(floor, c, u.events, floors.spec, terms)
     return _new_unit(u.op, tuple(u.events), u.duration_us, c, floor, "", u.kernel, ref, parts)
+
+
+def _freeze_collective(u: _Pending, spec: DeviceSpec, reference: Optional[DeviceSpec],
+                       link: Optional[Link]) -> WorkUnit:
+    """A collective's unit: its link bytes as the count, floored by the link (note 4)."""
+    comm = u.comm
+    base = WorkUnit(op=u.op, events=tuple(u.events), duration_us=u.duration_us, uncounted_reason=u.uncounted_reason,
+                    collective=u.collective, comm=comm)
+    if comm is None:
+        return base
+    try:
+        floor = collective_floor(comm, spec, link)
+    except KeyError as e:
+        return dataclasses.replace(base, uncounted_reason=str(e.args[0]) if e.args else "no link bandwidth")
+    ref: Optional[Floor] = None
+    if reference is not None:
+        try:
+            ref = collective_floor(comm, reference, link)
+        except KeyError:
+            ref = None
+    count = Count(0, int(round(comm.link_bytes)), 0, comm.dtype, "none", comm.rule,
+                  f"message {comm.message_bytes:,} bytes; link bytes per GPU {comm.link_bytes:,.0f}")
+    parts = tuple(EventFloor(role="main", share=1.0 / len(u.events), bytes=comm.link_bytes / len(u.events),
+                             work_us=floor.memory_us / len(u.events), launch_us=floor.overhead_us / len(u.events),
+                             bound="communication") for _ in u.events)
+    return dataclasses.replace(base, count=count, floor=floor, reference_floor=ref, event_parts=parts)
 
 
 def launch_terms(events: Sequence[GpuEvent], spec: DeviceSpec) -> Dict[EventKind, float]:
@@ -501,7 +549,7 @@ def mark_l2_resident(units: Sequence[_Pending], spec: DeviceSpec) -> None:
     moved = 0
     moved_at: Dict[int, int] = {}
     sizes: Dict[int, Tuple[OpCall, Tuple[int, ...]]] = {}   # each distinct call's tensor sizes, once
-    for u in sorted((u for u in units if u.events), key=lambda u: u.events[0].ts_us):
+    for u in sorted((u for u in units if u.events and u.collective is None), key=lambda u: u.events[0].ts_us):
         c = u.count
         if c is not None and u.op is not None and u.op.call is not None:
             call = u.op.call
@@ -553,7 +601,8 @@ def op_rows(units: Sequence[WorkUnit], passes: int, spec: DeviceSpec, *, gpu: bo
             memory = sum(f.memory_us for f in floors) / passes
             overhead = sum(f.overhead_us for f in floors) / passes
             floor_us = sum(f.floor_us for f in floors) / passes
-            bound = largest_term(compute, memory, overhead)
+            bound: Bound = ("communication" if floors[0].bound == "communication"
+                            else largest_term(compute, memory, overhead))
             rows.append(OpRow(
                 name=name, module=module, calls=len(us) / passes, kernels=n_events / passes,
                 duration_us=duration, flop=sum(c.flop for c in counts) / passes,
@@ -631,6 +680,10 @@ def mfu_peak(rows: Sequence[OpRow], spec: DeviceSpec) -> Tuple[Optional[str], Op
     return key, (fig.value if fig else None)
 
 
+#: Levels whose bytes are not DRAM traffic: host<->device copies and collectives' links.
+NOT_DRAM = frozenset({"host_link", "nvlink", "pcie", "nic"})
+
+
 def summarise(trace: Trace, win: Window, ops: Sequence[OpRow], spec: DeviceSpec, *, gpu: bool,
               bare_wall_us: Optional[float], reference: bool) -> Summary:
     """The pass figures (per pass) of the window's op rows: wall, busy and idle time, sums of
@@ -644,12 +697,13 @@ def summarise(trace: Trace, win: Window, ops: Sequence[OpRow], spec: DeviceSpec,
     # MFU/MBU divide by the least distorted wall time: the bare one when the step was timed
     # without the profiler, else the profiled one. Host<->device copies are not DRAM traffic.
     t_wall = bare_wall_us if bare_wall_us else wall
-    dram_bytes = sum(r.bytes or 0.0 for r in ops if r.level != "host_link")
+    dram_bytes = sum(r.bytes or 0.0 for r in ops if r.level not in NOT_DRAM)
     return Summary(
         passes=n, wall_us=wall, gpu_busy_us=busy, idle_us=(wall - busy) if gpu else 0.0,
         floor_us=sum(r.floor_us or 0.0 for r in ops),
         uncounted_us=sum(r.duration_us for r in ops if r.bound == "uncounted"),
-        op_time_us=sum(r.duration_us for r in ops), flop=flop, bytes=sum(r.bytes or 0.0 for r in ops),
+        op_time_us=sum(r.duration_us for r in ops), flop=flop,
+        bytes=sum(r.bytes or 0.0 for r in ops if r.bound != "communication"),
         mfu=flop / (t_wall * 1e-6) / peak if peak and t_wall > 0 else None,
         mbu=dram_bytes / (t_wall * 1e-6) / spec.mem_bytes_per_s.value if t_wall > 0 and dram_bytes else None,
         bare_wall_us=bare_wall_us,

@@ -121,3 +121,11 @@ class DistributedError(FloorcalcError):
 
     exit_code = 11
     kind = "distributed"
+
+
+class RunError(FloorcalcError):
+    """The traces given cannot be read as one run: they come from different runs, two claim the
+    same rank, their world sizes disagree, or no rank can be told."""
+
+    exit_code = 12
+    kind = "run"

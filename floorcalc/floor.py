@@ -9,6 +9,13 @@ For work that counts ``F`` FLOPs and ``B`` bytes and is issued as ``k`` kernel l
     floor_us    = max(compute_us, memory_us) + overhead_us
     bound       = whichever of the three terms is largest
 
+A collective (floorcalc.counting.collectives) is floored by its link instead::
+
+    memory_us   = link_bytes / B * 1e6   B: the link's bandwidth, one direction (NVLink, PCIe, NIC;
+                                         floorcalc.device.links chooses it)
+    overhead_us = the spec's collective latency (else 0)
+    floor_us    = memory_us + overhead_us,  bound = "communication"
+
 No figure is clipped: a kernel that runs faster than its floor shows an efficiency above 1.
 """
 
@@ -16,7 +23,7 @@ from __future__ import annotations
 
 from typing import Dict, Optional, Tuple
 
-from floorcalc.records import Count, DeviceSpec, Figure, Floor, FloorBound, Level
+from floorcalc.records import CommCount, Count, DeviceSpec, Figure, Floor, FloorBound, Level, Link
 
 #: Which tensor-unit peak a matrix op of a given dtype runs at.
 _TENSOR_KEYS = {
@@ -127,6 +134,54 @@ def floor_of(count: Count, spec: DeviceSpec, launches: int, *, allow_tf32: Optio
     return Floor(compute_us=compute_us, memory_us=memory_us, overhead_us=overhead_us,
                  floor_us=max(compute_us, memory_us) + overhead_us,
                  bound=largest_term(compute_us, memory_us, overhead_us), peak_key=key, bandwidth_key=bw_key)
+
+
+def collective_link(spec: DeviceSpec, kind: str = "", link: Optional[Link] = None) -> Tuple[Link, str, Figure]:
+    """``(link, key, bandwidth)``: the link a collective of ``kind`` crosses and the figure its
+    link bytes are floored at.
+
+    ``link`` None: ranks on one host, the choice of floorcalc.device.links.collective_bandwidth
+    (the bus bandwidth calibrate measured for that collective, else NVLink, else PCIe, else the
+    host link), named ``nvlink`` when the spec has an NVLink figure, else ``pcie``. ``nic``:
+    ranks on other hosts (``interconnect.nic_bytes_per_s``). ``nvlink`` or ``pcie``: that link's
+    own figure (PCIe falling back to the host link, the same port). Raises KeyError when the
+    spec has none.
+    """
+    from floorcalc.device.links import collective_bandwidth
+
+    ic = spec.interconnect
+    if link in (None, "nic"):
+        found = collective_bandwidth(spec, kind, same_host=link is None)
+        if found is None:
+            what = "NIC (interconnect.nic_bytes_per_s)" if link == "nic" else (
+                "GPU-to-GPU link (interconnect.nvlink_bytes_per_s, pcie_bytes_per_s, or a host link)")
+            raise KeyError(f"device spec {spec.key!r} gives no {what} bandwidth: collectives cannot be floored")
+        key, fig = found
+        name: Link = "nic" if link == "nic" else ("nvlink" if "nvlink_bytes_per_s" in ic else "pcie")
+        return name, key, fig
+    key = f"{link}_bytes_per_s"
+    fig = ic.get(key)
+    if fig is None and link == "pcie" and spec.host_link_bytes_per_s is not None:
+        return "pcie", "host_link_bytes_per_s", spec.host_link_bytes_per_s
+    if fig is None:
+        raise KeyError(f"device spec {spec.key!r} gives no {link} bandwidth (interconnect.{key}): collectives "
+                       "cannot be floored")
+    return link, f"interconnect.{key}", fig
+
+
+def collective_floor(comm: CommCount, spec: DeviceSpec, link: Optional[Link] = None) -> Floor:
+    """The floor of one collective: its link bytes over the link's bandwidth (one direction,
+    :func:`collective_link`), plus the collective latency
+    (floorcalc.device.links.collective_latency_us: the spec's, else 0). ``bound`` is
+    ``communication``, ``bandwidth_key`` the link. Raises KeyError when the spec has no figure
+    for the link."""
+    from floorcalc.device.links import collective_latency_us
+
+    name, _key, bw = collective_link(spec, comm.kind, link)
+    link_us = comm.link_bytes / bw.value * 1e6 if bw.value > 0 else 0.0
+    lat = collective_latency_us(spec).value
+    return Floor(compute_us=0.0, memory_us=link_us, overhead_us=lat, floor_us=link_us + lat, bound="communication",
+                 peak_key="none", bandwidth_key=name)
 
 
 def largest_term(compute_us: float, memory_us: float, overhead_us: float) -> FloorBound:

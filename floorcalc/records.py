@@ -28,12 +28,19 @@ EventKind = Literal["kernel", "memcpy", "memset"]
 ComputeUnit = Literal["tensor", "vector", "none"]
 #: Where a hardware figure came from.
 Basis = Literal["datasheet", "measured", "derived", "assumed", "user"]
-#: The term of a floor that is largest.
-FloorBound = Literal["compute", "memory", "overhead"]
+#: The term of a floor that is largest (``communication``: a collective, floored by its link).
+FloorBound = Literal["compute", "memory", "overhead", "communication"]
 #: What bounds an op or kernel row: a floor's largest term, or no floor at all.
-Bound = Literal["compute", "memory", "overhead", "uncounted"]
-#: The memory level a floor's bytes were floored at (floorcalc.floor.bandwidth, floor_of).
-Level = Literal["dram", "l1", "l2", "l3", "dram+l2", "host_link"]
+Bound = Literal["compute", "memory", "overhead", "communication", "uncounted"]
+#: The memory level (or, for a collective, the link) a floor's bytes were floored at
+#: (floorcalc.floor.bandwidth, floor_of, collective_floor).
+Level = Literal["dram", "l1", "l2", "l3", "dram+l2", "host_link", "nvlink", "pcie", "nic"]
+#: The links a collective's bytes may cross between GPUs (floorcalc.floor.collective_floor).
+Link = Literal["nvlink", "pcie", "nic"]
+#: Collective and point-to-point operations, as floorcalc names them (the trace's names are
+#: normalised by floorcalc.trace.collectives); ``other`` is one floorcalc has no convention for.
+CollectiveKind = Literal["all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast", "reduce", "send",
+                         "recv", "barrier", "other"]
 #: How an op's floor was given to its device events: one event takes it whole; several get it by
 #: role (floorcalc.classify.event_floors: auxiliary events the floor of what they move, the main
 #: events the rest of the op's work, in proportion to their time beyond the launch term).
@@ -45,13 +52,14 @@ FloorSplit = Literal["whole", "by_role", "by_duration"]
 KernelRole = Literal["main", "memset", "memcpy", "reduce", "setup"]
 #: Causes of device idle time, in the order they take precedence when several hold at once
 #: (definitions in docs/timeline.md).
-GapCause = Literal["queued", "profiler", "blocking_copy", "sync", "collective", "cold_start", "launch", "python"]
+GapCause = Literal["queued", "profiler", "blocking_copy", "sync", "peer_wait", "collective", "cold_start", "launch",
+                   "python"]
 #: The decomposition term an idle cause belongs to.
-IdleTerm = Literal["host_overhead", "blocking", "other"]
+IdleTerm = Literal["host_overhead", "blocking", "peer_wait", "other"]
 #: A host call that waits for the device.
 WaitKind = Literal["sync", "blocking_copy"]
 #: What a slice of the window is bound by (Decomposition.bound).
-SliceBound = Literal["device", "data_movement", "host", "blocking", "other"]
+SliceBound = Literal["device", "data_movement", "communication", "peer_wait", "host", "blocking", "other"]
 #: Where ``floorcalc count`` ran the forward: on the meta device (shapes only) or the CPU.
 CountRun = Literal["meta", "cpu"]
 #: The families ``floorcalc count`` sums FLOPs in.
@@ -81,6 +89,7 @@ FAMILIES: Tuple[Family, ...] = get_args(Family)
 IMPLAUSIBLE_CAUSES: Tuple[ImplausibleCause, ...] = get_args(ImplausibleCause)
 GROUP_BYS: Tuple[GroupBy, ...] = get_args(GroupBy)
 NOTE_KINDS: Tuple[NoteKind, ...] = get_args(NoteKind)
+COLLECTIVE_KINDS: Tuple[CollectiveKind, ...] = get_args(CollectiveKind)
 
 # --------------------------------------------------------------------------------------------
 # dtypes
@@ -301,6 +310,67 @@ class GeneratedKernel:
     graph: str = ""
 
 
+@dataclass(frozen=True, slots=True)
+class ProcessGroup:
+    """One process group of a distributed run, as the trace's ``distributedInfo.pg_config`` (or
+    a collective's own args) describe it: ``name`` (torch's process group name, ``"0"`` for the
+    default group), ``description`` (``"default_pg"``...), ``size`` and the global ``ranks`` it
+    holds (empty when the trace does not list them)."""
+
+    name: str
+    description: str
+    size: int
+    ranks: Tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class DistributedInfo:
+    """The top-level ``distributedInfo`` object torch.profiler writes in each rank's trace:
+    ``backend`` (``nccl``, ``gloo``...), this trace's global ``rank``, the run's
+    ``world_size``, its process ``groups`` and ``nccl_version`` ("" where absent)."""
+
+    backend: str
+    rank: int
+    world_size: int
+    groups: Tuple[ProcessGroup, ...] = ()
+    nccl_version: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class CollectiveCall:
+    """One collective or point-to-point op of a trace, as its device kernel's args or its
+    ``record_param_comms`` op's args record it (read by floorcalc.trace.collectives).
+
+    ``kind``: the operation (:data:`CollectiveKind`), ``name`` the trace's own name for it
+    (``"allreduce"``, ``"_allgather_base"``, or the kernel's name when no args name it).
+    ``dtype``: canonical dtype name (``"unknown"`` where the trace does not say).
+    ``in_elements``/``out_elements``: the trace's ``In msg nelems``/``Out msg nelems`` (None:
+    not recorded). ``group_size``: ranks in the process group (``Group size``);
+    ``group_name`` and ``group_ranks``: ``Process Group Name`` and ``Process Group Ranks``
+    (global ranks; empty when not recorded or cut short by torch). ``seq``: the process group's
+    sequence number of this op (``Seq``; None where absent). ``peer``: for send and recv, the
+    other rank (global) when the trace says or a two-rank group implies it. ``event``: index in
+    :attr:`Trace.gpu` of its kernel (None: an op with no kernel, such as a gloo collective);
+    ``op``: index in :attr:`Trace.ops` of its ``record_param_comms`` (or ``c10d::``) op, None
+    when no host op holds it. ``annotation``: for a collective run on the CPU (gloo), the index
+    in :attr:`Trace.ranges` of the ``gloo:<op>`` range in which it ran (None otherwise).
+    """
+
+    kind: "CollectiveKind"
+    name: str
+    dtype: str
+    in_elements: Optional[int]
+    out_elements: Optional[int]
+    group_size: Optional[int]
+    group_name: str
+    group_ranks: Tuple[int, ...]
+    seq: Optional[int]
+    peer: Optional[int]
+    event: Optional[int]
+    op: Optional[int]
+    annotation: Optional[int] = None
+
+
 @dataclass(frozen=True)
 class CaptureInfo:
     """How a pass was captured, and how the report on it was made.
@@ -396,6 +466,10 @@ class Trace:
     partial: str = ""
     #: what floorcalc's capture recorded in the trace (empty for a trace it did not capture)
     capture: CaptureInfo = field(default_factory=CaptureInfo)
+    #: the collective and point-to-point ops (floorcalc.trace.collectives), in start order
+    collectives: Tuple[CollectiveCall, ...] = ()
+    #: the trace's ``distributedInfo`` (rank, world size, process groups); None when absent
+    distributed: Optional[DistributedInfo] = None
 
 
 @dataclass(frozen=True)
@@ -446,6 +520,26 @@ class Count:
     @property
     def bytes(self) -> int:
         return self.bytes_read + self.bytes_written
+
+
+@dataclass(frozen=True, slots=True)
+class CommCount:
+    """What a collective must move (output of floorcalc.counting.collectives).
+
+    ``message_bytes``: the operation's size S as nccl-tests defines it (all_reduce, broadcast,
+    reduce, send, recv: the buffer; all_gather: the gathered output; reduce_scatter: the input
+    before scattering; all_to_all: one rank's whole send buffer). ``link_bytes``: the bytes each
+    GPU must put on its link, ``S x factor`` with nccl-tests' bus-bandwidth factor for
+    ``group_size`` ranks (``factor``: 2(n-1)/n, (n-1)/n or 1). ``rule`` says which, in words.
+    """
+
+    kind: CollectiveKind
+    group_size: int
+    dtype: str
+    message_bytes: int
+    link_bytes: float
+    factor: float
+    rule: str
 
 
 # --------------------------------------------------------------------------------------------
@@ -591,6 +685,9 @@ class WorkUnit:
     ``event_parts``: each device event's part of the floor (:class:`EventFloor`), in ``events``
     order, computed once by classify (floorcalc.classify.event_floors); empty when the unit is
     uncounted. ``event_floors_us`` and ``event_shares`` read it.
+    ``collective``/``comm``: for one collective's kernel, the trace's record of it and its count
+    (floorcalc.counting.collectives); its ``floor`` is then the link's (bound ``communication``),
+    and ``count.bytes`` the link bytes.
     """
 
     op: Optional[CpuOp]
@@ -602,6 +699,9 @@ class WorkUnit:
     kernel: str = ""
     reference_floor: Optional[Floor] = None
     event_parts: Tuple[EventFloor, ...] = ()
+    #: a collective's kernel: what the trace says of it, and what it must move
+    collective: Optional[CollectiveCall] = None
+    comm: Optional[CommCount] = None
 
     @property
     def event_floors_us(self) -> Tuple[float, ...]:
@@ -933,7 +1033,7 @@ class DeviceSync:
 #: Which decomposition term each idle cause belongs to.
 CAUSE_TERM: Mapping[GapCause, IdleTerm] = {
     "launch": "host_overhead", "python": "host_overhead",
-    "sync": "blocking", "blocking_copy": "blocking",
+    "sync": "blocking", "blocking_copy": "blocking", "peer_wait": "peer_wait",
     "queued": "other", "profiler": "other", "collective": "other", "cold_start": "other",
 }
 
@@ -1053,13 +1153,17 @@ class Decomposition:
     ``floor_us``: the floors of the kernels that set the pace (the critical stream first; see
     docs/timeline.md) for the time they ran; ``excess_us``: their measured time beyond the floor
     (negative for a floor violation, never clipped); ``data_movement_us``: memcpy/memset time;
-    ``host_overhead_us``: device idle while the host launched work or ran Python/dispatch;
-    ``blocking_us``: device idle while the host waited on a sync or a blocking copy;
+    ``communication_us``: collective kernels running with no compute kernel or copy beside
+    them (exposed communication; a collective overlapped by compute is hidden and gives its
+    time to the compute); ``peer_wait_us``: the part of that, and of device idle time, spent
+    waiting for a slower rank (set by the cross-rank analysis, floorcalc.distributed; 0 for one
+    trace read alone); ``host_overhead_us``: device idle while the host launched work or ran
+    Python/dispatch; ``blocking_us``: device idle while the host waited on a sync or a blocking copy;
     ``other_us``: the rest, split in ``other_parts_us`` (kernels without a floor, queued work
     waiting on the device, cold start, profiler overhead, collectives); ``residual_us``: wall
     minus the sum of the parts (rounding only). ``bound``: the largest of ``device`` (floor +
-    excess), ``data_movement``, ``host``, ``blocking`` and ``other``. ``idle_by_cause_us``: the
-    slice's device idle time by cause.
+    excess), ``data_movement``, ``communication``, ``peer_wait``, ``host``, ``blocking`` and
+    ``other``. ``idle_by_cause_us``: the slice's device idle time by cause.
     """
 
     label: str
@@ -1075,9 +1179,12 @@ class Decomposition:
     residual_us: float
     bound: SliceBound
     idle_by_cause_us: Mapping[GapCause, float] = field(default_factory=dict)
+    communication_us: float = 0.0
+    peer_wait_us: float = 0.0
 
     #: the parts, in display order
-    PARTS = ("floor_us", "excess_us", "data_movement_us", "host_overhead_us", "blocking_us", "other_us")
+    PARTS = ("floor_us", "excess_us", "data_movement_us", "communication_us", "peer_wait_us", "host_overhead_us",
+             "blocking_us", "other_us")
 
 
 @dataclass(frozen=True)
@@ -1172,6 +1279,90 @@ class MemoryStats:
     peak_reserved_bytes: Optional[int] = None
 
 
+@dataclass(frozen=True, slots=True)
+class ActivitySpan:
+    """What a rank was doing in one stretch of time before one of its collectives started (the
+    cross-rank analysis reads it to say what a late rank was doing while its peers waited).
+
+    ``start_us``/``end_us``: from the collective's start on this rank (negative: before it).
+    ``kind``: ``kernel`` (the device ran a compute kernel), ``communication`` (another
+    collective), ``data_movement`` (a copy), or, with the device idle, the host's cause
+    (:data:`GAP_CAUSES`: ``python``, ``launch``, ``sync``...); on a trace with no device
+    timeline, ``cpu`` (the host ran an op); ``other``: the rest of a summed block. ``name``: the
+    op that launched the device work, or the host op running while the device was idle ("" when
+    none). ``share``: the part of ``[start_us, end_us]`` it took: 1 for a span kept as it was,
+    less for one of a block of older activity summed by kind and name
+    (floorcalc.timeline.comm.compress).
+    """
+
+    start_us: float
+    end_us: float
+    kind: str
+    name: str
+    share: float = 1.0
+
+
+@dataclass(frozen=True)
+class CollectiveTiming:
+    """One collective of the window on one rank: when it ran, what of it was exposed, and what
+    the rank did just before (output of floorcalc.timeline.comm, read by floorcalc.distributed).
+
+    ``call``: the trace's record of it. ``ordinal``: its position among the window's collectives
+    of the same process group (send and recv: of the same direction and peer), from 0; the
+    cross-rank analysis matches the same ordinal (or ``call.seq``) on every rank. ``ts_us``: its
+    start on this trace's own clock (the kernel's start; a collective without a kernel: its host
+    op's), ``at_us`` the same from the window's start, ``duration_us`` its length. ``op``: the
+    host op it belongs to. ``message_bytes``/``link_bytes``/``floor_us``: its count and floor
+    (None: uncounted). ``exposed``: ``(start_us, end_us, part)`` from its start, the stretches
+    in which no compute kernel or copy ran beside it: ``part`` is ``communication`` (its kernel
+    alone) or an idle cause (no kernel ran). ``lead_in``: what the rank did before it, back to
+    the end of its previous collective, the latest spans (at most
+    floorcalc.timeline.comm.LEAD_IN_SPANS, adjacent ones of one kind and name merged).
+    """
+
+    call: CollectiveCall
+    ordinal: int
+    ts_us: float
+    at_us: float
+    duration_us: float
+    op: str
+    message_bytes: Optional[int]
+    link_bytes: Optional[float]
+    floor_us: Optional[float]
+    exposed: Tuple[Tuple[float, float, str], ...]
+    lead_in: Tuple[ActivitySpan, ...]
+
+    @property
+    def end_us(self) -> float:
+        return self.ts_us + self.duration_us
+
+    @property
+    def exposed_us(self) -> float:
+        return sum(b - a for a, b, _ in self.exposed)
+
+
+@dataclass(frozen=True)
+class CommunicationStats:
+    """Collectives of the window and their overlap with compute, per pass.
+
+    ``collectives``: how many ran; ``comm_us``: the union of their intervals; ``hidden_us``: the
+    part of it during which a compute kernel or a copy ran too (communication hidden under
+    compute); ``exposed_us = comm_us - hidden_us`` (the decomposition's ``communication_us``
+    plus what cross-rank analysis moves to ``peer_wait_us``). ``floor_us``: the sum of their
+    floors (None when none is floored); ``link_bytes``: bytes each GPU put on its link;
+    ``message_bytes``: the operations' sizes. ``uncounted``: collectives without a count.
+    """
+
+    collectives: float
+    comm_us: float
+    hidden_us: float
+    exposed_us: float
+    floor_us: Optional[float]
+    link_bytes: float
+    message_bytes: float
+    uncounted: float = 0.0
+
+
 @dataclass(frozen=True)
 class Timeline:
     """Where the window's wall time goes (output of floorcalc.timeline).
@@ -1216,6 +1407,194 @@ class Timeline:
     #: how many passes hold no cold-start work (floorcalc.timeline.cold); None when nothing
     #: was found to judge by
     warm_passes: Optional[int] = None
+    #: collectives and their overlap with compute (None: the window has no collective)
+    communication: Optional[CommunicationStats] = None
+    #: every collective of the window, in start order (floorcalc.timeline.comm)
+    collectives: Tuple[CollectiveTiming, ...] = ()
+
+
+# --------------------------------------------------------------------------------------------
+# Runs of several ranks (floorcalc.distributed): one small record per rank (the map), then the
+# cross-rank report (the reduce)
+
+#: How far one rank's trace could be read.
+RankStatus = Literal["ok", "partial", "unreadable", "missing"]
+
+
+@dataclass(frozen=True)
+class RankRecord:
+    """What the cross-rank step reads of one rank's trace (output of
+    floorcalc.distributed.rank_record, a pure function of one file): small and picklable, so that
+    a process pool or a Dask cluster can return it.
+
+    ``path``: the trace. ``distributed``: its ``distributedInfo`` (None: absent). ``rank``: its
+    rank, from there or, failing that, from the file name (``rank_source`` says which: ``trace``,
+    ``file name`` or ""). ``report``: the rank's own report (its work units and window dropped,
+    ``report.timeline.collectives`` kept), None when it could not be read: ``error`` then says
+    why on one line, and ``exit_code`` is the error's. ``partial``: why it was read only in part.
+    ``identity``: what says which run it came from (floorcalc's capture command and model file,
+    torch version, NCCL version, process groups), compared across ranks. ``window_start_us``:
+    its window's start on its own clock.
+    """
+
+    path: str
+    rank: Optional[int]
+    world_size: Optional[int]
+    distributed: Optional[DistributedInfo]
+    report: Optional["Report"]
+    error: str = ""
+    exit_code: int = 0
+    partial: str = ""
+    rank_source: str = ""
+    identity: Mapping[str, str] = field(default_factory=dict)
+    window_start_us: Optional[float] = None
+
+
+@dataclass(frozen=True)
+class PeerWait:
+    """How long rank ``rank`` waited, per pass, in collectives for which ``peer`` arrived last,
+    and what ``peer`` was doing meanwhile: ``activity`` as (what, microseconds per pass), the
+    longest first (``GPU: aten::mm``, ``host python in aten::randn``...; see docs/timeline.md)."""
+
+    rank: int
+    peer: int
+    wait_us: float
+    instances: int
+    activity: Tuple[Tuple[str, float], ...] = ()
+
+
+@dataclass(frozen=True)
+class RankSummary:
+    """One rank in the cross-rank table; times are per pass (window totals / its passes).
+
+    ``status``: ``ok``, ``partial`` (its trace is cut short: ``problem`` says where),
+    ``unreadable`` (``problem`` says why) or ``missing`` (no trace). ``wall_us``, ``busy_us``,
+    ``floor_us`` (the sum of its floors, collectives' included): from its own report.
+    ``comm_us``: its collectives' time; ``hidden_us``: the part of it hidden under compute;
+    ``transfer_us``: its collectives' time once the last rank had arrived; ``peer_wait_us``: the
+    exposed part of its waits for later ranks (the decomposition's ``peer_wait_us``);
+    ``waited_on``: the rank it waited on longest (None: none), ``waited_on_us`` how long.
+    ``clock_offset_us``: what was added to its times to put them on the reference rank's clock.
+    ``decomposition``: its pass decomposition with waiting split from communication.
+    ``waits``: per peer it waited on (:class:`PeerWait`).
+    """
+
+    rank: int
+    path: str
+    status: RankStatus
+    problem: str = ""
+    passes: int = 0
+    wall_us: Optional[float] = None
+    busy_us: Optional[float] = None
+    floor_us: Optional[float] = None
+    comm_us: Optional[float] = None
+    hidden_us: Optional[float] = None
+    transfer_us: Optional[float] = None
+    peer_wait_us: Optional[float] = None
+    waited_on: Optional[int] = None
+    waited_on_us: float = 0.0
+    clock_offset_us: float = 0.0
+    collectives: int = 0
+    decomposition: Optional[Decomposition] = None
+    waits: Tuple[PeerWait, ...] = ()
+
+
+@dataclass(frozen=True)
+class CollectiveInstance:
+    """One collective matched across the ranks that took part (times in microseconds, on the
+    reference rank's clock, from the run's start).
+
+    ``group``: process group name; ``kind``; ``ordinal``: its position among the group's
+    collectives of the window; ``seq``: torch's sequence number when the traces give it.
+    ``ranks``: the ranks matched, in order; ``arrival_us``/``duration_us``: each one's start and
+    length; ``waits_us``: how long each waited for the last to arrive (0 for the last);
+    ``late_rank``: the last to arrive; ``skew_us``: last arrival minus first; ``transfer_us``:
+    its length on the late rank (the time the data took once all were there).
+    ``message_bytes``/``link_bytes``/``floor_us``: its count and floor (the late rank's; None:
+    uncounted). ``late_activity``: what the late rank did during the longest wait, as (what,
+    microseconds).
+    """
+
+    group: str
+    kind: CollectiveKind
+    ordinal: int
+    seq: Optional[int]
+    ranks: Tuple[int, ...]
+    arrival_us: Tuple[float, ...]
+    duration_us: Tuple[float, ...]
+    waits_us: Tuple[float, ...]
+    late_rank: int
+    skew_us: float
+    transfer_us: float
+    message_bytes: Optional[int]
+    link_bytes: Optional[float]
+    floor_us: Optional[float]
+    late_activity: Tuple[Tuple[str, float], ...] = ()
+
+    @property
+    def efficiency(self) -> Optional[float]:
+        """Floor over transfer time (may exceed 1; None without a floor)."""
+        return self.floor_us / self.transfer_us if self.floor_us is not None and self.transfer_us > 0 else None
+
+
+@dataclass(frozen=True)
+class CollectiveRow:
+    """The instances of one (group, kind, message size), summed: ``calls`` per pass, and means
+    over instances of the slowest rank's ``measured_us`` (start to end on the earliest rank, the
+    longest any rank spent in it), ``transfer_us``, ``skew_us`` (and ``max_skew_us``),
+    ``floor_us``; ``wait_us``: the summed waits of all ranks per pass; ``late_rank``: the rank
+    most often last, and ``late_share``: in what share of the instances."""
+
+    group: str
+    kind: CollectiveKind
+    ranks: int
+    message_bytes: Optional[int]
+    calls: float
+    measured_us: float
+    transfer_us: float
+    skew_us: float
+    max_skew_us: float
+    wait_us: float
+    floor_us: Optional[float]
+    late_rank: Optional[int]
+    late_share: float
+
+    @property
+    def efficiency(self) -> Optional[float]:
+        """Floor over mean transfer time (None without a floor)."""
+        return self.floor_us / self.transfer_us if self.floor_us is not None and self.transfer_us > 0 else None
+
+
+@dataclass(frozen=True)
+class RunReport:
+    """The cross-rank report of a distributed run (output of floorcalc.distributed.analyze_run).
+
+    ``world_size``: from the traces' ``distributedInfo``. ``ranks``: one :class:`RankSummary`
+    per rank of the world, missing and unreadable ones included. ``collectives``: per (group,
+    kind, size), the longest waits first; ``instances``: the instances with the longest waits
+    (at most floorcalc.distributed.LIST_INSTANCES), of ``instance_count`` matched
+    (``unmatched``: collectives some rank of their group lacks). ``reference_rank``: the rank
+    whose clock the others were put on; ``clock``: how the clocks were aligned, in words.
+    ``partial``: why the result covers less than the whole run ("" when it does not).
+    ``reports``: each readable rank's own report (not in the run's JSON document beyond a
+    summary; kept for per-rank output).
+    """
+
+    schema_version: int
+    tool_version: str
+    world_size: int
+    ranks: Tuple[RankSummary, ...]
+    collectives: Tuple[CollectiveRow, ...]
+    instances: Tuple[CollectiveInstance, ...]
+    instance_count: int
+    unmatched: int
+    reference_rank: Optional[int]
+    clock: str
+    device: Optional[DeviceSpec] = None
+    partial: str = ""
+    notes: Tuple[str, ...] = ()
+    command: str = ""
+    reports: Mapping[int, "Report"] = field(default_factory=dict, compare=False, repr=False)
 
 
 # --------------------------------------------------------------------------------------------

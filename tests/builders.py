@@ -3,15 +3,19 @@
 ``KinetoBuilder`` writes the event shapes torch.profiler writes, so the real parser reads them;
 ``tensor_meta`` and ``count_op`` build op calls and count them, as the counting tests do
 (``from builders import count_op as c, tensor_meta as T``); ``toy_spec`` is a device with round
-figures.
+figures. ``KinetoBuilder.collective`` writes a collective as torch.profiler does (``c10d::`` op,
+``record_param_comms`` with the collective args, the NCCL kernel with the same args),
+``KinetoBuilder.distributed`` the top-level ``distributedInfo``; ``tp_pass`` builds the ranks of
+a tensor-parallel MLP pass, one of them late.
 """
 
 from __future__ import annotations
 
+import copy
 import gzip
 import json
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from floorcalc.counting import count
 from floorcalc.records import Count, DeviceSpec, Figure, OpCall, TensorMeta
@@ -89,8 +93,60 @@ class KinetoBuilder:
         self.events.append({"ph": "X", "cat": "kernel", "name": name, "pid": 0, "tid": 7, "ts": ts, "dur": dur,
                             "args": {"device": 0, "stream": 7, "correlation": self.corr}})
 
+    def collective(self, ts: float, kernel_ts: float, kernel_dur: float, *, name: str = "allreduce",
+                   nelems: int = 1 << 20, out_nelems: Optional[int] = None, dtype: str = "BFloat16",
+                   group: str = "0", ranks: Sequence[int] = (0, 1), seq: Optional[int] = None,
+                   peer: Optional[int] = None, stream: int = 20, op: str = "c10d::allreduce_",
+                   kernel: Optional[str] = None, kernel_args: bool = True, host_dur: float = 20.0,
+                   tid: int = 1) -> Dict[str, Any]:
+        """A collective as torch.profiler records it: the ``op`` (``c10d::allreduce_``) on the host
+        from ``ts``, the ``record_param_comms`` op inside it with the collective args, the launch,
+        and the NCCL kernel on ``stream`` (with the same args unless ``kernel_args`` is False, as
+        before torch 2.3). ``peer``: a send's ``Dst Rank`` or a recv's ``Src Rank``. Returns the
+        args."""
+        args: Dict[str, Any] = {
+            "Collective name": name, "dtype": dtype, "In msg nelems": nelems,
+            "Out msg nelems": nelems if out_nelems is None else out_nelems, "Group size": len(ranks),
+            "Process Group Name": group, "Process Group Description": "default_pg" if group == "0" else f"pg{group}",
+            "Process Group Ranks": str(list(ranks)), "In split size": "[]", "Out split size": "[]",
+        }
+        if seq is not None:
+            args["Seq"] = seq
+        if peer is not None:
+            args["Dst Rank" if name == "send" else "Src Rank"] = peer
+        self.op(op, ts, host_dur, tid=tid)
+        rpc = self.op("record_param_comms", ts + 1.0, host_dur - 2.0, dict(args), tid=tid)
+        stem = {"allreduce": "AllReduce_Sum_bf16_RING_LL", "_allgather_base": "AllGather_RING_LL",
+                "_reduce_scatter_base": "ReduceScatter_Sum_bf16_RING_LL", "broadcast": "Broadcast_RING_LL",
+                }.get(name, "SendRecv")
+        self.launch(ts + 2.0, kernel_ts, kernel_dur, kernel or f"ncclDevKernel_{stem}(ncclDevKernelArgsStorage<4096ul>)",
+                    ext=rpc, stream=stream, tid=tid)
+        if kernel_args:
+            self.events[-1]["args"].update(args)
+        return args
+
+    def distributed(self, rank: int, world_size: int, groups: Sequence[Tuple[str, Sequence[int]]] = ()) -> None:
+        """The top-level ``distributedInfo`` (``groups``: (name, ranks); default: one group of all)."""
+        groups = groups or [("0", range(world_size))]
+        self.meta["distributedInfo"] = {
+            "backend": "nccl", "rank": rank, "world_size": world_size, "pg_count": len(groups),
+            "pg_config": [{"pg_name": n, "pg_desc": "default_pg" if n == "0" else f"pg{n}", "backend_config": "cuda:nccl",
+                           "pg_size": len(list(r)), "ranks": list(r)} for n, r in groups],
+            "nccl_version": "2.21.5"}
+
+    def shifted(self, us: float) -> "KinetoBuilder":
+        """A copy whose clock runs ``us`` microseconds ahead (every event's ``ts`` moved)."""
+        b = copy.deepcopy(self)
+        for ev in b.events:
+            if "ts" in ev:
+                ev["ts"] = ev["ts"] + us
+        return b
+
     def to_dict(self) -> Dict[str, Any]:
-        d: Dict[str, Any] = {"schemaVersion": 1, "traceEvents": list(self.events), **self.meta}
+        # distributedInfo before the events, where Kineto writes it
+        head = {"distributedInfo": self.meta["distributedInfo"]} if "distributedInfo" in self.meta else {}
+        d: Dict[str, Any] = {"schemaVersion": 1, **head, "traceEvents": list(self.events),
+                             **{k: v for k, v in self.meta.items() if k not in head}}
         d["deviceProperties"] = ([{"id": 0, "name": self.gpu_name, "totalGlobalMem": 150754820096,
                                    "computeMajor": 9, "computeMinor": 0, "numSms": 132}] if self.gpu_name else [])
         return d
@@ -101,9 +157,105 @@ class KinetoBuilder:
         return path
 
 
-def toy_spec(peak: float = 1e12, bw: float = 1e9, latency_us: float = 2.0, kind: str = "gpu") -> DeviceSpec:
-    """A device with round numbers: every tensor/vector peak ``peak`` FLOP/s, ``bw`` B/s."""
+def toy_spec(peak: float = 1e12, bw: float = 1e9, latency_us: float = 2.0, kind: str = "gpu",
+             nvlink: Optional[float] = None, collective_latency_us: Optional[float] = None) -> DeviceSpec:
+    """A device with round numbers: every tensor/vector peak ``peak`` FLOP/s, ``bw`` B/s;
+    ``nvlink`` B/s per direction and a collective latency when given."""
     fig = lambda v: Figure(v, "assumed", "test")  # noqa: E731
     keys = ["tensor.bfloat16", "tensor.float16", "tensor.tfloat32", "vector.float32", "vector.float64"]
+    ic = {}
+    if nvlink is not None:
+        ic["nvlink_bytes_per_s"] = fig(nvlink)
+    if collective_latency_us is not None:
+        ic["collective_latency_us"] = fig(collective_latency_us)
     return DeviceSpec(key="toy", name="Toy GPU", kind=kind, peak_flop_per_s={k: fig(peak) for k in keys},
-                      mem_bytes_per_s=fig(bw), launch_latency_us=fig(latency_us), origin=("test",))
+                      mem_bytes_per_s=fig(bw), launch_latency_us=fig(latency_us), origin=("test",), interconnect=ic)
+
+
+#: The H200's link figures as the device spec will give them (branch ``device``: NVLink 900 GB/s
+#: both directions = 450 GB/s one way, https://www.nvidia.com/en-us/data-center/h200/; an
+#: assumed 5 us collective latency), for tests that floor collectives on the packaged H200 spec.
+H200_LINKS = {"nvlink_bytes_per_s": Figure(450e9, "datasheet", "NVLink 900 GB/s both directions (H200 datasheet)"),
+              "collective_latency_us": Figure(5.0, "assumed", "test")}
+
+
+def h200_spec() -> DeviceSpec:
+    """The packaged H200 spec, with :data:`H200_LINKS` where it has no interconnect figures."""
+    import dataclasses
+
+    from floorcalc.device import resolve_spec
+
+    spec = resolve_spec("cuda", gpu_name="NVIDIA H200")
+    return spec if spec.interconnect else dataclasses.replace(spec, interconnect=dict(H200_LINKS))
+
+
+def tp_pass(world: int = 2, late_rank: Optional[int] = 1, late_us: float = 3000.0, tokens: int = 8192,
+            hidden: int = 4096, gemm_us: float = 200.0, transfer_us: float = 241.0,
+            kernel_args: bool = True) -> List[KinetoBuilder]:
+    """One ProfilerStep of a tensor-parallel MLP on each of ``world`` ranks (issue 11's case):
+    a column-parallel then a row-parallel bf16 matmul (``gemm_us`` each), then an all_reduce of
+    the [tokens, hidden] output. Rank ``late_rank`` spends ``late_us`` more on the host (Python,
+    no op) before its matmuls; every rank's all_reduce kernel starts when its matmuls end and
+    all end together, ``transfer_us`` after the last one started. Times in microseconds."""
+    t0 = [100.0 + (late_us if r == late_rank else 0.0) for r in range(world)]
+    ready = [t + 20.0 + 2 * gemm_us for t in t0]
+    end = max(ready) + transfer_us
+    shard = hidden // world
+    out = []
+    for r in range(world):
+        b = KinetoBuilder()
+        b.distributed(r, world)
+        b.step(0, 0.0, end + 100.0)
+        t = t0[r]
+        b.module("mlp", t - 5.0, 60.0)
+        mm1 = b.op("aten::mm", t, 10.0, tensor_args([tokens, hidden], [hidden, shard], dtype="bfloat16"))
+        b.launch(t + 2.0, t + 20.0, gemm_us, "sm90_xmma_gemm_bf16bf16_bf16f32", ext=mm1)
+        mm2 = b.op("aten::mm", t + 15.0, 10.0, tensor_args([tokens, shard], [shard, hidden], dtype="bfloat16"))
+        b.launch(t + 17.0, t + 20.0 + gemm_us, gemm_us, "sm90_xmma_gemm_bf16bf16_bf16f32", ext=mm2)
+        b.collective(t + 30.0, ready[r], end - ready[r], nelems=tokens * hidden, ranks=range(world),
+                     kernel_args=kernel_args)
+        sync_ts = t + 60.0
+        b.events.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaStreamSynchronize", "pid": 1, "tid": 1,
+                         "ts": sync_ts, "dur": end - sync_ts + 5.0, "args": {"correlation": 10_000 + r}})
+        out.append(b)
+    return out
+
+
+def collective_run(world: int, schedule: Sequence[Tuple[str, Sequence[int]]], *, late: Optional[Dict[int, float]] = None,
+                   gemm_us: float = 100.0, transfer_us: float = 50.0, nelems: int = 1 << 20,
+                   seq: bool = False, steps: int = 1) -> List[KinetoBuilder]:
+    """Every rank of a run that, each step, runs one GEMM then the collectives of ``schedule`` in
+    order ((process group name, its ranks); group ``"0"`` should hold every rank). A collective
+    starts on each member when that member is ready and ends on all of them ``transfer_us``
+    after the last one started, as NCCL's do. ``late``: rank -> host time (us) it spends before
+    its GEMM each step. ``seq``: write torch's ``Seq`` per group. Times in microseconds."""
+    late = late or {}
+    groups = {name: list(ranks) for name, ranks in schedule}
+    if "0" not in groups:
+        groups["0"] = list(range(world))
+    bs = []
+    for r in range(world):
+        b = KinetoBuilder()
+        b.distributed(r, world, [(n, rk) for n, rk in groups.items()])
+        bs.append(b)
+    t = [10.0] * world
+    counter: Dict[str, int] = {}
+    for step in range(steps):
+        start = max(t)
+        t = [start] * world
+        for r, b in enumerate(bs):
+            t[r] += late.get(r, 0.0)
+            mm = b.op("aten::mm", t[r], 5.0, tensor_args([1024, 1024], [1024, 1024], dtype="bfloat16"))
+            b.launch(t[r] + 1.0, t[r] + 10.0, gemm_us, "sm90_xmma_gemm_bf16bf16", ext=mm)
+            t[r] += 10.0 + gemm_us
+        for name, ranks in schedule:
+            k = counter.get(name, 0)
+            counter[name] = k + 1
+            end = max(t[r] for r in ranks) + transfer_us
+            for r in ranks:
+                bs[r].collective(t[r] - 5.0, t[r], end - t[r], nelems=nelems, group=name, ranks=ranks,
+                                 seq=k if seq else None, stream=20 + int(name))
+                t[r] = end + 5.0
+        for r, b in enumerate(bs):
+            b.step(step, start - 5.0, max(t) - start + 10.0)
+    return bs

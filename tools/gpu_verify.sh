@@ -270,6 +270,20 @@ PY
   du -sh "$D"/*x"$n"_*/ | tee "$D/sizes.txt"
 }
 
+## runscale: 64 rank traces of 100k events each, read by one process and by pools of 2, 8 and 16 (benchmarks/run_scale.py; CPU only: the machine's 16 cores; needs psutil for the process tree's peak memory; about 10 minutes)
+section_runscale() {
+  local src=""
+  for f in tests/data/distributed/*x2_*/; do      # a committed real two-rank run, when there is one
+    [ -d "$f" ] && ls "$f" | grep -q rank && { src="$f"; break; }
+  done
+  if [ -n "$src" ]; then
+    python3 benchmarks/run_scale.py --source "$src" --workers 1,2,8,16 | tee "$D/run_scale.txt"
+  else
+    echo "no real two-rank run under tests/data/distributed: the synthetic pair of tests/builders" | tee "$D/run_scale.txt"
+    python3 benchmarks/run_scale.py --synthetic --workers 1,2,8,16 | tee -a "$D/run_scale.txt"
+  fi
+}
+
 ## floors: issue 12 on this GPU: float32 matmuls and a conv with TF32 on and off, recorded by plain torch.profiler (no capture record, so only the kernel names can say which path ran); a fresh process whose first matmul creates the cuBLAS handle inside the window (cold start, no warm pass); then every trace of this run checked for kernels below 0.95 x floor on the datasheet and the calibrated spec (about 2 minutes)
 section_floors() {
   # 1. TF32 on/off, each in its own process (the flags are process-wide), traces kept as fixtures

@@ -1,6 +1,13 @@
-"""Analyse a Kineto trace recorded elsewhere (torch.profiler, .json or .json.gz).
+"""Analyse Kineto traces recorded elsewhere (torch.profiler, .json or .json.gz).
 
-Passes are the trace's ProfilerStep#N ranges when it has them, else the whole window, or
+One trace: its report, as for ``floorcalc report``. Several traces, or a folder of them (the
+ranks of one distributed run, each trace's ``distributedInfo`` giving its rank): each rank
+analysed on its own, in parallel (``--workers``, or a Dask cluster with ``--scheduler``), then
+all read together: collectives matched across ranks, clocks aligned, waiting on peers told
+apart from communication, and what the late rank was doing (the ``run`` document of
+floorcalc.render.registry).
+
+Passes are each trace's ProfilerStep#N ranges when it has them, else the whole window, or
 --passes N. The device spec comes from --spec, else from the trace's deviceProperties. The
 analysis and its checks are floorcalc.analysis; this module parses the arguments and writes.
 """
@@ -11,33 +18,119 @@ import argparse
 import shlex
 import sys
 from pathlib import Path
+from typing import Dict, List
 
-from floorcalc.analysis import analyze_file
-from floorcalc.cli.common import add_output_arguments, check_output, emit, load_formulas, output_format
+from floorcalc.analysis import analyze_file, analyze_run
+from floorcalc.cli.common import add_output_arguments, check_output, emit, load_formulas, output_format, output_renderer
+from floorcalc.errors import OutputError, UsageError
+from floorcalc.output import write_atomic
+from floorcalc.render.base import FileData
 
 NAME = "analyze"
-HELP = "analyse a Kineto trace file against the hardware floor"
+HELP = "analyse a Kineto trace (or every rank's trace of a run) against the hardware floor"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("trace", type=Path, help="Kineto trace (.json or .json.gz)")
+    p.add_argument("trace", type=Path, nargs="+",
+                   help="Kineto trace (.json or .json.gz); several, or a folder of them, for the ranks of one run")
     p.add_argument("--passes", type=int, default=None, help="number of passes in the window (default: ProfilerStep count, else 1)")
     p.add_argument("--device", default=None, help="cuda or cpu (default: cuda if the trace has GPU events)")
     p.add_argument("--pid", type=int, default=None,
                    help="the process to analyse in a trace that holds several processes' host events (ranks); "
                         "without it such a trace is refused, naming its pids")
+    p.add_argument("--link", choices=("nvlink", "pcie", "nic"), default=None,
+                   help="the link collectives are floored at (default: NVLink when the spec has it, else PCIe; "
+                        "nic for ranks on several hosts)")
+    p.add_argument("--workers", type=int, default=None,
+                   help="processes analysing the ranks of a run (default: one per CPU, at most one per trace)")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="analyse the ranks on this Dask scheduler (tcp://host:8786) instead; needs floorcalc[dask] "
+                        "and the traces readable from its workers")
+    p.add_argument("--rank", type=int, default=None,
+                   help="for a run: also print this rank's own report (table format)")
     add_output_arguments(p)
 
 
+def _is_run(args: argparse.Namespace) -> bool:
+    return len(args.trace) > 1 or args.trace[0].is_dir()
+
+
 def run(args: argparse.Namespace) -> int:
+    if _is_run(args):
+        return _run(args)
+    for opt in ("workers", "scheduler", "rank"):
+        if getattr(args, opt) is not None:
+            raise UsageError(f"--{opt} is for a run of several traces (give several, or their folder)")
+    args.trace = args.trace[0]
     check_output(args)
     load_formulas(args)
     output_format(args)
     report, trace = analyze_file(args.trace, spec=args.spec, passes=args.passes, device=args.device,
                                  command="floorcalc " + shlex.join(args.argv), pid=args.pid,
-                                 group_by=args.group_by)
+                                 group_by=args.group_by, link=args.link)
     if trace.partial:
         print(f"floorcalc: warning: {args.trace} was read only in part ({trace.partial}); figures are partial",
               file=sys.stderr)
     emit(report, args, trace=trace)
     return 0
+
+
+def _run(args: argparse.Namespace) -> int:
+    """Several traces: the cross-rank report (the ``run`` document)."""
+    from floorcalc.distributed import discover
+    from floorcalc.distributed.rank import annotated_path
+
+    args.document = "run"
+    fmt = output_format(args)
+    ann, traces = args.annotate_trace, list(args.trace)
+    args.trace, args.annotate_trace = None, None   # a run's inputs and annotation folder are checked here
+    check_output(args)
+    files = discover(traces)
+    outs = [p.resolve() for p in _outputs(args)]
+    for t in files:
+        if Path(t).resolve() in outs:
+            raise UsageError(f"output {t} is also an input of this command; name another file")
+    if args.rank is not None and fmt.name != "table":
+        raise UsageError("--rank prints a rank's own report beside the run's tables (table format only)")
+    if ann is not None:
+        if not ann.is_dir():
+            raise OutputError(f"--annotate-trace for a run names a folder for the ranks' annotated traces: "
+                              f"{ann} is not one")
+        for t in files:
+            p = annotated_path(str(ann), t)
+            if p.exists() and not args.force:
+                raise OutputError(f"output {p} exists; pass --force to overwrite it")
+    load_formulas(args)
+    run = analyze_run(files, spec=args.spec, passes=args.passes, device=args.device, link=args.link,
+                      workers=args.workers, scheduler=args.scheduler, command="floorcalc " + shlex.join(args.argv),
+                      annotate_dir=ann, formulas=tuple(str(f) for f in args.formulas or ()))
+    if run.partial:
+        print(f"floorcalc: warning: partial result: {run.partial}", file=sys.stderr)
+    renderer = output_renderer(args)
+    if args.rank is not None:
+        renderer.rank = args.rank  # type: ignore[attr-defined]
+    out: Dict[Path, FileData] = {}
+    stdout = None
+    if args.output is not None:
+        out.update(renderer.files(run, args.output))
+    else:
+        stdout = renderer.render_terminal(run)
+    if args.plot is not None:
+        from floorcalc.render.plot import PLOT_FORMATS
+        from floorcalc.render.run import RunPlot
+
+        out[args.plot] = RunPlot().render(run, PLOT_FORMATS[args.plot.suffix.lower()])
+    for path, data in out.items():
+        write_atomic(path, data)
+    if stdout is not None:
+        sys.stdout.write(stdout)
+    return 0
+
+
+def _outputs(args: argparse.Namespace) -> List[Path]:
+    out: List[Path] = []
+    if args.output is not None:
+        out += output_renderer(args).paths(args.output)
+    if args.plot is not None:
+        out.append(args.plot)
+    return out

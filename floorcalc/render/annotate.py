@@ -70,6 +70,9 @@ def event_figures(trace: Trace, report: Report) -> Tuple[Dict[Tuple[str, str, fl
         op_name = u.op.name if u.op is not None else UNATTRIBUTED
         f, c = u.floor, u.count
         base: Dict[str, Any] = {PREFIX + "op": op_name, PREFIX + "module": u.module}
+        if u.comm is not None:
+            base.update({PREFIX + "collective": u.comm.kind, PREFIX + "group_size": u.comm.group_size,
+                         PREFIX + "message_bytes": u.comm.message_bytes, PREFIX + "link_bytes": u.comm.link_bytes})
         if f is None or c is None:
             base.update({PREFIX + "bound": "uncounted", PREFIX + "floor_us": None, PREFIX + "efficiency": None,
                          PREFIX + "flop": None, PREFIX + "bytes": None, PREFIX + "note": u.uncounted_reason})

@@ -12,7 +12,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Dict, List, Optional, Tuple
 
+from floorcalc.floor import collective_link
 from floorcalc.records import DeviceSpec, Figure, Implausible, OpGroup, Report
+
+#: How the links are named beside their figures.
+LINK_NAMES = {"nvlink": "NVLink", "pcie": "PCIe", "nic": "NIC"}
 
 
 @dataclass(frozen=True)
@@ -96,6 +100,17 @@ def pass_figures(report: Report) -> List[PassFigure]:
         PassFigure("profiler_distortion", "profiler distortion", s.profiler_distortion, "ratio",
                    "profiled wall / bare wall - 1"),
     ]
+    c = report.timeline.communication if report.timeline is not None else None
+    if c is not None:
+        out += [
+            PassFigure("comm_us", "collectives", c.comm_us, "us", "union of the collectives' kernel intervals"),
+            PassFigure("comm_hidden_us", "communication hidden", c.hidden_us, "us",
+                       "collective time with a compute kernel or copy beside it"),
+            PassFigure("comm_exposed_us", "communication exposed", c.exposed_us, "us",
+                       "collective time with nothing beside it"),
+            PassFigure("comm_floor_us", "collectives' floors", c.floor_us, "us",
+                       "link bytes (nccl-tests bus bytes) / link bandwidth + collective latency"),
+        ]
     if s.unattributed_us:
         out.insert(out.index(next(f for f in out if f.key == "uncounted_share")) + 1,
                    PassFigure("unattributed_us", "unattributed", s.unattributed_us, "us",
@@ -136,7 +151,20 @@ def ceilings_used(report: Report) -> List[Tuple[str, Figure]]:
         out.append(("W L2", d.l2_bytes_per_s))
     if d.host_link_bytes_per_s is not None and "host_link" in levels:
         out.append(("W host link", d.host_link_bytes_per_s))
+    comm = {r.level for r in report.ops if r.bound == "communication"}
+    for link in sorted(comm):
+        try:
+            _name, key, fig = collective_link(d, "", None if link != "nic" else "nic")
+        except KeyError:
+            continue
+        out.append((f"W {LINK_NAMES.get(link, link)}", fig))
+    out += [(f"W {k.replace('_bus_bytes_per_s', '').replace('_', ' ')} bus", f) for k, f in d.interconnect.items()
+            if comm and k.endswith("_bus_bytes_per_s")]
     out.append(("L", d.launch_latency_us))
+    if comm:
+        from floorcalc.device.links import collective_latency_us
+
+        out.append(("L collective", collective_latency_us(d)))
     return out
 
 

@@ -112,7 +112,8 @@ class MarkdownRenderer(Renderer):
         groups = groups_of(report)
         rows = []
         for i, g in enumerate(groups[: self.top], 1):
-            bound = g.bound + (f" ({g.level})" if g.bound == "memory" and g.level not in ("", "dram") else "")
+            bound = g.bound + (f" ({g.level})" if g.bound in ("memory", "communication") and g.level not in ("", "dram")
+                               else "")
             row = [str(i), _code(g.name), _code(g.module) or "(top)"]
             if many:
                 row.append(f"x{g.instances}")

@@ -26,7 +26,8 @@ from floorcalc.records import OpRow, Report
 from floorcalc.render.figures import ceilings_used, dominant_peak, provenance, rate, short_origin, wall_basis
 
 #: bound -> marker colour (colour-blind safe: Okabe-Ito)
-BOUND_COLOURS = {"compute": "#009E73", "memory": "#0072B2", "overhead": "#E69F00", "uncounted": "#CC79A7"}
+BOUND_COLOURS = {"compute": "#009E73", "memory": "#0072B2", "overhead": "#E69F00", "communication": "#D55E00",
+                 "uncounted": "#CC79A7"}
 #: file extension -> matplotlib format
 PLOT_FORMATS = {".png": "png", ".svg": "svg", ".pdf": "pdf"}
 
@@ -317,9 +318,16 @@ class RooflinePlot:
         ]
         plotted_share = sum(r.duration_us for r in ops) / total
         line3 = f"{len(ops)} ops plotted ({plotted_share:.0%} of op time)"
+        comm = [r for r in off if r.bound == "communication"]
+        off = [r for r in off if r.bound != "communication"]
         if off:
             line3 += (f"; {len(off)} counted ops with no FLOPs or no bytes not plotted "
                       f"({sum(r.duration_us for r in off) / total:.1%})")
+        if comm:
+            floor = sum(r.floor_us or 0.0 for r in comm)
+            line3 += (f"; {len(comm)} collectives (communication-bound: no FLOPs, bytes on the link) not plotted "
+                      f"({sum(r.duration_us for r in comm) / total:.1%}, {sum(r.duration_us for r in comm):.0f} us "
+                      f"against a floor of {floor:.0f} us)")
         unc = [r for r in report.ops if r.flop is None]
         if unc:
             line3 += f"; {len(unc)} uncounted ops not plotted ({sum(r.duration_us for r in unc) / total:.1%})"

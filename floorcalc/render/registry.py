@@ -6,7 +6,9 @@ picks the format for it (table when neither says):
 - ``report``: a :class:`~floorcalc.records.Report` (``floorcalc report``, ``floorcalc analyze``);
 - ``diff``: a :class:`~floorcalc.compare.Comparison` of two reports (``floorcalc diff``);
 - ``count``: a :class:`~floorcalc.records.CountReport` (``floorcalc count``);
-- ``modes``: the reports of one step run in several modes (``floorcalc report --modes``).
+- ``modes``: the reports of one step run in several modes (``floorcalc report --modes``);
+- ``run``: a :class:`~floorcalc.records.RunReport`, every rank of a distributed run read
+  together (``floorcalc analyze`` of several traces or a folder).
 
 **A new output format is one module and one line here**: write a
 :class:`~floorcalc.render.base.Renderer` subclass (its options in its constructor) in a new
@@ -29,7 +31,7 @@ from floorcalc.errors import UsageError
 from floorcalc.render.base import Renderer
 
 #: what a command writes (module notes)
-Document = Literal["report", "diff", "count", "modes"]
+Document = Literal["report", "diff", "count", "modes", "run"]
 DOCUMENTS: Tuple[Document, ...] = get_args(Document)
 #: the format used when neither --format nor -o's extension says
 DEFAULT = "table"
@@ -77,6 +79,14 @@ FORMATS: Tuple[Format, ...] = (
     Format("count", "json", (".json",), "floorcalc.render.count:CountJsonRenderer", "schema floorcalc.count (docs/counting.md)"),
     Format("modes", "table", (".txt",), "floorcalc.render.modes:ModesTableRenderer", "one row per mode"),
     Format("modes", "json", (".json",), "floorcalc.render.modes:ModesJsonRenderer", "each mode's full report"),
+    Format("run", "table", (".txt",), "floorcalc.render.run:RunTableRenderer",
+           "rich tables: ranks, collectives, longest waits and what the late rank did"),
+    Format("run", "json", (".json",), "floorcalc.render.run:RunJsonRenderer",
+           "the cross-rank figures and each rank's own report (docs/json-schema.md, Runs)"),
+    Format("run", "csv", (".csv",), "floorcalc.render.run:RunCsvRenderer",
+           "ranks; with -o, FILE.collectives.csv and FILE.instances.csv beside it"),
+    Format("run", "md", (".md",), "floorcalc.render.run:RunMarkdownRenderer", "Markdown tables"),
+    Format("run", "latex", (".tex",), "floorcalc.render.run:RunLatexRenderer", "the cross-rank table, booktabs"),
 )
 
 

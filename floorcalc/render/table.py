@@ -11,7 +11,8 @@ from floorcalc.records import Report
 from floorcalc.render.base import Renderer, captured
 from floorcalc.render.terminal import PlainTable, make_console, plain, styled
 
-BOUND_STYLE = {"compute": "green", "memory": "cyan", "overhead": "yellow", "uncounted": "magenta"}
+BOUND_STYLE = {"compute": "green", "memory": "cyan", "overhead": "yellow", "communication": "blue",
+               "uncounted": "magenta"}
 
 
 def _us(x: Optional[float]) -> str:
@@ -109,7 +110,7 @@ class TableRenderer(Renderer):
                 cells = [plain(r.name), plain(module)]
             refcell = [_pct(r.reference_efficiency)] if ref is not None else []
             t.add_row(str(i), *cells, f"{r.calls:g}", _us(r.duration_us), _us(r.floor_us),
-                      eff, *refcell, *rates, plain(r.bound + (f" ({r.level})" if r.bound == "memory" and r.level != "dram" else ""),
+                      eff, *refcell, *rates, plain(r.bound + (f" ({r.level})" if r.bound in ("memory", "communication") and r.level != "dram" else ""),
                                         style=style))
         rest = report.ops[self.top:]
         if rest:

@@ -12,6 +12,9 @@ from typing import Any, Dict, Optional
 
 from floorcalc.records import Decomposition, Timeline
 
+#: How many of the longest collectives the JSON lists (all are analysed).
+LIST_COLLECTIVES = 40
+
 
 def _num(x: Optional[float]) -> Optional[float]:
     if x is None or (isinstance(x, float) and not math.isfinite(x)):
@@ -27,7 +30,27 @@ def decomposition_dict(d: Optional[Decomposition]) -> Optional[Dict[str, Any]]:
         "excess_us": d.excess_us, "data_movement_us": d.data_movement_us,
         "host_overhead_us": d.host_overhead_us, "blocking_us": d.blocking_us, "other_us": d.other_us,
         "other_parts_us": dict(d.other_parts_us), "residual_us": d.residual_us, "bound": d.bound,
-        "idle_by_cause_us": dict(d.idle_by_cause_us),
+        "idle_by_cause_us": dict(d.idle_by_cause_us), "communication_us": d.communication_us,
+        "peer_wait_us": d.peer_wait_us,
+    }
+
+
+def communication_dict(t: Timeline) -> Optional[Dict[str, Any]]:
+    """The ``communication`` object: overlap figures per pass and the longest collectives."""
+    c = t.communication
+    if c is None:
+        return None
+    longest = sorted(t.collectives, key=lambda x: -x.duration_us)[:LIST_COLLECTIVES]
+    return {
+        "collectives": c.collectives, "comm_us": c.comm_us, "hidden_us": c.hidden_us, "exposed_us": c.exposed_us,
+        "floor_us": _num(c.floor_us), "link_bytes": c.link_bytes, "message_bytes": c.message_bytes,
+        "uncounted": c.uncounted, "count": len(t.collectives),
+        "longest": [{
+            "kind": x.call.kind, "name": x.call.name, "group": x.call.group_name, "group_size": x.call.group_size,
+            "ordinal": x.ordinal, "seq": x.call.seq, "peer": x.call.peer, "op": x.op, "at_us": x.at_us,
+            "duration_us": x.duration_us, "exposed_us": x.exposed_us, "message_bytes": x.message_bytes,
+            "link_bytes": x.link_bytes, "floor_us": _num(x.floor_us),
+        } for x in longest],
     }
 
 
@@ -80,5 +103,6 @@ def timeline_dict(t: Optional[Timeline]) -> Optional[Dict[str, Any]]:
         "memory": [{**asdict(m), "peak_allocated_bytes": list(m.peak_allocated_bytes)} for m in t.memory],
         "cold_start": {"count": t.cold_start_count, "warm_passes": t.warm_passes,
                        "listed": [asdict(c) for c in t.cold_start]},
+        "communication": communication_dict(t),
         "notes": list(t.notes),
     }

@@ -16,11 +16,24 @@ from rich.text import Text
 from floorcalc.records import Decomposition, Timeline
 from floorcalc.render.terminal import PlainTable, plain, styled
 
+#: The parts shown only when a pass has them (a run without collectives has neither).
+_COMM_PARTS = ("communication_us", "peer_wait_us")
+
+
+def shown_parts(d: Decomposition, comm: bool = False) -> tuple:
+    """The :data:`PARTS` to show for ``d``: all, less communication and waiting on peers when
+    the pass has no collective (``comm`` False) and they are 0."""
+    return tuple(p for p in PARTS if p[0] not in _COMM_PARTS or comm or abs(getattr(d, p[0])) > 0)
+
 #: (attribute, label, bar glyph, style, what it is)
 PARTS = (
     ("floor_us", "hardware floor", "█", "green", "kernels' floors, the critical stream first, for the time they ran"),
     ("excess_us", "kernel excess", "▓", "yellow", "measured kernel time beyond the floor"),
     ("data_movement_us", "data movement", "▒", "cyan", "memcpy and memset time"),
+    ("communication_us", "communication", "≡", "blue",
+     "collectives with no compute beside them (exposed); hidden ones give their time to the compute"),
+    ("peer_wait_us", "waiting on peers", "~", "bright_red",
+     "exposed collective (or idle) time spent waiting for a later rank (needs every rank's trace)"),
     ("host_overhead_us", "host overhead", "░", "magenta", "device idle while the host launched work or ran Python/dispatch"),
     ("blocking_us", "blocking", "╳", "red", "device idle while the host waited on a sync or a blocking copy"),
     ("other_us", "other", "·", "bright_black", ""),
@@ -30,6 +43,7 @@ CAUSE_TEXT = {
     "profiler": "the profiler's own overhead (CUPTI buffer requests)",
     "blocking_copy": "host blocked in a copy (.item(), .cpu(), pageable memcpy)",
     "sync": "host in a synchronise call",
+    "peer_wait": "waiting for a later rank in a collective (cross-rank analysis)",
     "collective": "host in a collective (NCCL/c10d)",
     "cold_start": "cold start: allocation, module loading, slow first launches",
     "launch": "host launching work slower than the device drains it",
@@ -61,7 +75,7 @@ def _bytes(n: Optional[float]) -> str:
 def bar(d: Decomposition, width: int = 60) -> Text:
     """The decomposition as one line of ``width`` cells, each part in proportion (largest
     remainder rounding, so the cells add up to the width)."""
-    values = [max(getattr(d, attr), 0.0) for attr, *_ in PARTS]
+    values = [max(getattr(d, attr), 0.0) for attr, *_ in PARTS]   # parts that are 0 take no cell
     total = sum(values)
     t = Text("[")
     if total <= 0:
@@ -91,8 +105,9 @@ def render_timeline(t: Timeline, console: Console, top: int = 8) -> None:
     d = t.decomposition
     console.print(styled(("where the time goes, per pass", "bold"), f"  wall {_us(d.wall_us)} us, bound: {d.bound}"))
     console.print(Text("  ") + bar(d))
+    parts = shown_parts(d, t.communication is not None)
     legend = Text("  ")
-    for _attr, label, glyph, style, _what in PARTS:
+    for _attr, label, glyph, style, _what in parts:
         legend.append(glyph, style=style)
         legend.append(f" {label}  ")
     console.print(legend)
@@ -101,12 +116,13 @@ def render_timeline(t: Timeline, console: Console, top: int = 8) -> None:
     dt.add_column("us/pass", justify="right")
     dt.add_column("share", justify="right")
     dt.add_column("what it is")
-    for attr, label, glyph, style, what in PARTS:
+    for attr, label, glyph, style, what in parts:
         v = getattr(d, attr)
         dt.add_row(styled((glyph + " " + label, style)), _us(v), _pct(v, d.wall_us),
                    what or _other_text(d))
     dt.add_row("= wall", _us(d.wall_us), "100%", f"residual {d.residual_us:.3g} us (wall - the sum of the parts)")
     console.print(dt)
+    _communication(t, console)
     if t.steps:
         _steps(t, console)
     _idle(t, console, top)
@@ -118,22 +134,39 @@ def render_timeline(t: Timeline, console: Console, top: int = 8) -> None:
     _cold_start(t, console, top)
 
 
+def _communication(t: Timeline, console: Console) -> None:
+    c = t.communication
+    if c is None:
+        return
+    floor = f"; sum of their floors {_us(c.floor_us)} us" if c.floor_us is not None else ""
+    unc = f"; {c.uncounted:g} uncounted" if c.uncounted else ""
+    console.print(Text.assemble(
+        ("communication: ", "bold"),
+        f"{c.collectives:g} collectives per pass, {_us(c.comm_us)} us: hidden under compute {_us(c.hidden_us)} us "
+        f"({_pct(c.hidden_us, c.comm_us)}), exposed {_us(c.exposed_us)} us{floor}; {_bytes(c.link_bytes)} on the "
+        f"link per GPU{unc}"))
+    if t.decomposition is not None and t.decomposition.peer_wait_us == 0 and c.exposed_us > 0:
+        console.print(Text("  how much of the exposed time was waiting for a slower rank needs every rank's trace: "
+                           "floorcalc analyze RANK0 RANK1 ... (or their folder)", style="dim"))
+
+
 def _steps(t: Timeline, console: Console) -> None:
     st = PlainTable(box=box.SIMPLE_HEAD, title="per ProfilerStep, us (each from its start to the next one's)",
                title_justify="left")
     st.add_column("step", no_wrap=True)
     st.add_column("wall", justify="right")
-    for _attr, label, _g, _s, _w in PARTS:
-        st.add_column(label.replace("hardware ", "").replace(" overhead", "").replace("data movement", "data"),
-                      justify="right")
+    parts = shown_parts(t.steps[0], t.communication is not None)
+    for _attr, label, _g, _s, _w in parts:
+        st.add_column(label.replace("hardware ", "").replace(" overhead", "").replace("data movement", "data")
+                      .replace("communication", "comm").replace("waiting on peers", "peer wait"), justify="right")
     st.add_column("bound", no_wrap=True)
     for s in t.steps:
-        st.add_row(s.label.replace("ProfilerStep", ""), _us(s.wall_us), *[_us(getattr(s, a)) for a, *_ in PARTS],
+        st.add_row(s.label.replace("ProfilerStep", ""), _us(s.wall_us), *[_us(getattr(s, a)) for a, *_ in parts],
                    s.bound)
     if t.step_spread:
         for k, name in ((0, "min"), (1, "median"), (2, "max")):
             st.add_row(styled((name, "dim")), _us(t.step_spread["wall_us"][k]),
-                       *[_us(t.step_spread[a][k]) for a, *_ in PARTS], "", style="dim")
+                       *[_us(t.step_spread[a][k]) for a, *_ in parts], "", style="dim")
     console.print(st)
 
 

@@ -6,15 +6,17 @@ step, is in docs/timeline.md; in short:
 
 1. Device events of the window, relative to its start; each kernel's floor as classify
    computed it (``WorkUnit.event_floors_us``).
-2. Busy time cut into segments owned by one event each, the critical stream first
-   (:func:`floorcalc.timeline.partition.busy_segments`); the gaps are the rest.
+2. Busy time cut into segments owned by one event each, the critical stream first and
+   collectives last (:func:`floorcalc.timeline.partition.busy_segments`); the gaps are the rest.
 3. Host activity as layers of intervals, in precedence order: work already queued on the
    device, launches in flight, profiler overhead, blocking copies, syncs, collectives, cold
    start, launching (host-bound), and Python/dispatch for the rest. Each gap is cut into pieces
    labelled by the first layer covering them (:func:`floorcalc.timeline.partition.paint`).
 4. The partition of the window gives the decomposition of any slice: the pass, each
    ProfilerStep, each user range.
-5. Copies, host waits, launch statistics, memory and invariants are read from the same arrays.
+5. Copies, host waits, launch statistics, memory and invariants are read from the same arrays;
+   the collectives, their overlap with compute and what the rank did before each one
+   (:mod:`floorcalc.timeline.comm`) from the same partition.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from floorcalc.floor import bandwidth
 from floorcalc.records import (GAP_CAUSES, ColdStartKind, CopyRow, Decomposition, DeviceSpec, Gap, GpuEvent,
                                HostWait, IdleRow, InvariantCheck, KernelLaunchRow, LaunchStats, MemoryStats,
                                GapCause, RangeRow, SliceBound, Target, Timeline, Trace, WaitKind, WorkUnit)
-from floorcalc.timeline import calls
+from floorcalc.timeline import calls, comm
 from floorcalc.timeline.cold import ColdPiece, call_kind, library_setup
 from floorcalc.timeline.cold import summarise as cold_summary
 from floorcalc.timeline.partition import (BUSY_COLUMNS, COL, COLUMNS, GAP_EPS_US, IDLE_COLUMNS, Partition, build,
@@ -80,24 +82,27 @@ def analyze(trace: Trace, win: Window, units: Sequence[WorkUnit], spec: DeviceSp
     floors = _event_floors(units)
     fl = np.array([floors.get(e.index, math.nan) for e in ev])
     kind = np.array([0 if e.kind == "kernel" else 1 for e in ev], dtype=np.int8)
+    comm_events = comm.comm_event_ids(trace)
+    is_comm = np.array([e.index in comm_events for e in ev], dtype=bool)
 
-    # 2. busy segments, the critical stream first
+    # 2. busy segments, the critical stream first, collectives after every other event
     stream_key = [(e.device, e.stream) for e in ev]
     per_stream: Dict[Tuple[int, int], float] = defaultdict(float)
     for k, d in zip(stream_key, dur.tolist()):
         per_stream[k] += d
     rank = {k: r for r, k in enumerate(sorted(per_stream, key=lambda k: (-per_stream[k], k)))}
-    prio = np.array([rank[k] for k in stream_key], dtype=np.int64)
+    prio = np.array([rank[k] for k in stream_key], dtype=np.int64) + np.where(is_comm, len(rank), 0)
     bs, be, bo = busy_segments(ts_c, end_c, prio)
     rows = np.zeros((len(ev), len(COLUMNS)))
     ratio = np.where(dur > 0, fl / np.where(dur > 0, dur, 1.0), 1.0)
-    is_kernel = kind == 0
+    is_kernel = (kind == 0) & ~is_comm
     has_floor = ~np.isnan(fl)
     k_f = is_kernel & has_floor
     rows[k_f, COL["floor"]] = ratio[k_f]
     rows[k_f, COL["excess"]] = 1.0 - ratio[k_f]
     rows[is_kernel & ~has_floor, COL["unfloored"]] = 1.0
-    rows[~is_kernel, COL["data_movement"]] = 1.0
+    rows[(kind != 0) & ~is_comm, COL["data_movement"]] = 1.0
+    rows[is_comm, COL["communication"]] = 1.0
     gap_s, gap_e = gaps_between(bs, be, wall)
 
     # 3. host activity layers, and the gaps painted with them
@@ -132,6 +137,7 @@ def analyze(trace: Trace, win: Window, units: Sequence[WorkUnit], spec: DeviceSp
     ranges = _ranges(trace, win, part, W0)
     memory = _memory(trace, win)
     invariants = _invariants(trace, win, ev, units)
+    comm_stats, timings = comm.collectives(trace, win, ev, ts, is_comm, part, units, host.op_at, n)
     if cold:
         notes.append("the window was recorded with no warm-up (warmup 0 in the trace's floorcalc metadata): "
                      "host time in the first call of each op counts as cold start")
@@ -145,6 +151,7 @@ def analyze(trace: Trace, win: Window, units: Sequence[WorkUnit], spec: DeviceSp
         steps=steps, step_spread=spread, launch=launch, invariants=invariants, ranges=ranges, memory=memory,
         notes=tuple(notes), partial=trace.partial, copy_totals=copy_totals,
         cold_start=cold_items, cold_start_count=cold_count, warm_passes=warm,
+        communication=comm_stats, collectives=timings,
     )
 
 
@@ -366,14 +373,17 @@ def _decomposition(label: str, at: float, wall: float, amounts: np.ndarray) -> D
     blocking = a["sync"] + a["blocking_copy"]
     other = sum(other_parts.values())
     parts: Dict[SliceBound, float] = {"device": a["floor"] + a["excess"], "data_movement": a["data_movement"],
+                                      "communication": a["communication"], "peer_wait": a["peer_wait"],
                                       "host": host, "blocking": blocking, "other": other}
-    residual = wall - (a["floor"] + a["excess"] + a["data_movement"] + host + blocking + other)
+    residual = wall - (a["floor"] + a["excess"] + a["data_movement"] + a["communication"] + a["peer_wait"] + host
+                       + blocking + other)
     bound: SliceBound = max(parts, key=parts.__getitem__) if wall > 0 else "other"
     return Decomposition(
         label=label, at_us=at, wall_us=wall, floor_us=a["floor"], excess_us=a["excess"],
         data_movement_us=a["data_movement"], host_overhead_us=host, blocking_us=blocking, other_us=other,
         other_parts_us=other_parts, residual_us=residual, bound=bound,
-        idle_by_cause_us={c: a[c] for c in GAP_CAUSES},
+        idle_by_cause_us={c: a[c] for c in GAP_CAUSES}, communication_us=a["communication"],
+        peer_wait_us=a["peer_wait"],
     )
 
 
@@ -783,8 +793,15 @@ def _cpu_timeline(trace: Trace, win: Window, n: int, notes: List[str], units: Se
         idle_us_by_cause={c: 0.0 for c in GAP_CAUSES}, gap_count=0, gap_count_by_cause={c: 0 for c in GAP_CAUSES},
         gaps=(), idle_by_op=(), waits=(), copies=(), copy_count=0, decomposition=None, steps=(), step_spread={},
         launch=None, invariants=(), ranges=_ranges(trace, win, None, win.start_us), memory=_memory(trace, win),
-        notes=tuple(notes), partial=trace.partial,
+        notes=tuple(notes), partial=trace.partial, **_host_comm(trace, win, n),
     )
+
+
+def _host_comm(trace: Trace, win: Window, n: int) -> Dict[str, Any]:
+    """The collectives of a trace with no device timeline (gloo on the CPU), read from their host
+    ops (floorcalc.timeline.comm.host_collectives)."""
+    stats, timings = comm.host_collectives(trace, win, n)
+    return {"communication": stats, "collectives": timings}
 
 
 __all__ = ["analyze", "parse_copy_name"]

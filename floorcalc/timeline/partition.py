@@ -8,7 +8,10 @@ its length, so the integral over any slice ``[a, b]`` adds up to ``b - a``:
    and end; give each elementary piece to one running event: the one on the stream with the
    most device time (the critical stream), then the earliest started. A kernel's pieces split
    into ``floor`` and ``excess`` in the ratio of its floor to its duration; a kernel without a
-   floor is ``unfloored``; a memcpy or memset is ``data_movement``.
+   floor is ``unfloored``; a memcpy or memset is ``data_movement``; a collective is
+   ``communication``. Collectives come after every other event in that order (whatever their
+   stream): a compute kernel or copy beside a collective owns the time, keeps its floor, and the
+   collective is hidden under it.
 2. **Idle pieces** (:func:`paint`). Cut each idle gap at every boundary of the host-activity
    layers that falls inside it; give each piece the cause of the first layer (in precedence
    order) that covers its midpoint, else ``python``.
@@ -27,14 +30,14 @@ import numpy as np
 from floorcalc.records import GAP_CAUSES
 
 #: The amount columns: busy time by kind, then idle time by cause.
-COLUMNS = ("floor", "excess", "data_movement", "unfloored") + GAP_CAUSES
+COLUMNS = ("floor", "excess", "data_movement", "unfloored", "communication") + GAP_CAUSES
 COL = {c: i for i, c in enumerate(COLUMNS)}
-BUSY_COLUMNS = slice(0, 4)
+BUSY_COLUMNS = slice(0, 5)
 #: Idle stretches shorter than this (us) are rounding, not gaps: Kineto times have ns resolution, and
 #: a timestamp near 5e12 us carries about 1 ns of float error. They stay in the partition (so the
 #: parts add up), but are not counted or listed as gaps.
 GAP_EPS_US = 2e-3
-IDLE_COLUMNS = slice(4, len(COLUMNS))
+IDLE_COLUMNS = slice(5, len(COLUMNS))
 
 
 def merge(starts: np.ndarray, ends: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:

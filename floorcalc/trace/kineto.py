@@ -76,6 +76,7 @@ import numpy as np
 from floorcalc.errors import TraceError
 from floorcalc.records import (CpuOp, DeviceSync, EventKind, GpuEvent, GpuProperties, MemorySample, OpCall,
                                ProfilerOverhead, RuntimeCall, Step, Trace, UserRange, record_builder)
+from floorcalc.trace import collectives
 from floorcalc.trace.args import op_call_from_kineto
 from floorcalc.trace.jsonstream import EventStream
 
@@ -180,6 +181,22 @@ class _Args(msgspec.Struct, gc=False):
     device_id: Optional[int] = msgspec.field(default=None, name="Device Id")
     # MTIA device events
     size: Optional[int] = None
+    # collectives (floorcalc.trace.collectives.COMM_KEYS): raw JSON, decoded only for the events
+    # that have a "Collective name"
+    coll_name: msgspec.Raw = msgspec.field(default=_NO_RAW, name="Collective name")
+    coll_dtype: msgspec.Raw = msgspec.field(default=_NO_RAW, name="dtype")
+    coll_in: msgspec.Raw = msgspec.field(default=_NO_RAW, name="In msg nelems")
+    coll_out: msgspec.Raw = msgspec.field(default=_NO_RAW, name="Out msg nelems")
+    coll_size: msgspec.Raw = msgspec.field(default=_NO_RAW, name="Group size")
+    coll_pg: msgspec.Raw = msgspec.field(default=_NO_RAW, name="Process Group Name")
+    coll_pg_desc: msgspec.Raw = msgspec.field(default=_NO_RAW, name="Process Group Description")
+    coll_ranks: msgspec.Raw = msgspec.field(default=_NO_RAW, name="Process Group Ranks")
+    coll_seq: msgspec.Raw = msgspec.field(default=_NO_RAW, name="Seq")
+    coll_rank: msgspec.Raw = msgspec.field(default=_NO_RAW, name="Rank")
+    coll_src: msgspec.Raw = msgspec.field(default=_NO_RAW, name="Src Rank")
+    coll_dst: msgspec.Raw = msgspec.field(default=_NO_RAW, name="Dst Rank")
+    coll_in_split: msgspec.Raw = msgspec.field(default=_NO_RAW, name="In split size")
+    coll_out_split: msgspec.Raw = msgspec.field(default=_NO_RAW, name="Out split size")
 
 
 class _Event(msgspec.Struct, gc=False):
@@ -201,7 +218,14 @@ _INT_ARGS = {"External id": "ext", "external id": "ext_old", "correlation": "cor
              "stream": "stream", "bytes": "bytes", "Bytes": "mem_bytes", "Total Allocated": "total_allocated",
              "Total Reserved": "total_reserved", "Device Type": "device_type", "Device Id": "device_id",
              "size": "size"}
-_RAW_ARGS = {"Input Dims": "dims", "Input dims": "dims_old", "Input type": "types", "Concrete Inputs": "concrete"}
+#: the collective args kept (floorcalc.trace.collectives.COMM_KEYS) -> their _Args attribute
+_COMM_ATTRS = {"Collective name": "coll_name", "dtype": "coll_dtype", "In msg nelems": "coll_in",
+               "Out msg nelems": "coll_out", "Group size": "coll_size", "Process Group Name": "coll_pg",
+               "Process Group Description": "coll_pg_desc", "Process Group Ranks": "coll_ranks", "Seq": "coll_seq",
+               "Rank": "coll_rank", "Src Rank": "coll_src", "Dst Rank": "coll_dst", "In split size": "coll_in_split",
+               "Out split size": "coll_out_split"}
+_RAW_ARGS = {"Input Dims": "dims", "Input dims": "dims_old", "Input type": "types", "Concrete Inputs": "concrete",
+             **_COMM_ATTRS}
 _JSON = msgspec.json.Encoder()
 
 
@@ -504,6 +528,11 @@ class _Acc:
         self.mtia = 0
         self.privateuse1 = 0
         self.string_ids: set = set()     # string pids/tids met (a few, for the note)
+        # collective args (floorcalc.trace.collectives): each distinct set of raw texts once; the
+        # "comm" column of ops and device events indexes it (-1: none)
+        self.comm_id: Dict[tuple, int] = {}
+        self.comm_raw: List[tuple] = []
+        self.range_args: Dict[tuple, Tuple[bytes, bytes]] = {}   # gloo:* ranges: (Input Dims, Input type)
 
     def _ids_of(self, names: List[str]) -> np.ndarray:
         """Name ids (each distinct name numbered once, in :attr:`names`)."""
@@ -513,6 +542,32 @@ class _Acc:
                 table[n] = len(names_l)
                 names_l.append(n)
         return np.fromiter(map(table.__getitem__, names), dtype=np.int64, count=len(names))
+
+    def _comm_of(self, args: List[_Args]) -> np.ndarray:
+        """The collective-args id of each event (-1: none), distinct texts numbered once."""
+        out = np.full(len(args), -1, dtype=np.int64)
+        table, raw = self.comm_id, self.comm_raw
+        attrs = tuple(_COMM_ATTRS.values())
+        for i, a in enumerate(args):
+            if a.coll_name:
+                key = tuple(bytes(getattr(a, x)) for x in attrs)
+                k = table.get(key)
+                if k is None:
+                    k = table[key] = len(raw)
+                    raw.append(key)
+                out[i] = k
+        return out
+
+    def comm_args(self, k: int) -> Dict[str, Any]:
+        """The collective args of id ``k``, decoded (a value that is not JSON left out)."""
+        out: Dict[str, Any] = {}
+        for key, text in zip(_COMM_ATTRS, self.comm_raw[k]):
+            if text:
+                try:
+                    out[key] = msgspec.json.decode(text)
+                except msgspec.DecodeError:
+                    pass
+        return out
 
     def _refs_of(self, name_ids: np.ndarray, args: List[_Args]) -> np.ndarray:
         """The shape reference of each op (-1: no shapes), distinct texts numbered once."""
@@ -605,6 +660,7 @@ class _Acc:
         }
         if ops:
             cols["ref"] = self._refs_of(name_ids, args)
+            cols["comm"] = self._comm_of(args)
         else:
             cols["corr"] = _ids([a.correlation for a in args])
         return cols
@@ -633,6 +689,7 @@ class _Acc:
             "device": device,
             "stream": _ids([a.stream for a in args]),
             "bytes": nbytes,
+            "comm": self._comm_of(args),
         }
 
     def _mtia(self, sub: List[_Event]) -> None:
@@ -661,6 +718,8 @@ class _Acc:
                     self.modules.append((ts, dur, pid, tid, name[len(MODULE_RANGE_PREFIX):]))
                 else:
                     self.ranges.append((ts, dur, pid, tid, name))
+                    if e.args is not None and name.startswith(collectives.RANGE_PREFIXES):
+                        self.range_args[(ts, dur, tid, name)] = (bytes(e.args.dims), bytes(e.args.types))
             elif kind == _PY:
                 if name.startswith(TORCH_MODULE_PREFIX):
                     self.modules.append((ts, dur, _tid(e.pid), _tid(e.tid), name[len(TORCH_MODULE_PREFIX):]))
@@ -799,8 +858,8 @@ class _Acc:
         if any(r.name.startswith("hip") for r in runtime[:2000]) or any(r.name.startswith("hip") for r in runtime[-2000:]):
             notes.append("ROCm trace: hip* runtime calls are read like their CUDA counterparts "
                          "(hipLaunchKernel as cudaLaunchKernel, hipMemcpyAsync as cudaMemcpyAsync...)")
-        ranges = tuple(sorted((UserRange(name, ts * scale, dur * scale, tid) for ts, dur, _pid, tid, name in self.ranges),
-                              key=lambda r: r.ts_us))
+        range_rows = sorted(self.ranges, key=lambda r: r[0])
+        ranges = tuple(UserRange(name, ts * scale, dur * scale, tid) for ts, dur, _pid, tid, name in range_rows)
         overhead = tuple(sorted((ProfilerOverhead(n, ts * scale, d * scale) for n, ts, d, _p in self.overhead),
                                 key=lambda o: o.ts_us))
         syncs = tuple(sorted((DeviceSync(n, ts * scale, d * scale, s, c) for n, ts, d, s, c, _p in self.syncs),
@@ -809,10 +868,37 @@ class _Acc:
         from floorcalc.trace.capture_info import KEY, read_capture_info
         from floorcalc.trace.graphs import attribute_graph_replays
 
+        dist, why = collectives.read_distributed_info(data.get("distributedInfo"))
+        if why:
+            notes.append(f"distributedInfo not read: {why}")
+        comms = collectives.build(ops, gpu, self._final_comm(self._op_comm), self._final_comm(self._dev_comm), dist,
+                                  ranges=ranges, range_args=self._range_args(range_rows))
         return attribute_graph_replays(Trace(
             path=path, ops=tuple(ops), runtime=tuple(runtime), gpu=tuple(gpu), steps=tuple(steps), devices=devices,
             has_shapes=has_shapes, metadata=metadata, ranges=ranges, memory=memory, overhead=overhead,
-            device_syncs=syncs, notes=tuple(notes), partial=partial, capture=read_capture_info(data.get(KEY))))
+            device_syncs=syncs, notes=tuple(notes), partial=partial, capture=read_capture_info(data.get(KEY)),
+            collectives=comms, distributed=dist))
+
+    def _final_comm(self, ids: np.ndarray) -> Dict[int, Dict[str, Any]]:
+        """Index (in the final records) -> collective args, for the events that have them."""
+        return {int(i): self.comm_args(int(ids[i])) for i in np.flatnonzero(ids >= 0).tolist()}
+
+    def _range_args(self, rows: List[Tuple[float, float, int, int, str]]) -> Dict[int, Dict[str, Any]]:
+        """Index in the sorted ranges -> the args of a gloo:* range (floorcalc.trace.collectives)."""
+        out: Dict[int, Dict[str, Any]] = {}
+        for i, (ts, dur, _pid, tid, name) in enumerate(rows):
+            raw = self.range_args.get((ts, dur, tid, name))
+            if raw is None:
+                continue
+            args: Dict[str, Any] = {}
+            for key, text in zip(("Input Dims", "Input type"), raw):
+                if text:
+                    try:
+                        args[key] = msgspec.json.decode(text)
+                    except msgspec.DecodeError:
+                        pass
+            out[i] = args
+        return out
 
     def _notes(self) -> List[str]:
         """What the reader dropped, repaired and recognised, one counted note each."""
@@ -939,6 +1025,7 @@ class _Acc:
             step_of = [nums[kk] if good else None for kk, good in zip(k.tolist(), ok.tolist())]
         # the columns in the final order, so that the records are made by one map over them
         order = op_order
+        self._op_comm = op["comm"][order]
         names = self.names
         parent = np.asarray(op_parent, dtype=np.int64)[order]
         parent_l = [None if p < 0 else p for p in np.where(parent >= 0, new_index[np.maximum(parent, 0)], -1).tolist()]
@@ -1008,6 +1095,7 @@ class _Acc:
                 by_ext[o.external_id] = o.index
         n = len(dev["ts"])
         order = np.argsort(dev["ts"], kind="stable").tolist()
+        self._dev_comm = dev["comm"][np.array(order, dtype=np.int64)] if n else dev["comm"]
         ts_l, dur_l = dev["ts"].tolist(), dev["dur"].tolist()
         kind_l = dev["kind"].tolist()
         corr_l, ext_l = dev["corr"].tolist(), dev["ext"].tolist()
@@ -1030,9 +1118,9 @@ class _Acc:
         return out
 
 
-_OP_COLS = ("ts", "dur", "pid", "tid", "name", "ext", "ref")
+_OP_COLS = ("ts", "dur", "pid", "tid", "name", "ext", "ref", "comm")
 _RT_COLS = ("ts", "dur", "pid", "tid", "name", "ext", "corr")
-_DEV_COLS = ("kind", "ts", "dur", "name", "corr", "ext", "device", "stream", "bytes")
+_DEV_COLS = ("kind", "ts", "dur", "name", "corr", "ext", "device", "stream", "bytes", "comm")
 _DTYPES = {"ts": np.float64, "dur": np.float64, "kind": np.int8}
 
 

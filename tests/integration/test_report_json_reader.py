@@ -98,7 +98,7 @@ def _set(path, value):
 
 @pytest.mark.parametrize("edit, needle", [
     (_set(["ops", 1, "duration_us"], "fast"), "ops[1].duration_us: 'fast', not a number"),
-    (_set(["ops", 0, "bound"], "lazy"), "ops[0].bound: 'lazy' is not one of compute, memory, overhead, uncounted"),
+    (_set(["ops", 0, "bound"], "lazy"), "ops[0].bound: 'lazy' is not one of compute, memory, overhead, communication, uncounted"),
     (_set(["kernels"], {}), "kernels: {}, not a list"),
     (lambda d: d["device"]["figures"].pop("mem_bytes_per_s"), "device.figures.mem_bytes_per_s: None, not an object"),
     (lambda d: d["summary"].pop("wall_us"), "summary: no 'wall_us'"),

@@ -10,7 +10,7 @@ from builders import KinetoBuilder, tensor_args, toy_spec
 from floorcalc.analysis import build_report
 from floorcalc.records import GAP_CAUSES, Decomposition, Figure
 from floorcalc.timeline.analysis import parse_copy_name
-from floorcalc.timeline.partition import Partition, busy_segments, merge, paint
+from floorcalc.timeline.partition import COLUMNS, Partition, busy_segments, merge, paint
 from floorcalc.trace import parse
 
 
@@ -44,8 +44,7 @@ def test_merge_and_paint_give_each_piece_the_first_covering_layer():
     # one gap [0, 10]; "sync" covers [2, 4], "launch" covers [3, 6] (sync takes precedence)
     a, b, label, gi = paint(np.array([0.0]), np.array([10.0]),
                             [("sync", np.array([2.0]), np.array([4.0])), ("launch", np.array([3.0]), np.array([6.0]))])
-    got = [(x, y, ("floor", "excess", "data_movement", "unfloored") [l] if l < 4 else GAP_CAUSES[l - 4])
-           for x, y, l in zip(a.tolist(), b.tolist(), label.tolist())]
+    got = [(x, y, COLUMNS[l]) for x, y, l in zip(a.tolist(), b.tolist(), label.tolist())]
     assert got == [(0, 2, "python"), (2, 3, "sync"), (3, 4, "sync"), (4, 6, "launch"), (6, 10, "python")]
     assert set(gi.tolist()) == {0}
 
@@ -57,7 +56,7 @@ def test_busy_segments_give_overlap_to_the_critical_stream():
 
 
 def test_partition_integral_adds_up_over_any_slice():
-    amounts = np.zeros((3, 12))
+    amounts = np.zeros((3, len(COLUMNS)))
     amounts[0, 0], amounts[1, 4], amounts[2, 1] = 2.0, 8.0, 2.0
     p = Partition(start=np.array([0.0, 2.0, 10.0]), end=np.array([2.0, 10.0, 12.0]), amounts=amounts,
                   owner=np.array([0, -1, 1]), wall=12.0)
@@ -141,8 +140,9 @@ def test_cold_start_collective_and_profiler_gaps():
     assert by["profiler"] == pytest.approx(500.0)
     assert by["cold_start"] == pytest.approx(300.0 + 1500.0, rel=0.01)
     assert by["collective"] > 400.0
-    # the NCCL kernel has no formula: its time is "other" (unfloored), not floor or excess
-    assert t.decomposition.other_parts_us["unfloored_kernels"] == pytest.approx(10.0)
+    # the NCCL kernel is a collective: its time, with nothing beside it, is exposed communication
+    assert t.decomposition.communication_us == pytest.approx(10.0)
+    assert t.decomposition.other_parts_us["unfloored_kernels"] == 0.0
 
 
 def test_tiny_kernels_make_a_host_bound_pass():

@@ -1,0 +1,482 @@
+"""The reduce step of a run: the per-rank records read together (they alone, never the traces).
+
+Steps of :func:`combine` (the method, with its reasons, is in docs/timeline.md, "Several ranks"):
+
+1. **One run.** Records that could not be read are kept as ``unreadable`` ranks. The readable
+   ones must agree on the world size and on what says which run they came from (floorcalc's
+   capture command and model file, torch and NCCL versions, process groups), and no two may
+   claim one rank; otherwise :class:`~floorcalc.errors.RunError`, naming the files. Ranks of
+   the world with no trace are ``missing``. Traces without ``distributedInfo`` take their rank
+   from their file name (``rank-3``), and the world is then the ranks found.
+2. **Matching.** A collective is the same on every rank of its process group when it has the
+   same ordinal among that group's collectives of the window (torch's ``Seq`` instead when
+   every rank's trace gives it); a send matches the recv of the same ordinal between the same
+   two ranks. A rank whose sequence of (operation, size) is offset from the group's first
+   rank's (its window began a few collectives later) is matched at the offset that makes the
+   most agree. An instance some member lacks (a missing, unreadable or truncated rank) is left
+   unmatched: who was late cannot be told.
+3. **Clocks.** Every rank leaves a collective at nearly the same moment (the last data arrives
+   everywhere at once), so the offset of each rank's clock from the reference rank's (the
+   lowest readable one) is the median, over the collectives they share, of the difference of
+   their end times; ranks sharing none with the reference are reached through ranks that do.
+   Point-to-point ops are used only when there is no collective.
+4. **Waits.** For each instance, on the aligned clock: the last rank to start is late, the
+   skew is the last start minus the first, the *transfer* time is its length on the late rank,
+   and every other rank waited ``min(late start - its start, its length)``. The part of a wait
+   its rank spent with nothing else running (exposed, ``CollectiveTiming.exposed``) moves from
+   the rank's communication to *waiting on peers* in its decomposition; device idle time
+   inside a wait (a collective without a kernel) becomes the idle cause ``peer_wait``. A clock
+   offset of more than a minute (:data:`MAX_CLOCK_OFFSET_US`) is no drift between hosts but two
+   runs: RunError.
+5. **What the late rank was doing**: its lead-in spans (``CollectiveTiming.lead_in``) over the
+   last ``wait`` microseconds before its own start, summed by what they were.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import statistics
+from collections import Counter, defaultdict
+from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+
+from floorcalc import __version__
+from floorcalc.errors import RunError
+from floorcalc.records import (CAUSE_TERM, CollectiveInstance, CollectiveRow, CollectiveTiming, Decomposition,
+                               GapCause, PeerWait, RankRecord, RankStatus, RankSummary, Report, RunReport, SliceBound)
+
+#: The run report's JSON layout version (docs/json-schema.md, "Runs").
+RUN_SCHEMA_VERSION = 1
+#: How many instances (the longest waits) a RunReport lists.
+LIST_INSTANCES = 40
+#: How far (collectives) a rank's sequence may be offset from its group's when matching (step 2).
+MAX_SHIFT = 8
+#: Clock offsets beyond this (us) are not clock drift between hosts but traces of two runs.
+MAX_CLOCK_OFFSET_US = 60e6
+#: Label of wait time before the late rank's lead-in (before its previous collective started).
+NOT_KEPT = "(before its previous collective)"
+
+_P2P = ("send", "recv")
+Key = Tuple[object, ...]
+
+
+def activity_label(kind: str, name: str) -> str:
+    """Words for one lead-in span: ``GPU: aten::mm``, ``GPU collective: c10d::allreduce_``,
+    ``GPU copy: aten::copy_``, ``host python in aten::randn``, ``host sync in aten::item``;
+    on a CPU run ``CPU: aten::mm`` and ``host python (no op)``."""
+    if kind == "kernel":
+        return f"GPU: {name or '(unattributed)'}"
+    if kind == "communication":
+        return f"GPU collective: {name or '(unattributed)'}"
+    if kind == "data_movement":
+        return f"GPU copy: {name or '(unattributed)'}"
+    if kind == "cpu":
+        return f"CPU: {name}"
+    if kind == "other":
+        return "other activity"
+    return f"host {kind}" + (f" in {name}" if name else " (no op)")
+
+
+# ---------------------------------------------------------------------------------------------
+# 1. one run
+
+
+def _check_one_run(records: Sequence[RankRecord]) -> Tuple[int, List[str]]:
+    """The world size, and notes (step 1). Raises RunError for traces of several runs."""
+    ok = [r for r in records if r.report is not None or r.distributed is not None]
+    notes: List[str] = []
+    worlds = {r.world_size for r in ok if r.world_size is not None}
+    if len(worlds) > 1:
+        by = defaultdict(list)
+        for r in ok:
+            by[r.world_size].append(r.path)
+        listed = "; ".join(f"world size {w}: {', '.join(sorted(p)[:3])}" for w, p in sorted(by.items(), key=str))
+        raise RunError(f"the traces are not of one run: their distributedInfo gives different world sizes ({listed})")
+    ranks: Dict[int, str] = {}
+    for r in records:
+        if r.rank is None:
+            continue
+        if r.rank in ranks:
+            raise RunError(f"two traces claim rank {r.rank} ({ranks[r.rank]} and {r.path}, rank from the "
+                           f"{r.rank_source or 'trace'}): traces of two runs mixed?")
+        ranks[r.rank] = r.path
+    unknown = [r.path for r in records if r.rank is None]
+    if unknown:
+        raise RunError(f"no rank for {unknown[0]}" + (f" and {len(unknown) - 1} more" if len(unknown) > 1 else "")
+                       + ": it has no distributedInfo and its file name gives none (name it rank-N.json...)")
+    keys = sorted({k for r in ok for k in r.identity})
+    for k in keys:
+        values = defaultdict(list)
+        for r in ok:
+            if k in r.identity:
+                values[r.identity[k]].append(r)
+        if len(values) > 1:
+            (v1, r1), (v2, r2) = [(v, rs[0]) for v, rs in list(values.items())[:2]]
+            raise RunError(f"the traces are not of one run: rank {r1.rank} ({r1.path}) has {k} {v1[:80]!r}, "
+                           f"rank {r2.rank} ({r2.path}) {v2[:80]!r}")
+    if worlds:
+        world = worlds.pop()
+        beyond = sorted(r for r in ranks if r >= world)
+        if beyond:
+            raise RunError(f"rank {beyond[0]} ({ranks[beyond[0]]}) is outside the world of {world} ranks the "
+                           "other traces give: traces of two runs mixed?")
+    else:
+        world = max(ranks) + 1
+        notes.append(f"no trace has distributedInfo: ranks taken from the file names, world size {world} assumed")
+    return world, notes
+
+
+# ---------------------------------------------------------------------------------------------
+# 2. matching
+
+
+def _signature(t: CollectiveTiming) -> Tuple[str, Optional[int]]:
+    return (t.call.kind, t.message_bytes)
+
+
+def _keys(rank: int, timings: Sequence[CollectiveTiming], use_seq: Mapping[str, bool],
+          shift: Mapping[Tuple[str, int], int]) -> Dict[Key, CollectiveTiming]:
+    """Each collective of one rank under the key it is matched by (step 2)."""
+    out: Dict[Key, CollectiveTiming] = {}
+    for t in timings:
+        c = t.call
+        if c.kind in _P2P:
+            if c.peer is None:
+                continue
+            src, dst = (rank, c.peer) if c.kind == "send" else (c.peer, rank)
+            out[(c.group_name, "p2p", src, dst, t.ordinal)] = t
+        elif use_seq.get(c.group_name) and c.seq is not None:
+            out[(c.group_name, "seq", c.seq)] = t
+        else:
+            out[(c.group_name, "k", t.ordinal + shift.get((c.group_name, rank), 0))] = t
+    return out
+
+
+def _shifts(per_rank: Mapping[int, Sequence[CollectiveTiming]], use_seq: Mapping[str, bool]) -> Tuple[Dict[Tuple[str, int], int], List[str]]:
+    """Per (group, rank), the offset of its ordinals that best lines its sequence up with the
+    group's lowest rank's (0 when they already agree)."""
+    seqs: Dict[str, Dict[int, List[Tuple[str, Optional[int]]]]] = defaultdict(dict)
+    for r, ts in per_rank.items():
+        for t in ts:
+            if t.call.kind in _P2P or use_seq.get(t.call.group_name):
+                continue
+            seqs[t.call.group_name].setdefault(r, []).append(_signature(t))
+    shifts: Dict[Tuple[str, int], int] = {}
+    notes: List[str] = []
+    for g, by_rank in seqs.items():
+        ranks = sorted(by_rank)
+        ref = by_rank[ranks[0]]
+        for r in ranks[1:]:
+            s = by_rank[r]
+            best, best_score = 0, _agree(ref, s, 0)
+            if best_score < min(len(ref), len(s)):
+                for k in range(-MAX_SHIFT, MAX_SHIFT + 1):
+                    sc = _agree(ref, s, k)
+                    if sc > best_score or (sc == best_score and abs(k) < abs(best)):
+                        best, best_score = k, sc
+            if best:
+                shifts[(g, r)] = best
+                notes.append(f"rank {r}'s collectives of group {g!r} start {abs(best)} "
+                             f"{'later' if best > 0 else 'earlier'} than rank {ranks[0]}'s: matched at that offset")
+    return shifts, notes
+
+
+def _agree(ref: Sequence[Tuple[str, Optional[int]]], s: Sequence[Tuple[str, Optional[int]]], k: int) -> int:
+    """How many of ``s`` (its i-th taken as ref's (i + k)-th) agree with ``ref``."""
+    n = 0
+    for i, sig in enumerate(s):
+        j = i + k
+        if 0 <= j < len(ref) and ref[j] == sig:
+            n += 1
+    return n
+
+
+def _match(per_rank: Mapping[int, Sequence[CollectiveTiming]], present: Iterable[int]
+           ) -> Tuple[List[Tuple[Key, Dict[int, CollectiveTiming]]], int, List[str]]:
+    """The matched instances, each ``(key, rank -> timing)``, how many collectives were left
+    unmatched, and notes (step 2)."""
+    present = set(present)
+    groups_with_seq: Dict[str, List[bool]] = defaultdict(list)
+    for ts in per_rank.values():
+        for t in ts:
+            if t.call.kind not in _P2P:
+                groups_with_seq[t.call.group_name].append(t.call.seq is not None)
+    use_seq = {g: all(v) for g, v in groups_with_seq.items()}
+    shifts, notes = _shifts(per_rank, use_seq)
+    keyed = {r: _keys(r, ts, use_seq, shifts) for r, ts in per_rank.items()}
+    members: Dict[Key, Dict[int, CollectiveTiming]] = defaultdict(dict)
+    for r, by_key in keyed.items():
+        for k, t in by_key.items():
+            members[k][r] = t
+    out: List[Tuple[Key, Dict[int, CollectiveTiming]]] = []
+    unmatched = 0
+    mismatched = 0
+    for k, by_rank in members.items():
+        any_t = next(iter(by_rank.values()))
+        c = any_t.call
+        if c.kind in _P2P:
+            expected = {k[2], k[3]}
+        elif c.group_ranks:
+            expected = set(c.group_ranks)
+        else:
+            expected = set(by_rank)
+        if not expected <= set(by_rank) or len(by_rank) < 2:
+            unmatched += len(by_rank)
+            continue
+        kinds = {t.call.kind for t in by_rank.values()} - {"send", "recv"} if c.kind in _P2P else \
+            {t.call.kind for t in by_rank.values()}
+        sizes = {t.message_bytes for t in by_rank.values() if t.message_bytes is not None}
+        if len(kinds) > 1 or (len(sizes) > 1 and c.kind != "all_to_all"):
+            mismatched += 1
+            unmatched += len(by_rank)
+            continue
+        out.append((k, by_rank))
+    if mismatched:
+        notes.append(f"{mismatched} collectives differ across ranks in operation or size at the same position "
+                     "(left unmatched)")
+    out.sort(key=lambda kv: min(t.ts_us for t in kv[1].values()))
+    return out, unmatched, notes
+
+
+# ---------------------------------------------------------------------------------------------
+# 3. clocks
+
+
+def _offsets(instances: Sequence[Tuple[Key, Dict[int, CollectiveTiming]]], ranks: Sequence[int]
+             ) -> Tuple[Dict[int, float], Optional[int], str]:
+    """Each rank's clock offset from the reference rank's (step 3), the reference, and how the
+    clocks were aligned, in words."""
+    if not ranks:
+        return {}, None, ""
+    ref = min(ranks)
+    coll = [m for k, m in instances if k[1] != "p2p"]
+    used = coll or [m for _, m in instances]
+    off: Dict[int, float] = {ref: 0.0}
+    pending = set(ranks) - {ref}
+    while pending:
+        progress = False
+        for u in sorted(pending):
+            diffs = []
+            for m in used:
+                if u not in m:
+                    continue
+                known = [t.end_us + off[r] for r, t in m.items() if r in off]
+                if known:
+                    diffs.append(statistics.fmean(known) - m[u].end_us)
+            if diffs:
+                off[u] = statistics.median(diffs)
+                pending.discard(u)
+                progress = True
+        if not progress:
+            break
+    for u in pending:
+        off[u] = 0.0
+    # spread of the end times once aligned
+    spreads = []
+    for m in used:
+        ends = [t.end_us + off[r] for r, t in m.items()]
+        spreads.append(max(ends) - min(ends))
+    moved = [f"rank {r} {o:+,.1f} us" for r, o in sorted(off.items()) if r != ref]
+    words = (f"clocks aligned on collective end times (every rank leaves a collective together): offsets from "
+             f"rank {ref}'s clock: {', '.join(moved) if moved else 'none'}")
+    if spreads:
+        words += f"; after alignment the end times of one collective differ by {statistics.median(spreads):.1f} us " \
+                 f"(median, max {max(spreads):.1f} us)"
+    if pending:
+        words += f"; ranks {sorted(pending)} share no collective with the others: their clocks are left as they are"
+    if not used:
+        words = "no collective matched across ranks: clocks left as they are"
+    return off, ref, words
+
+
+# ---------------------------------------------------------------------------------------------
+# 4-5. waits and what the late rank was doing
+
+
+def _late_activity(late: CollectiveTiming, wait: float) -> Dict[str, float]:
+    """What the late rank did in the ``wait`` microseconds before its start (step 5)."""
+    out: Dict[str, float] = defaultdict(float)
+    covered = 0.0
+    for s in late.lead_in:
+        ov = (min(s.end_us, 0.0) - max(s.start_us, -wait)) * s.share
+        if ov > 0:
+            out[activity_label(s.kind, s.name)] += ov
+            covered += ov
+    if wait - covered > 1e-6:
+        out[NOT_KEPT] += wait - covered
+    return out
+
+
+def _exposed_in(t: CollectiveTiming, wait: float) -> Dict[str, float]:
+    """The exposed stretches of ``t`` inside its first ``wait`` microseconds, by part."""
+    out: Dict[str, float] = defaultdict(float)
+    for a, b, part in t.exposed:
+        ov = min(b, wait) - max(a, 0.0)
+        if ov > 0:
+            out[part] += ov
+    return out
+
+
+def _moved(d: Decomposition, exposed: Mapping[str, float], passes: int) -> Decomposition:
+    """``d`` (per pass) with the exposed waits (window totals) moved to waiting on peers (step 4)."""
+    comm = exposed.get("communication", 0.0) / passes
+    idle = {c: v / passes for c, v in exposed.items() if c != "communication"}
+    by_cause = dict(d.idle_by_cause_us)
+    host, blocking, other = d.host_overhead_us, d.blocking_us, d.other_us
+    other_parts = dict(d.other_parts_us)
+    idle_total = 0.0
+    for c, v in idle.items():
+        cause: GapCause = c  # type: ignore[assignment]
+        v = min(v, by_cause.get(cause, 0.0))
+        by_cause[cause] = by_cause.get(cause, 0.0) - v
+        idle_total += v
+        term = CAUSE_TERM.get(cause, "other")
+        if term == "host_overhead":
+            host -= v
+        elif term == "blocking":
+            blocking -= v
+        else:
+            other -= v
+            if cause in other_parts:
+                other_parts[cause] = other_parts[cause] - v
+    by_cause["peer_wait"] = by_cause.get("peer_wait", 0.0) + idle_total
+    comm = min(comm, d.communication_us)
+    peer = d.peer_wait_us + comm + idle_total
+    communication = d.communication_us - comm
+    parts: Dict[SliceBound, float] = {"device": d.floor_us + d.excess_us, "data_movement": d.data_movement_us,
+                                      "communication": communication, "peer_wait": peer, "host": host,
+                                      "blocking": blocking, "other": other}
+    bound: SliceBound = max(parts, key=parts.__getitem__) if d.wall_us > 0 else d.bound
+    return dataclasses.replace(d, communication_us=communication, peer_wait_us=peer, host_overhead_us=host,
+                               blocking_us=blocking, other_us=other, other_parts_us=other_parts,
+                               idle_by_cause_us=by_cause, bound=bound)
+
+
+def combine(records: Sequence[RankRecord], *, command: str = "") -> RunReport:
+    """The cross-rank report of the per-rank records (steps 1-5 of the module notes).
+
+    Raises :class:`RunError` when the records are not of one run (step 1).
+    """
+    world, notes = _check_one_run(records)
+    by_rank = {r.rank: r for r in records if r.rank is not None}
+    readable = {k: r for k, r in by_rank.items() if r.report is not None}
+    reports: Dict[int, Report] = {k: r.report for k, r in readable.items() if r.report is not None}
+    per_rank = {k: (rep.timeline.collectives if rep.timeline is not None else ()) for k, rep in reports.items()}
+    instances, unmatched, match_notes = _match(per_rank, readable)
+    notes += match_notes
+    off, ref, clock = _offsets(instances, sorted(readable))
+    far = [(r, o) for r, o in off.items() if abs(o) > MAX_CLOCK_OFFSET_US]
+    if far:
+        r, o = max(far, key=lambda x: abs(x[1]))
+        raise RunError(f"rank {r}'s clock is {o / 1e6:+,.1f} s from rank {ref}'s once aligned on their collectives "
+                       f"({by_rank[r].path} and {by_rank[ref].path if ref is not None else '?'}): traces of two runs mixed?")
+    passes = {k: max(rep.summary.passes, 1) for k, rep in reports.items()}
+
+    # 4-5. per instance
+    waits: Dict[int, float] = defaultdict(float)                       # window totals per rank
+    exposed: Dict[int, Dict[str, float]] = defaultdict(lambda: defaultdict(float))
+    per_peer: Dict[Tuple[int, int], List[float]] = defaultdict(lambda: [0.0, 0])
+    peer_activity: Dict[Tuple[int, int], Dict[str, float]] = defaultdict(lambda: defaultdict(float))
+    built: List[CollectiveInstance] = []
+    t0 = min((t.ts_us + off.get(r, 0.0) for _, m in instances for r, t in m.items()), default=0.0)
+    for key, m in instances:
+        ranks = sorted(m)
+        arrival = {r: m[r].ts_us + off.get(r, 0.0) for r in ranks}
+        late = max(ranks, key=lambda r: (arrival[r], r))
+        w = {r: min(max(arrival[late] - arrival[r], 0.0), m[r].duration_us) for r in ranks}
+        longest = max(w.values())
+        for r in ranks:
+            if w[r] <= 0:
+                continue
+            waits[r] += w[r]
+            for part, v in _exposed_in(m[r], w[r]).items():
+                exposed[r][part] += v
+            pp = per_peer[(r, late)]
+            pp[0] += w[r]
+            pp[1] += 1
+            for label, v in _late_activity(m[late], w[r]).items():
+                peer_activity[(r, late)][label] += v
+        lt = m[late]
+        act = _late_activity(lt, longest) if longest > 0 else {}
+        built.append(CollectiveInstance(
+            group=lt.call.group_name, kind=lt.call.kind, ordinal=lt.ordinal, seq=lt.call.seq, ranks=tuple(ranks),
+            arrival_us=tuple(arrival[r] - t0 for r in ranks), duration_us=tuple(m[r].duration_us for r in ranks),
+            waits_us=tuple(w[r] for r in ranks), late_rank=late, skew_us=arrival[late] - min(arrival.values()),
+            transfer_us=lt.duration_us, message_bytes=lt.message_bytes, link_bytes=lt.link_bytes,
+            floor_us=lt.floor_us, late_activity=tuple(sorted(act.items(), key=lambda kv: -kv[1]))))
+
+    # rank summaries
+    summaries: List[RankSummary] = []
+    partial_bits: List[str] = []
+    for k in range(world):
+        rec = by_rank.get(k)
+        if rec is None:
+            summaries.append(RankSummary(rank=k, path="", status="missing", problem="no trace of this rank"))
+            partial_bits.append(f"rank {k} missing")
+            continue
+        rep = reports.get(k)
+        if rep is None:
+            summaries.append(RankSummary(rank=k, path=rec.path, status="unreadable", problem=rec.error))
+            partial_bits.append(f"rank {k} unreadable")
+            continue
+        n = passes[k]
+        tl = rep.timeline
+        cs = tl.communication if tl is not None else None
+        comm_total = sum(t.duration_us for t in per_rank[k])
+        peers = sorted(((p, v[0], v[1]) for (r, p), v in per_peer.items() if r == k), key=lambda x: -x[1])
+        pw = tuple(PeerWait(rank=k, peer=p, wait_us=v / n, instances=int(c),
+                            activity=tuple(sorted(((lbl, x / n) for lbl, x in peer_activity[(k, p)].items()),
+                                                  key=lambda kv: -kv[1])[:6]))
+                   for p, v, c in peers)
+        dec = tl.decomposition if tl is not None else None
+        if dec is not None:
+            dec = _moved(dec, exposed.get(k, {}), n)
+        status: RankStatus = "partial" if rec.partial else "ok"
+        if rec.partial:
+            partial_bits.append(f"rank {k} truncated")
+        summaries.append(RankSummary(
+            rank=k, path=rec.path, status=status, problem=rec.partial, passes=n, wall_us=rep.summary.wall_us,
+            busy_us=rep.summary.gpu_busy_us, floor_us=rep.summary.floor_us,
+            comm_us=cs.comm_us if cs is not None else 0.0, hidden_us=cs.hidden_us if cs is not None else 0.0,
+            transfer_us=(comm_total - waits.get(k, 0.0)) / n,
+            peer_wait_us=dec.peer_wait_us if dec is not None else sum(exposed.get(k, {}).values()) / n,
+            waited_on=pw[0].peer if pw else None, waited_on_us=pw[0].wait_us if pw else 0.0,
+            clock_offset_us=off.get(k, 0.0), collectives=len(per_rank[k]), decomposition=dec, waits=pw))
+    rows = _rows(built, passes)
+    built.sort(key=lambda i: -max(i.waits_us, default=0.0))
+    if unmatched:
+        notes.append(f"{unmatched} collective timings could not be matched with every rank of their group "
+                     "(a rank missing, unreadable or cut short, or a send/recv whose peer the trace does not give): "
+                     "their time counts as transfer")
+    if clock:
+        notes.insert(0, clock)
+    device = next((rep.device for rep in reports.values()), None)
+    partial = ""
+    if partial_bits:
+        partial = ("; ".join(partial_bits) + ": waits and skews cover the collectives every rank of their group "
+                   "took part in that the readable traces hold")
+    return RunReport(schema_version=RUN_SCHEMA_VERSION, tool_version=__version__, world_size=world,
+                     ranks=tuple(summaries), collectives=tuple(rows), instances=tuple(built[:LIST_INSTANCES]),
+                     instance_count=len(built), unmatched=unmatched, reference_rank=ref, clock=clock, device=device,
+                     partial=partial, notes=tuple(notes), command=command, reports=reports)
+
+
+def _rows(instances: Sequence[CollectiveInstance], passes: Mapping[int, int]) -> List[CollectiveRow]:
+    """Instances grouped by (group, kind, size, ranks), the most waited on first."""
+    groups: Dict[Tuple[str, str, Optional[int], int], List[CollectiveInstance]] = defaultdict(list)
+    for i in instances:
+        groups[(i.group, i.kind, i.message_bytes, len(i.ranks))].append(i)
+    n = statistics.median(passes.values()) if passes else 1
+    out = []
+    for (g, kind, size, nr), xs in groups.items():
+        lates = Counter(i.late_rank for i in xs)
+        late, cnt = lates.most_common(1)[0]
+        floors = [i.floor_us for i in xs if i.floor_us is not None]
+        out.append(CollectiveRow(
+            group=g, kind=xs[0].kind, ranks=nr, message_bytes=size, calls=len(xs) / n,
+            measured_us=statistics.fmean(max(i.duration_us) for i in xs),
+            transfer_us=statistics.fmean(i.transfer_us for i in xs), skew_us=statistics.fmean(i.skew_us for i in xs),
+            max_skew_us=max(i.skew_us for i in xs), wait_us=sum(sum(i.waits_us) for i in xs) / n,
+            floor_us=statistics.fmean(floors) if len(floors) == len(xs) else None,
+            late_rank=late if any(i.skew_us > 0 for i in xs) else None, late_share=cnt / len(xs)))
+    out.sort(key=lambda r: -r.wait_us)
+    return out

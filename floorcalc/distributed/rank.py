@@ -1,0 +1,122 @@
+"""The map step of a run: one rank's trace, read and analysed on its own, as a small record.
+
+:func:`rank_record` is a pure function of one file and the options: it reads the trace, makes
+the rank's own report (floorcalc.analysis, as ``floorcalc analyze`` does for one trace), keeps
+what the cross-rank step needs (the report without its work units, its collectives' timings,
+the rank, the run's identity) and returns it as a :class:`~floorcalc.records.RankRecord`. It
+never raises for a bad trace: the record then carries the one-line error, so one unreadable
+rank costs the run that rank, not the rest. It runs unchanged in this process, in a local
+process pool or on a Dask worker (floorcalc.distributed.runner).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Dict, Optional, Tuple, Union
+
+from floorcalc.errors import FloorcalcError
+from floorcalc.records import DeviceSpec, Link, RankRecord, Report, Trace
+
+#: A rank number in a file name: ``rank-3``, ``rank_3``, ``rank3``, ``rank.3`` (case ignored).
+_RANK_IN_NAME = re.compile(r"rank[-_.]?(\d+)", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class RankOptions:
+    """How every rank of a run is analysed (the options of ``floorcalc analyze``).
+
+    ``spec``: a spec file or packaged key, or a DeviceSpec used as it is (None: the traces'
+    GPU's); ``passes``, ``device``: as for one trace; ``link``: the link collectives are floored
+    at (None: NVLink when the spec has it, else PCIe); ``command``: the command recorded in
+    each report; ``annotate_dir``: a folder to write each rank's annotated trace into (None:
+    none), as ``<trace name>.annotated.json.gz``; ``formulas``: formula files of the user's own
+    (``--formulas``), loaded in the process that analyses a rank.
+    """
+
+    spec: Union[None, str, DeviceSpec] = None
+    passes: Optional[int] = None
+    device: Optional[str] = None
+    link: Optional[Link] = None
+    command: str = ""
+    annotate_dir: Optional[str] = None
+    formulas: Tuple[str, ...] = ()
+
+
+def rank_from_name(path: str) -> Optional[int]:
+    """The rank a file name gives (``...rank-3...``; the last match), or None."""
+    found = _RANK_IN_NAME.findall(Path(path).name)
+    return int(found[-1]) if found else None
+
+
+def annotated_path(folder: str, trace_path: str) -> Path:
+    """Where :func:`rank_record` writes a rank's annotated trace: ``folder/<name>.annotated.json.gz``."""
+    name = Path(trace_path).name
+    for ext in (".json.gz", ".json"):
+        if name.endswith(ext):
+            name = name[: -len(ext)]
+            break
+    return Path(folder) / f"{name}.annotated.json.gz"
+
+
+def identity(trace: Trace) -> Dict[str, str]:
+    """What says which run a trace came from, compared across ranks (only what every rank of
+    one run shares): floorcalc's capture command and model file, the torch version, the NCCL
+    version and the process groups."""
+    out: Dict[str, str] = {}
+    cap = trace.capture
+    if cap.capture_command:
+        out["capture command"] = cap.capture_command
+    if cap.model_file:
+        out["model file"] = cap.model_file
+    if cap.torch_version:
+        out["torch"] = cap.torch_version
+    d = trace.distributed
+    if d is not None:
+        if d.nccl_version:
+            out["NCCL"] = d.nccl_version
+        if d.groups:
+            out["process groups"] = "; ".join(f"{g.name}: {list(g.ranks)}" for g in d.groups)
+    return out
+
+
+def rank_record(path: str, options: RankOptions = RankOptions()) -> RankRecord:
+    """Read and analyse one rank's trace (see the module notes). Never raises for a bad trace
+    or spec: the record says why (``error``, ``exit_code``)."""
+    from floorcalc.analysis import analyze
+    from floorcalc.trace import load
+
+    path = str(path)
+    by_name = rank_from_name(path)
+    try:
+        if options.formulas:
+            from floorcalc.counting.plugins import load_files
+
+            load_files(list(options.formulas))
+        trace = load(path)
+    except FloorcalcError as e:
+        return RankRecord(path=path, rank=by_name, world_size=None, distributed=None, report=None, error=str(e),
+                          exit_code=e.exit_code, rank_source="file name" if by_name is not None else "")
+    d = trace.distributed
+    rank, source = (d.rank, "trace") if d is not None else (by_name, "file name" if by_name is not None else "")
+    base = RankRecord(path=path, rank=rank, world_size=d.world_size if d is not None else None, distributed=d,
+                      report=None, partial=trace.partial, rank_source=source, identity=identity(trace))
+    try:
+        report = analyze(trace, spec=options.spec, passes=options.passes, device=options.device,
+                         command=options.command, link=options.link)
+        if options.annotate_dir:
+            _annotate(trace, report, annotate_path=annotated_path(options.annotate_dir, path))
+    except FloorcalcError as e:
+        return dataclasses.replace(base, error=str(e), exit_code=e.exit_code)
+    start = report.window.start_us if report.window is not None else None
+    small = dataclasses.replace(report, units=(), window=None)
+    return dataclasses.replace(base, report=small, window_start_us=start)
+
+
+def _annotate(trace: Trace, report: Report, annotate_path: Path) -> None:
+    from floorcalc.output import write_atomic
+    from floorcalc.render.annotate import TraceAnnotator
+
+    write_atomic(annotate_path, TraceAnnotator().annotate(trace, report, gzipped=True))

@@ -1,0 +1,422 @@
+"""Rendering a run of several ranks (:class:`~floorcalc.records.RunReport`): the cross-rank
+table, the collectives, the longest waits and what the late ranks were doing.
+
+One function gives the rows every format shares (:func:`rank_dict`, :func:`collective_dict`,
+:func:`instance_dict`; their keys are the JSON keys of docs/json-schema.md, "Runs"); each format
+is a :class:`~floorcalc.render.base.Renderer` of its own, registered as the ``run`` document in
+floorcalc.render.registry: :class:`RunTableRenderer` (terminal, rich), :class:`RunJsonRenderer`
+(with each rank's own report), :class:`RunCsvRenderer` (three files), :class:`RunMarkdownRenderer`,
+:class:`RunLatexRenderer` (booktabs); :class:`RunPlot` draws each rank's decomposition as a bar
+(``--plot``). Figures are per pass; times in microseconds.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any, Dict, List, Mapping, Optional, Sequence
+
+from floorcalc.records import CollectiveInstance, CollectiveRow, Decomposition, RankSummary, RunReport
+from floorcalc.render.base import FileData, Renderer, captured
+
+#: The decomposition parts of a rank, in display order: (attribute, label).
+PARTS = (("floor_us", "hardware floor"), ("excess_us", "kernel excess"), ("data_movement_us", "data movement"),
+         ("communication_us", "communication"), ("peer_wait_us", "waiting on peers"),
+         ("host_overhead_us", "host overhead"), ("blocking_us", "blocking"), ("other_us", "other"))
+
+
+def _size(n: Optional[float]) -> str:
+    if n is None:
+        return "-"
+    for unit, k in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if abs(n) >= k:
+            return f"{n / k:.4g} {unit}"
+    return f"{n:.0f} B"
+
+
+def _us(x: Optional[float]) -> str:
+    if x is None:
+        return "-"
+    if abs(x) >= 1e4:
+        return f"{x:,.0f}"
+    return f"{x:.1f}" if abs(x) >= 10 else f"{x:.2f}"
+
+
+def _pct(x: Optional[float]) -> str:
+    return "-" if x is None else f"{100 * x:.1f}%"
+
+
+def decomposition_parts(d: Optional[Decomposition]) -> Dict[str, Optional[float]]:
+    return {attr: (getattr(d, attr) if d is not None else None) for attr, _ in PARTS}
+
+
+def rank_dict(r: RankSummary) -> Dict[str, Any]:
+    """One rank's row (JSON keys)."""
+    return {
+        "rank": r.rank, "path": r.path, "status": r.status, "problem": r.problem or None, "passes": r.passes,
+        "wall_us": r.wall_us, "busy_us": r.busy_us, "floor_us": r.floor_us, "comm_us": r.comm_us,
+        "hidden_us": r.hidden_us, "transfer_us": r.transfer_us, "peer_wait_us": r.peer_wait_us,
+        "waited_on": r.waited_on, "waited_on_us": r.waited_on_us, "clock_offset_us": r.clock_offset_us,
+        "collectives": r.collectives, "bound": r.decomposition.bound if r.decomposition is not None else None,
+        "decomposition": decomposition_parts(r.decomposition) if r.decomposition is not None else None,
+        "waits": [{"peer": w.peer, "wait_us": w.wait_us, "instances": w.instances,
+                   "activity": [{"what": a, "us": v} for a, v in w.activity]} for w in r.waits],
+    }
+
+
+def collective_dict(c: CollectiveRow) -> Dict[str, Any]:
+    return {"group": c.group, "kind": c.kind, "ranks": c.ranks, "message_bytes": c.message_bytes, "calls": c.calls,
+            "measured_us": c.measured_us, "transfer_us": c.transfer_us, "floor_us": c.floor_us,
+            "efficiency": c.efficiency, "skew_us": c.skew_us, "max_skew_us": c.max_skew_us, "wait_us": c.wait_us,
+            "late_rank": c.late_rank, "late_share": c.late_share}
+
+
+def instance_dict(i: CollectiveInstance) -> Dict[str, Any]:
+    return {"group": i.group, "kind": i.kind, "ordinal": i.ordinal, "seq": i.seq, "ranks": list(i.ranks),
+            "arrival_us": list(i.arrival_us), "duration_us": list(i.duration_us), "waits_us": list(i.waits_us),
+            "late_rank": i.late_rank, "skew_us": i.skew_us, "transfer_us": i.transfer_us,
+            "message_bytes": i.message_bytes, "link_bytes": i.link_bytes, "floor_us": i.floor_us,
+            "efficiency": i.efficiency, "late_activity": [{"what": a, "us": v} for a, v in i.late_activity]}
+
+
+def to_dict(run: RunReport, reports: bool = True) -> Dict[str, Any]:
+    """The run as a JSON-ready dict; ``reports``: with each readable rank's own report."""
+    from floorcalc.render.jsonfmt import device_dict
+    from floorcalc.render.jsonfmt import to_dict as report_dict
+
+    return {
+        "schema_version": run.schema_version,
+        "kind": "run",
+        "tool": {"name": "floorcalc", "version": run.tool_version},
+        "command": run.command,
+        "world_size": run.world_size,
+        "device": device_dict(run.device) if run.device is not None else None,
+        "reference_rank": run.reference_rank,
+        "clock": run.clock,
+        "partial": run.partial or None,
+        "ranks": [rank_dict(r) for r in run.ranks],
+        "collectives": [collective_dict(c) for c in run.collectives],
+        "instances": [instance_dict(i) for i in run.instances],
+        "instance_count": run.instance_count,
+        "unmatched": run.unmatched,
+        "notes": list(run.notes),
+        "reports": {str(k): report_dict(v) for k, v in sorted(run.reports.items())} if reports else {},
+    }
+
+
+def dumps(run: RunReport) -> str:
+    """The run as indented JSON text."""
+    return json.dumps(to_dict(run), indent=1, default=str) + "\n"
+
+
+class RunJsonRenderer(Renderer):
+    """The run as JSON (docs/json-schema.md, "Runs"; docs/schema/run.schema.json)."""
+
+    def render(self, run: RunReport) -> str:
+        return dumps(run)
+
+
+def _waiter_line(r: RankSummary) -> str:
+    if not r.waits:
+        return "-"
+    w = r.waits[0]
+    return f"rank {w.peer} ({_us(w.wait_us)})"
+
+
+# ---------------------------------------------------------------------------------------------
+# terminal
+
+
+class RunTableRenderer(Renderer):
+    """The run as rich tables: ranks, collectives, the longest waits, what the late ranks did.
+
+    ``top``: rows of the collectives and waits tables; ``rank``: also print that rank's own
+    report after the run's tables (None: none); ``width``: the page width of :meth:`render`
+    (the terminal's for :meth:`render_terminal`).
+    """
+
+    def __init__(self, top: int = 10, rank: Optional[int] = None, width: Optional[int] = None) -> None:
+        self.top = top
+        self.rank = rank
+        self.width = width
+
+    def render(self, run: RunReport) -> str:
+        return captured(lambda c: self.print(run, c), width=self.width)
+
+    def render_terminal(self, run: RunReport) -> str:
+        return captured(lambda c: self.print(run, c), width=self.width, terminal=True)
+
+    def print(self, run: RunReport, console: Any) -> None:
+        """Print the tables on a rich Console."""
+        from rich import box
+        from rich.table import Table
+        from rich.text import Text
+
+        dev = f"{run.device.name} ({run.device.key})" if run.device is not None else "-"
+        console.print(f"[bold]floorcalc {run.tool_version}[/bold]  run of {run.world_size} ranks  device: {dev}")
+        if run.partial:
+            console.print(f"[bold red]PARTIAL:[/bold red] {run.partial}")
+        wide, narrow = console.width >= 140, console.width < 110
+        t = Table(box=box.SIMPLE_HEAD, title="ranks, per pass (us)", title_justify="left")
+        cols = [("rank", "right"), ("status", "left"), ("wall", "right")]
+        cols += [("busy", "right"), ("floor", "right")] if wide else []
+        cols += [("collec-\ntives", "right"), ("hidden", "right")] if not narrow else []
+        cols += [("transfer", "right"), ("waiting\non peers", "right"), ("waited on\nmost (us)", "left"),
+                 ("bound", "left")]
+        cols += [("clock offset", "right")] if wide else []
+        for col, just in cols:
+            t.add_column(col, justify=just, no_wrap=True)  # type: ignore[arg-type]
+        for r in run.ranks:
+            if r.status in ("missing", "unreadable"):
+                t.add_row(str(r.rank), Text(r.status, style="red"), *["-"] * (len(cols) - 2))
+                continue
+            cells: List[Any] = [str(r.rank), Text(r.status, style="yellow" if r.status == "partial" else ""),
+                                _us(r.wall_us)]
+            cells += [_us(r.busy_us), _us(r.floor_us)] if wide else []
+            cells += [_us(r.comm_us), _us(r.hidden_us)] if not narrow else []
+            cells += [_us(r.transfer_us), _us(r.peer_wait_us), _waiter_line(r),
+                      r.decomposition.bound if r.decomposition is not None else "-"]
+            cells += [f"{r.clock_offset_us:+,.1f}"] if wide else []
+            t.add_row(*cells)
+        console.print(t)
+        for r in run.ranks:
+            if r.status in ("missing", "unreadable", "partial") and r.problem:
+                console.print(Text(f"  rank {r.rank} {r.status}: {r.problem}", style="dim"))
+        if run.collectives:
+            ct = Table(box=box.SIMPLE_HEAD, title="collectives, per pass (us; measured: the longest rank's time)",
+                       title_justify="left")
+            ccols = ["op", "size"] + (["calls", "measured"] if not narrow else []) + ["transfer", "floor", "eff"]
+            ccols += ["skew"] if not narrow else []
+            ccols += ["skew max", "waits"] if wide else []
+            ccols += ["late rank"]
+            for col in ccols:
+                ct.add_column(col, justify="left" if col in ("group", "op", "late rank") else "right", no_wrap=True)
+            for c in run.collectives[: self.top]:
+                late = f"{c.late_rank} ({c.late_share:.0%})" if c.late_rank is not None else "-"
+                row: List[Any] = [f"{c.kind} x{c.ranks} ({c.group})", _size(c.message_bytes)]
+                row += [f"{c.calls:g}", _us(c.measured_us)] if not narrow else []
+                row += [_us(c.transfer_us), _us(c.floor_us), _pct(c.efficiency)]
+                row += [_us(c.skew_us)] if not narrow else []
+                row += [_us(c.max_skew_us), _us(c.wait_us)] if wide else []
+                ct.add_row(*row, late)
+            console.print(ct)
+        waits = [i for i in run.instances if max(i.waits_us, default=0.0) > 0]
+        if waits:
+            wt = Table(box=box.SIMPLE_HEAD, title=f"longest waits (of {run.instance_count:,} collectives matched)",
+                       title_justify="left")
+            for col in ("collective", "late\nrank", "skew", "transfer", "floor", "the late rank was doing (us)"):
+                wt.add_column(col, justify="left" if col[0] in "ct" and col != "transfer" else "right",
+                              no_wrap=not col.startswith("the"))
+            for i in waits[: self.top]:
+                doing = "; ".join(f"{a} {_us(v)}" for a, v in i.late_activity[:3])
+                wt.add_row(f"{i.kind} #{i.ordinal} ({i.group})", str(i.late_rank), _us(i.skew_us),
+                           _us(i.transfer_us), _us(i.floor_us), doing)
+            console.print(wt)
+        self._decompositions(run, console)
+        for r in run.ranks:
+            for w in r.waits[:2]:
+                doing = "; ".join(f"{a} {_us(v)} us" for a, v in w.activity[:4])
+                console.print(f"rank {r.rank} waited {_us(w.wait_us)} us per pass on rank {w.peer} "
+                              f"({w.instances} collectives); rank {w.peer} was doing: {doing}")
+        for note in run.notes:
+            console.print(Text("note: " + note, style="dim"))
+        if self.rank is not None:
+            rep = run.reports.get(self.rank)
+            if rep is None:
+                console.print(f"[red]rank {self.rank} has no report[/red]")
+            else:
+                from floorcalc.render.table import TableRenderer
+
+                console.rule(f"rank {self.rank}")
+                TableRenderer(top=25).print(rep, console)
+
+    @staticmethod
+    def _decompositions(run: RunReport, console: Any) -> None:
+        from rich.text import Text
+
+        from floorcalc.render.timeline_table import bar
+        from floorcalc.render.timeline_table import PARTS as TPARTS
+
+        ranks = [r for r in run.ranks if r.decomposition is not None]
+        if not ranks:
+            return
+        console.print(Text("where each rank's time goes, per pass", style="bold"))
+        width = max(20, min(60, console.width - 40))
+        for r in ranks:
+            d = r.decomposition
+            assert d is not None
+            console.print(Text(f"  rank {r.rank:>3} ") + bar(d, width) + Text(f" {_us(d.wall_us)} us, {d.bound}"))
+        legend = Text("  ")
+        for _attr, label, glyph, style, _what in TPARTS:
+            legend.append(glyph, style=style)
+            legend.append(f" {label}  ")
+        console.print(legend)
+
+
+# ---------------------------------------------------------------------------------------------
+# csv, markdown, latex
+
+
+def csv_paths(path: Path) -> Dict[str, Path]:
+    """The files ``-o path`` writes for a run: ``ranks`` (path), ``collectives``, ``instances``."""
+    stem = path.name[: -len(path.suffix)] if path.suffix else path.name
+    return {"ranks": path, "collectives": path.with_name(f"{stem}.collectives.csv"),
+            "instances": path.with_name(f"{stem}.instances.csv")}
+
+
+def _flat_rank(r: RankSummary) -> Dict[str, Any]:
+    d = rank_dict(r)
+    parts = d.pop("decomposition") or {}
+    waits = d.pop("waits")
+    d.update({f"decomposition.{k}": v for k, v in parts.items()})
+    d["waited_on_doing"] = "; ".join(f"{a['what']} {a['us']:.1f} us" for a in waits[0]["activity"]) if waits else ""
+    return d
+
+
+class RunCsvRenderer(Renderer):
+    """The run as CSV: :meth:`render` is the ranks table (with their decomposition); ``-o``
+    writes it, the collectives and the instances, one file each (:func:`csv_paths`)."""
+
+    def render(self, run: RunReport) -> str:
+        return self.ranks(run)
+
+    def paths(self, path: Path) -> List[Path]:
+        return list(csv_paths(path).values())
+
+    def _table(self, rows: Sequence[Dict[str, Any]]) -> str:
+        import csv
+
+        buf = io.StringIO()
+        if not rows:
+            return ""
+        w = csv.writer(buf, lineterminator="\n")
+        cols = list(rows[0].keys())
+        w.writerow(cols)
+        for r in rows:
+            w.writerow(["" if r.get(c) is None else (json.dumps(r[c]) if isinstance(r[c], (list, dict)) else r[c])
+                        for c in cols])
+        return buf.getvalue()
+
+    def ranks(self, run: RunReport) -> str:
+        return self._table([_flat_rank(r) for r in run.ranks])
+
+    def files(self, run: RunReport, path: Path) -> Mapping[Path, FileData]:
+        p = csv_paths(path)
+        return {p["ranks"]: self.ranks(run),
+                p["collectives"]: self._table([collective_dict(c) for c in run.collectives]) or "group\n",
+                p["instances"]: self._table([instance_dict(i) for i in run.instances]) or "group\n"}
+
+
+class RunMarkdownRenderer(Renderer):
+    """The run as Markdown tables (ranks, collectives, longest waits) and its notes."""
+
+    def __init__(self, top: int = 10) -> None:
+        self.top = top
+
+    def render(self, run: RunReport) -> str:
+        from floorcalc.render.markdown import _cell, _table
+
+        dev = f"{run.device.name} (`{run.device.key}`)" if run.device is not None else "-"
+        out = [f"**floorcalc {run.tool_version}**, run of {run.world_size} ranks on {dev}; per pass, microseconds", ""]
+        if run.partial:
+            out += [f"**PARTIAL:** {_cell(run.partial)}", ""]
+        rows = []
+        for r in run.ranks:
+            rows.append([str(r.rank), r.status, _us(r.wall_us), _us(r.busy_us), _us(r.floor_us), _us(r.comm_us),
+                         _us(r.hidden_us), _us(r.transfer_us), _us(r.peer_wait_us), _cell(_waiter_line(r)),
+                         r.decomposition.bound if r.decomposition is not None else "-"])
+        out += _table(["rank", "status", "wall", "busy", "floor", "collectives", "hidden", "transfer",
+                       "waiting on peers", "waited on most", "bound"], "rlrrrrrrrll", rows) + [""]
+        if run.collectives:
+            rows = [[c.group, c.kind, str(c.ranks), _size(c.message_bytes), f"{c.calls:g}", _us(c.measured_us),
+                     _us(c.transfer_us), _us(c.floor_us), _pct(c.efficiency), _us(c.skew_us), _us(c.wait_us),
+                     f"{c.late_rank} ({c.late_share:.0%})" if c.late_rank is not None else "-"]
+                    for c in run.collectives[: self.top]]
+            out += _table(["group", "op", "ranks", "size", "calls", "measured", "transfer", "floor", "eff", "skew",
+                           "waits", "late rank"], "lllrrrrrrrrl", rows) + [""]
+        waits = [i for i in run.instances if max(i.waits_us, default=0.0) > 0][: self.top]
+        if waits:
+            rows = [[f"{i.kind} #{i.ordinal} ({i.group})", str(i.late_rank), _us(i.skew_us), _us(i.transfer_us),
+                     _us(i.floor_us), _cell(", ".join(f"{a} {_us(v)}" for a, v in i.late_activity[:3]))] for i in waits]
+            out += _table(["collective", "late rank", "skew", "transfer", "floor", "the late rank was doing"],
+                          "lrrrrl", rows) + [""]
+        out += [f"- {_cell(n)}" for n in run.notes]
+        return "\n".join(out) + "\n"
+
+
+class RunLatexRenderer(Renderer):
+    """The cross-rank table as a booktabs ``table`` (per pass, microseconds)."""
+
+    def __init__(self, label: str = "tab:floorcalc-run") -> None:
+        self.label = label
+
+    def render(self, run: RunReport) -> str:
+        from floorcalc.render.latex import _num, escape
+
+        dev = escape(run.device.name) if run.device is not None else "--"
+        out = [f"% floorcalc {run.tool_version}; needs \\usepackage{{booktabs}}", "\\begin{table}[htbp]",
+               "\\centering", "\\small",
+               f"\\caption{{Where each of {run.world_size} ranks spends a pass on the {dev}: "
+               "waiting on peers told apart from communication ($\\mu$s per pass).}",
+               f"\\label{{{self.label}}}", "\\begin{tabular}{@{}rrrrrrrl@{}}", "\\toprule",
+               "Rank & Wall & Busy & Floor & Transfer & Hidden & Waiting & Waited on \\\\", "\\midrule"]
+        for r in run.ranks:
+            if r.status in ("missing", "unreadable"):
+                out.append(f"{r.rank} & \\multicolumn{{7}}{{l}}{{{escape(r.status)}}} \\\\")
+                continue
+            waited = f"rank {r.waited_on}" if r.waited_on is not None else "--"
+            out.append(" & ".join([str(r.rank) + ("$^{*}$" if r.status == "partial" else ""), _num(r.wall_us),
+                                   _num(r.busy_us), _num(r.floor_us), _num(r.transfer_us), _num(r.hidden_us),
+                                   _num(r.peer_wait_us), waited]) + " \\\\")
+        out += ["\\bottomrule", "\\end{tabular}", "", "\\smallskip",
+                "\\begin{minipage}{\\linewidth}\\footnotesize\\raggedright",
+                "\\textit{Note:} transfer: collective time once the last rank had arrived; waiting: exposed "
+                "collective time before it (on clocks aligned on collective end times); hidden: collective time "
+                "under compute. Collective floors: link bytes by nccl-tests' bus-bandwidth factors over the link "
+                "bandwidth, plus the collective latency."
+                + (" $^{*}$Trace cut short." if any(r.status == "partial" for r in run.ranks) else ""),
+                "\\end{minipage}", "\\end{table}"]
+        return "\n".join(out) + "\n"
+
+
+# ---------------------------------------------------------------------------------------------
+# plot
+
+
+class RunPlot:
+    """Each rank's pass as one horizontal bar split into its decomposition parts (per pass)."""
+
+    COLOURS = {"floor_us": "#009E73", "excess_us": "#F0E442", "data_movement_us": "#56B4E9",
+               "communication_us": "#0072B2", "peer_wait_us": "#D55E00", "host_overhead_us": "#CC79A7",
+               "blocking_us": "#E69F00", "other_us": "0.7"}
+
+    def render(self, run: RunReport, fmt: str = "png") -> bytes:
+        import matplotlib
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+
+        matplotlib.rcParams["svg.hashsalt"] = "floorcalc"
+        ranks = [r for r in run.ranks if r.decomposition is not None]
+        fig = Figure(figsize=(9.0, 1.6 + 0.32 * max(len(ranks), 1)), dpi=150)
+        FigureCanvasAgg(fig)
+        ax = fig.add_axes((0.09, 0.3, 0.88, 0.58))
+        for y, r in enumerate(ranks):
+            d = r.decomposition
+            assert d is not None
+            left = 0.0
+            for attr, label in PARTS:
+                v = max(getattr(d, attr), 0.0)
+                ax.barh(y, v, left=left, color=self.COLOURS[attr], edgecolor="white", linewidth=0.4,
+                        label=label if y == 0 else None)
+                left += v
+        ax.set_yticks(range(len(ranks)), [f"rank {r.rank}" for r in ranks])
+        ax.invert_yaxis()
+        ax.set_xlabel("microseconds per pass")
+        dev = run.device.name if run.device is not None else ""
+        ax.set_title(f"Where each rank's pass goes ({run.world_size} ranks{', ' + dev if dev else ''})",
+                     fontsize=10, loc="left")
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.35), ncol=4, fontsize=7.5, frameon=False)
+        buf = io.BytesIO()
+        fig.savefig(buf, format=fmt, metadata={"Software": None} if fmt == "png" else None)
+        return buf.getvalue()

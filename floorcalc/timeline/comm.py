@@ -1,0 +1,329 @@
+"""Collectives on the timeline: their overlap with compute, and what the rank did before each.
+
+Read from the window's partition (floorcalc.timeline.partition), in which a collective owns
+only the time no compute kernel or copy ran beside it (collectives come last in the order that
+gives busy time to events):
+
+1. **Overlap.** ``comm_us`` is the union of the collectives' intervals; the part of it the
+   partition gives to collectives is *exposed* (nothing else ran); the rest is *hidden* under
+   compute. Per pass.
+2. **Per collective** (:class:`~floorcalc.records.CollectiveTiming`): its start on the trace's
+   clock, its length, its count and floor (from its work unit: classify counted and floored it
+   once), its ordinal among the window's collectives of its group, and its exposed stretches:
+   the partition's segments inside its interval that it owns (``communication``), or, for a
+   collective without a kernel, in which no kernel ran (the idle cause painted there).
+3. **Lead-in**: walking back from the collective's start to the start of the rank's previous
+   collective (so that a rank still in an earlier collective, itself waiting, says so), each
+   segment of the partition is named: a kernel by the op that launched it (a collective as
+   ``communication``, with its process group; a copy as ``data_movement``), an idle stretch by
+   its cause and the host op running then (on a trace with no device timeline, gloo on the CPU:
+   the thread's top-level ops as ``cpu``, the stretches between them as ``python``,
+   :func:`host_collectives`). Adjacent segments with the same kind and name are merged; the
+   latest :data:`LEAD_IN_SPANS` are kept as they are, and the rest, back to the previous
+   collective's start, summed per kind and name in :data:`OLDER_BLOCKS` blocks of equal time
+   (:func:`compress`): enough to say what a late rank was doing while its peers waited, small
+   enough to carry for a thousand ranks.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from floorcalc.counting.collectives import count_collective
+from floorcalc.records import (ActivitySpan, CollectiveCall, CollectiveTiming, CommunicationStats, GpuEvent, Trace,
+                               Window, WorkUnit)
+from floorcalc.timeline.partition import COLUMNS, IDLE_COLUMNS, Partition, merge
+from floorcalc.trace.collectives import is_comm_kernel
+
+#: Spans of activity kept as they are before each collective (lead-in, note 3), and the blocks
+#: (of equal time) and labels per block that sum up what came before them.
+LEAD_IN_SPANS = 8
+OLDER_BLOCKS = 4
+OLDER_LABELS = 3
+
+_COMM_COL = COLUMNS.index("communication")
+
+
+def comm_event_ids(trace: Trace) -> FrozenSet[int]:
+    """Indices in ``Trace.gpu`` of the collectives' kernels: those the trace's collective
+    records name, and any kernel named like NCCL's (floorcalc.trace.collectives.is_comm_kernel)."""
+    ids = {c.event for c in trace.collectives if c.event is not None}
+    ids.update(e.index for e in trace.gpu if e.kind == "kernel" and e.index not in ids and is_comm_kernel(e.name))
+    return frozenset(ids)
+
+
+def _ordinal_key(c: CollectiveCall) -> Tuple[str, str, Optional[int]]:
+    """What a collective's ordinal counts within: its group, or for send/recv its direction and peer."""
+    if c.kind in ("send", "recv"):
+        return (c.group_name, c.kind, c.peer)
+    return (c.group_name, "", None)
+
+
+def collectives(trace: Trace, win: Window, ev: Sequence[GpuEvent], ts: np.ndarray, is_comm: np.ndarray,
+                part: Partition, units: Sequence[WorkUnit], op_at: Callable[[np.ndarray], np.ndarray],
+                passes: int) -> Tuple[Optional[CommunicationStats], Tuple[CollectiveTiming, ...]]:
+    """The communication figures (note 1) and one timing per collective of the window (notes 2-3).
+
+    ``ev``/``ts``/``is_comm``: the window's device events, their starts from the window's start,
+    and which are collectives; ``part``: the window's partition; ``op_at``: the host op running
+    at given times (from the window's start; -1: none). (None, ()) when the window has none.
+    """
+    W0 = win.start_us
+    pos = {e.index: k for k, e in enumerate(ev)}
+    unit_of: Dict[int, WorkUnit] = {}
+    for unit in units:
+        for e in unit.events:
+            unit_of[e.index] = unit
+    # the window's collectives: those whose kernel is in the window, and those without a kernel
+    # whose host op is
+    items: List[Tuple[float, float, CollectiveCall, int]] = []   # (start, end from W0, call, position or -1)
+    for c in trace.collectives:
+        if c.event is not None:
+            k = pos.get(c.event)
+            if k is not None:
+                items.append((float(ts[k]), float(ts[k]) + ev[k].duration_us, c, k))
+        elif c.op is not None and c.op in win.op_ids:
+            o = trace.ops[c.op]
+            items.append((o.ts_us - W0, o.end_us - W0, c, -1))
+    named = {c.event for c in trace.collectives if c.event is not None}
+    for k in np.flatnonzero(is_comm).tolist():     # NCCL kernels the trace gives no record of
+        if ev[k].index not in named:
+            c = CollectiveCall(kind="other", name=ev[k].name, dtype="unknown", in_elements=None, out_elements=None,
+                               group_size=None, group_name="", group_ranks=(), seq=None, peer=None,
+                               event=ev[k].index, op=ev[k].op)
+            items.append((float(ts[k]), float(ts[k]) + ev[k].duration_us, c, k))
+    if not items:
+        return None, ()
+    items.sort(key=lambda x: x[0])
+
+    # 1. overlap
+    kernel_s = np.array([a for a, _, _, k in items if k >= 0])
+    kernel_e = np.array([b for _, b, _, k in items if k >= 0])
+    ms, me = merge(np.clip(kernel_s, 0.0, part.wall), np.clip(kernel_e, 0.0, part.wall))
+    comm_us = float((me - ms).sum())
+    exposed_total = float(part.amounts[:, _COMM_COL].sum())
+
+    # 2-3. per collective
+    names = _names(trace)
+    groups = {c.event: c.group_name for c in trace.collectives if c.event is not None}
+    out: List[CollectiveTiming] = []
+    ordinals: Dict[Tuple[str, str, Optional[int]], int] = {}
+    prev_start = 0.0
+    floor_sum, floored, link_sum, msg_sum, uncounted = 0.0, 0, 0.0, 0.0, 0
+    for a, b, c, k in items:
+        key = _ordinal_key(c)
+        ordinal = ordinals.get(key, 0)
+        ordinals[key] = ordinal + 1
+        u = unit_of.get(c.event) if c.event is not None else None
+        cc = u.comm if u is not None else count_collective(c)[0]
+        fl = u.event_floors_us[0] if u is not None and u.event_floors_us else None
+        if fl is not None:
+            floor_sum += fl
+            floored += 1
+        if cc is None:
+            uncounted += 1
+        else:
+            link_sum += cc.link_bytes
+            msg_sum += cc.message_bytes
+        owner = k
+        exposed = _exposed(part, a, b, owner)
+        lead = _lead_in(part, ev, is_comm, names, unit_of, op_at, max(prev_start, 0.0), a, groups)
+        op_name = trace.ops[c.op].name if c.op is not None else (u.name if u is not None else "")
+        out.append(CollectiveTiming(
+            call=c, ordinal=ordinal, ts_us=a + W0, at_us=a, duration_us=b - a, op=op_name,
+            message_bytes=cc.message_bytes if cc is not None else None,
+            link_bytes=cc.link_bytes if cc is not None else None, floor_us=fl, exposed=exposed, lead_in=lead))
+        prev_start = max(prev_start, a)
+    n = passes
+    stats = CommunicationStats(
+        collectives=len(items) / n, comm_us=comm_us / n, hidden_us=max(comm_us - exposed_total, 0.0) / n,
+        exposed_us=exposed_total / n, floor_us=floor_sum / n if floored else None, link_bytes=link_sum / n,
+        message_bytes=msg_sum / n, uncounted=uncounted / n)
+    return stats, tuple(out)
+
+
+def host_collectives(trace: Trace, win: Window, passes: int
+                     ) -> Tuple[Optional[CommunicationStats], Tuple[CollectiveTiming, ...]]:
+    """The collectives of a trace with no device timeline (gloo on the CPU): a ``gloo:<op>`` range
+    (the interval a gloo worker thread ran the collective in), else the collective's host op. A
+    CPU collective ends only when every rank has taken part, so that interval is its time (all
+    of it exposed, idle cause ``collective``), and its lead-in is what the issuing thread (for a
+    gloo range, the thread with the most ops) ran before it: each top-level op as ``cpu`` (named
+    by the op), the stretches between them as ``python`` (note 3, otherwise as for a GPU
+    trace)."""
+    W0 = win.start_us
+    spans: List[Tuple[float, float, int, str, int, CollectiveCall]] = []   # (start, end, tid, op name, root, call)
+    by_tid: Dict[int, List[Tuple[float, float, str]]] = {}
+    for o in trace.ops:
+        if o.parent is None and o.index in win.op_ids:
+            by_tid.setdefault(o.tid, []).append((o.ts_us, o.end_us, o.name))
+    main_tid = max(by_tid, key=lambda t: len(by_tid[t])) if by_tid else 0
+    for c in trace.collectives:
+        if c.annotation is not None:       # a gloo:<op> range: the collective ran on a worker thread
+            r = trace.ranges[c.annotation]
+            if win.start_us <= r.ts_us <= win.end_us:
+                spans.append((r.ts_us, r.end_us, main_tid, r.name, -1, c))
+        elif c.op is not None and c.op in win.op_ids:
+            o = trace.ops[c.op]
+            top = o
+            while top.parent is not None:
+                top = trace.ops[top.parent]
+            spans.append((o.ts_us, o.end_us, o.tid, top.name, top.index, c))
+    if not spans:
+        return None, ()
+    spans.sort(key=lambda x: x[0])
+    out: List[CollectiveTiming] = []
+    ordinals: Dict[Tuple[str, str, Optional[int]], int] = {}
+    prev_start: Dict[int, float] = {}
+    link_sum, msg_sum, uncounted = 0.0, 0.0, 0
+    starts, ends = [], []
+    for ts, end, tid, op_name, root, c in spans:
+        key = _ordinal_key(c)
+        ordinal = ordinals.get(key, 0)
+        ordinals[key] = ordinal + 1
+        cc = count_collective(c)[0]
+        if cc is None:
+            uncounted += 1
+        else:
+            link_sum += cc.link_bytes
+            msg_sum += cc.message_bytes
+        since = max(prev_start.get(tid, W0), W0)
+        lead = _host_lead_in(by_tid.get(tid, []), since, ts, root, trace)
+        prev_start[tid] = ts
+        starts.append(ts - W0)
+        ends.append(end - W0)
+        out.append(CollectiveTiming(
+            call=c, ordinal=ordinal, ts_us=ts, at_us=ts - W0, duration_us=end - ts, op=op_name,
+            message_bytes=cc.message_bytes if cc is not None else None,
+            link_bytes=cc.link_bytes if cc is not None else None, floor_us=None,
+            exposed=((0.0, end - ts, "collective"),), lead_in=lead))
+    ms, me = merge(np.array(starts), np.array(ends))
+    comm_us = float((me - ms).sum())
+    n = passes
+    stats = CommunicationStats(collectives=len(out) / n, comm_us=comm_us / n, hidden_us=0.0, exposed_us=comm_us / n,
+                               floor_us=None, link_bytes=link_sum / n, message_bytes=msg_sum / n,
+                               uncounted=uncounted / n)
+    return stats, tuple(out)
+
+
+def _host_lead_in(roots: Sequence[Tuple[float, float, str]], since: float, a: float, own_root: int,
+                  trace: Trace) -> Tuple[ActivitySpan, ...]:
+    """What one host thread ran in ``[since, a]``: its top-level ops (``cpu``) and the stretches
+    between them (``python``), latest last, merged and cut to LEAD_IN_SPANS, relative to ``a``."""
+    own = trace.ops[own_root] if own_root >= 0 else None
+    spans: List[Tuple[float, float, str, str]] = []   # latest first
+    cur = a
+    for s, e, name in reversed([r for r in roots if r[0] < a and r[1] > since]):
+        if own is not None and s == own.ts_us and name == own.name:   # the collective's own op: up to its start
+            e = a
+        s2, e2 = max(s, since), min(e, cur)
+        if e2 < cur - 1e-9:
+            spans.append((e2, cur, "python", ""))
+        if e2 > s2:
+            if spans and spans[-1][2] == "cpu" and spans[-1][3] == name and abs(spans[-1][0] - e2) < 1e-6:
+                spans[-1] = (s2,) + spans[-1][1:]
+            else:
+                spans.append((s2, e2, "cpu", name))
+        cur = min(cur, s2)
+    if cur > since + 1e-9:
+        spans.append((since, cur, "python", ""))
+    return compress([x for x in spans if x[1] > x[0]], since, a)
+
+
+def _names(trace: Trace) -> List[str]:
+    return [o.name for o in trace.ops]
+
+
+def _segments(part: Partition, a: float, b: float) -> Tuple[int, int]:
+    """The range of partition segments overlapping ``[a, b]``."""
+    lo = int(np.searchsorted(part.end, a, side="right"))
+    hi = int(np.searchsorted(part.start, b, side="left"))
+    return lo, hi
+
+
+def _exposed(part: Partition, a: float, b: float, owner: int) -> Tuple[Tuple[float, float, str], ...]:
+    """The stretches of ``[a, b]`` the collective owns alone (``communication``) or, for one
+    without a kernel (``owner`` -1), in which no kernel ran (their idle cause); from ``a``."""
+    lo, hi = _segments(part, a, b)
+    out: List[Tuple[float, float, str]] = []
+    for j in range(lo, hi):
+        o = int(part.owner[j])
+        if owner >= 0 and o != owner:
+            continue
+        if owner < 0 and o >= 0:
+            continue
+        s, e = max(a, float(part.start[j])), min(b, float(part.end[j]))
+        if e <= s:
+            continue
+        if o >= 0:
+            label = "communication"
+        else:
+            col = int(np.argmax(part.amounts[j, IDLE_COLUMNS])) + IDLE_COLUMNS.start
+            label = COLUMNS[col]
+        if out and out[-1][2] == label and abs(out[-1][1] - (s - a)) < 1e-9:
+            out[-1] = (out[-1][0], e - a, label)
+        else:
+            out.append((s - a, e - a, label))
+    return tuple(out)
+
+
+def _lead_in(part: Partition, ev: Sequence[GpuEvent], is_comm: np.ndarray, names: Sequence[str],
+             unit_of: Dict[int, WorkUnit], op_at: Callable[[np.ndarray], np.ndarray], since: float,
+             a: float, groups: Dict[int, str]) -> Tuple[ActivitySpan, ...]:
+    """What the rank did in ``[since, a]`` (note 3), latest spans last, relative to ``a``."""
+    if a <= since:
+        return ()
+    lo, hi = _segments(part, since, a)
+    spans: List[Tuple[float, float, str, str]] = []     # built backwards: (start, end, kind, name)
+    for j in range(hi - 1, lo - 1, -1):
+        s, e = max(since, float(part.start[j])), min(a, float(part.end[j]))
+        if e <= s:
+            continue
+        o = int(part.owner[j])
+        if o >= 0:
+            u = unit_of.get(ev[o].index)
+            kind = "communication" if is_comm[o] else ("kernel" if ev[o].kind == "kernel" else "data_movement")
+            name = u.name if u is not None else ev[o].name
+            g = groups.get(ev[o].index)
+            if is_comm[o] and g:
+                name = f"{name} (group {g})"
+        else:
+            col = int(np.argmax(part.amounts[j, IDLE_COLUMNS])) + IDLE_COLUMNS.start
+            opi = int(op_at(np.array([(s + e) * 0.5]))[0])
+            kind, name = COLUMNS[col], names[opi] if opi >= 0 else ""
+        if spans and spans[-1][2] == kind and spans[-1][3] == name and abs(spans[-1][0] - e) < 1e-6:
+            spans[-1] = (s,) + spans[-1][1:]
+            continue
+        spans.append((s, e, kind, name))
+    return compress(spans, since, a)
+
+
+def compress(spans: Sequence[Tuple[float, float, str, str]], since: float, a: float) -> Tuple[ActivitySpan, ...]:
+    """A lead-in from its spans, latest first (``(start, end, kind, name)``, absolute times):
+    the latest :data:`LEAD_IN_SPANS` as they are, and what came before them, back to ``since``,
+    in :data:`OLDER_BLOCKS` blocks of equal time, each as one span per kind and name with the
+    ``share`` of the block it took (its :data:`OLDER_LABELS` largest, the rest as
+    ``other``). Times relative to ``a``, oldest first."""
+    exact = list(spans[:LEAD_IN_SPANS])
+    older = spans[LEAD_IN_SPANS:]
+    out: List[ActivitySpan] = []
+    if older:
+        lo, hi = since, exact[-1][0]
+        width = (hi - lo) / OLDER_BLOCKS if hi > lo else 0.0
+        for b in range(OLDER_BLOCKS if width > 0 else 0):
+            b0, b1 = lo + b * width, lo + (b + 1) * width
+            took: Dict[Tuple[str, str], float] = {}
+            for s, e, k, nm in older:
+                ov = min(e, b1) - max(s, b0)
+                if ov > 0:
+                    took[(k, nm)] = took.get((k, nm), 0.0) + ov
+            ranked = sorted(took.items(), key=lambda kv: -kv[1])
+            keep, rest = ranked[:OLDER_LABELS], sum(v for _, v in ranked[OLDER_LABELS:])
+            for (k, nm), v in keep:
+                out.append(ActivitySpan(start_us=b0 - a, end_us=b1 - a, kind=k, name=nm, share=v / width))
+            if rest > 0:
+                out.append(ActivitySpan(start_us=b0 - a, end_us=b1 - a, kind="other", name="", share=rest / width))
+    out += [ActivitySpan(start_us=s - a, end_us=e - a, kind=k, name=nm) for s, e, k, nm in reversed(exact)]
+    return tuple(out)
