@@ -39,9 +39,9 @@ from pathlib import Path
 from typing import Any, Dict, Mapping, Optional, Tuple, Type, TypeVar, Union
 
 from floorcalc.errors import ReportFileError
-from floorcalc.records import (CaptureInfo, ColdStart, CopyRow, Decomposition, DeviceSpec, Figure, Gap, GroupBy, HostWait,
-                               IdleRow, Implausible, InvariantCheck, KernelRow, LaunchStats, MemoryStats, Note, OpRow,
-                               RangeRow,
+from floorcalc.records import (UNKNOWN_DTYPE, CaptureInfo, ColdStart, CollectiveCall, CollectiveTiming, CopyRow,
+                               Decomposition, DeviceSpec, Figure, Gap, GroupBy, HostWait, IdleRow, Implausible,
+                               InvariantCheck, KernelRow, LaunchStats, MemoryStats, Note, OpRow, RangeRow,
                                Report, Summary, Timeline)
 
 __all__ = ["load", "loads"]
@@ -358,5 +358,37 @@ def _timeline(t: Any, where: str) -> Timeline:
         **_cold_start(t.get("cold_start"), f"{where}.cold_start"),
         notes=_value(Tuple[str, ...], t.get("notes", []), f"{where}.notes"),
         partial=t.get("partial") or "",
+        collectives=_collectives(t.get("communication"), f"{where}.communication"),
     )
+
+
+def _collectives(c: Any, where: str) -> Tuple[CollectiveTiming, ...]:
+    """The collectives the ``communication`` object lists (its ``longest``), as timings: what
+    the document holds of them (no clock times, no lead-in; their exposed time as one stretch),
+    enough to render them again."""
+    if not isinstance(c, dict):
+        return ()
+    out = []
+    for i, x in enumerate(_get(c, "longest", where, list)):
+        w = f"{where}.longest[{i}]"
+        if not isinstance(x, dict):
+            raise _Bad(w, f"{_show(x)}, not an object")
+        call = CollectiveCall(
+            kind=_value(_hints(CollectiveCall)["kind"], x.get("kind"), f"{w}.kind"),
+            name=_value(str, x.get("name", ""), f"{w}.name"), dtype=UNKNOWN_DTYPE, in_elements=None,
+            out_elements=None, group_size=_value(Optional[int], x.get("group_size"), f"{w}.group_size"),
+            group_name=_value(str, x.get("group", ""), f"{w}.group"), group_ranks=(),
+            seq=_value(Optional[int], x.get("seq"), f"{w}.seq"), peer=_value(Optional[int], x.get("peer"), f"{w}.peer"),
+            event=None, op=None)
+        at = _value(float, x.get("at_us"), f"{w}.at_us")
+        exposed = _value(float, x.get("exposed_us", 0.0), f"{w}.exposed_us")
+        out.append(CollectiveTiming(
+            call=call, ordinal=_value(int, x.get("ordinal", 0), f"{w}.ordinal"), ts_us=at, at_us=at,
+            duration_us=_value(float, x.get("duration_us"), f"{w}.duration_us"),
+            op=_value(str, x.get("op", ""), f"{w}.op"),
+            message_bytes=_value(Optional[int], x.get("message_bytes"), f"{w}.message_bytes"),
+            link_bytes=_value(Optional[float], x.get("link_bytes"), f"{w}.link_bytes"),
+            floor_us=_value(Optional[float], x.get("floor_us"), f"{w}.floor_us"),
+            exposed=((0.0, exposed, "communication"),) if exposed > 0 else (), lead_in=()))
+    return tuple(out)
 

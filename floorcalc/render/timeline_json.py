@@ -44,7 +44,7 @@ def communication_dict(t: Timeline) -> Optional[Dict[str, Any]]:
     return {
         "collectives": c.collectives, "comm_us": c.comm_us, "hidden_us": c.hidden_us, "exposed_us": c.exposed_us,
         "floor_us": _num(c.floor_us), "link_bytes": c.link_bytes, "message_bytes": c.message_bytes,
-        "uncounted": c.uncounted, "count": len(t.collectives),
+        "uncounted": c.uncounted,
         "longest": [{
             "kind": x.call.kind, "name": x.call.name, "group": x.call.group_name, "group_size": x.call.group_size,
             "ordinal": x.ordinal, "seq": x.call.seq, "peer": x.call.peer, "op": x.op, "at_us": x.at_us,

@@ -269,7 +269,7 @@ def test_json_validates_against_the_run_schema(run_folder, tmp_path):
     for rep in doc["reports"].values():
         jsonschema.validate(rep, report_schema)
     assert doc["ranks"][0]["waited_on"] == 1 and doc["ranks"][0]["peer_wait_us"] == pytest.approx(3000.0)
-    assert doc["reports"]["0"]["timeline"]["communication"]["count"] == 1
+    assert doc["reports"]["0"]["timeline"]["communication"]["collectives"] == 1
 
 
 def test_every_format_of_a_run(run_folder, tmp_path, capsys):
@@ -332,3 +332,54 @@ def test_the_same_per_rank_function_runs_on_a_dask_cluster(tmp_path):
     local = analyze_run([tmp_path / "run"], spec=h200_spec(), workers=1)
     assert on_dask == local
     assert json.loads((tmp_path / "d.json").read_text())["ranks"][0]["waited_on"] == 1
+
+
+# ---------------------------------------------------------------------------------------------
+# a run on the CPU (gloo), in the form torch 2.13 writes it: no record_param_comms; the host's
+# c10d::allreduce_ returns at once and a gloo worker thread runs the collective in a
+# "gloo:all_reduce" range (Input Dims and Input type in its args)
+
+
+def gloo_rank(rank: int, late_us: float) -> KinetoBuilder:
+    b = KinetoBuilder(gpu_name=None)
+    b.distributed(rank, 2)
+    b.meta["distributedInfo"]["backend"] = "gloo"
+    b.step(0, 0.0, 6000.0)
+    t = 100.0 + late_us
+    b.op("aten::linear", t, 500.0, {"Input Dims": [[64, 128], [128, 128]], "Input type": ["float", "float"],
+                                    "Concrete Inputs": ["", ""]})
+    b.op("c10d::allreduce_", t + 510.0, 40.0)
+    end = 100.0 + 3000.0 + 550.0 + 300.0            # every rank leaves when the late one has sent its part
+    start = t + 520.0
+    b.events.append({"ph": "X", "cat": "user_annotation", "name": "gloo:all_reduce", "pid": 1, "tid": 99,
+                     "ts": start, "dur": end - start,
+                     "args": {"Input Dims": [[64, 128]], "Input type": ["float"], "Concrete Inputs": [""]}})
+    b.op("aten::sum", end + 10.0, 50.0, {"Input Dims": [[64, 128]], "Input type": ["float"], "Concrete Inputs": [""]})
+    return b
+
+
+def test_a_gloo_run_on_the_cpu_is_read_from_its_gloo_ranges(tmp_path):
+    write([gloo_rank(0, 0.0), gloo_rank(1, 3000.0)], tmp_path / "run")
+    run = analyze_run([tmp_path / "run"], workers=1)
+    (i,) = run.instances
+    assert (i.kind, i.late_rank, i.message_bytes) == ("all_reduce", 1, 64 * 128 * 4)
+    assert i.skew_us == pytest.approx(3000.0) and i.transfer_us == pytest.approx(300.0 + 30.0)
+    r0 = run.ranks[0]
+    assert r0.waited_on == 1 and r0.peer_wait_us == pytest.approx(3000.0)
+    doing = dict(r0.waits[0].activity)
+    assert doing["host python (no op)"] == pytest.approx(3000.0 - 500.0 - 10.0, abs=1.0)
+    assert doing["CPU: aten::linear"] == pytest.approx(500.0)
+    assert run.ranks[1].waited_on is None
+
+
+def test_a_report_with_collectives_reads_back_from_its_json(tmp_path):
+    from floorcalc.render.jsonfmt import dumps
+    from floorcalc.render.jsonread import load
+
+    rep = run_of(tp_pass(), tmp_path).reports[0]
+    p = tmp_path / "r0.json"
+    p.write_text(dumps(rep))
+    back = load(p)
+    assert back.timeline.communication == rep.timeline.communication
+    assert dumps(back) == dumps(rep)
+    assert any(r.bound == "communication" for r in back.ops)
