@@ -254,3 +254,14 @@ def test_the_lead_in_names_what_the_rank_did_before_its_collective():
     assert ("python", "aten::randn") in kinds
     assert ct.lead_in[0].start_us == pytest.approx(-520.0)            # back to the window's start
     del slow
+
+
+def test_a_collective_faster_than_its_link_is_flagged_as_a_link_figure_not_a_cache():
+    # GIVEN an all_reduce of 64 MiB over two ranks that took 50 us: 1.3 TB/s, above 450 GB/s
+    b = KinetoBuilder()
+    b.distributed(0, 2)
+    b.step(0, 0.0, 200.0)
+    b.collective(10.0, 40.0, 50.0, nelems=32 << 20)
+    rep = build_report(parse(b.to_dict()), h200_spec())
+    (w,) = [w for w in rep.warnings if w.level == "op" and w.figure == "bytes_per_s"]
+    assert w.cause == "wrong_spec" and "link" in w.detail and "cache" not in w.detail
