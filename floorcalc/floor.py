@@ -153,20 +153,20 @@ def collective_link(spec: DeviceSpec, kind: str = "", link: Optional[Link] = Non
     if link in (None, "nic"):
         found = collective_bandwidth(spec, kind, same_host=link is None)
         if found is None:
-            what = "NIC (interconnect.nic_bytes_per_s)" if link == "nic" else (
-                "GPU-to-GPU link (interconnect.nvlink_bytes_per_s, pcie_bytes_per_s, or a host link)")
-            raise KeyError(f"device spec {spec.key!r} gives no {what} bandwidth: collectives cannot be floored")
+            what = "NIC bandwidth (interconnect.nic_bytes_per_s)" if link == "nic" else (
+                "GPU-to-GPU link bandwidth (interconnect.nvlink_bytes_per_s or pcie_bytes_per_s, or a host link)")
+            raise KeyError(f"device spec {spec.key!r} gives no {what}: collectives cannot be floored")
         key, fig = found
         name: Link = "nic" if link == "nic" else ("nvlink" if "nvlink_bytes_per_s" in ic else "pcie")
         return name, key, fig
     key = f"{link}_bytes_per_s"
-    fig = ic.get(key)
-    if fig is None and link == "pcie" and spec.host_link_bytes_per_s is not None:
+    own = ic.get(key)
+    if own is None and link == "pcie" and spec.host_link_bytes_per_s is not None:
         return "pcie", "host_link_bytes_per_s", spec.host_link_bytes_per_s
-    if fig is None:
+    if own is None:
         raise KeyError(f"device spec {spec.key!r} gives no {link} bandwidth (interconnect.{key}): collectives "
                        "cannot be floored")
-    return link, f"interconnect.{key}", fig
+    return link, f"interconnect.{key}", own
 
 
 def collective_floor(comm: CommCount, spec: DeviceSpec, link: Optional[Link] = None) -> Floor:

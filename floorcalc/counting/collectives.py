@@ -26,22 +26,27 @@ is off (the project's runs set ``NCCL_NVLS_ENABLE=0``).
 
 from __future__ import annotations
 
-from typing import Optional, Tuple
+from typing import Callable, Mapping, Optional, Tuple
 
 from floorcalc.records import DTYPE_BYTES, CollectiveCall, CommCount
 
-#: Each operation's factor as a function of n, and the rule in words.
-_RULES = {
-    "all_reduce": (lambda n: 2.0 * (n - 1) / n, "2(n-1)/n x S"),
-    "all_gather": (lambda n: (n - 1) / n, "(n-1)/n x S"),
-    "reduce_scatter": (lambda n: (n - 1) / n, "(n-1)/n x S"),
-    "all_to_all": (lambda n: (n - 1) / n, "(n-1)/n x S"),
-    "broadcast": (lambda n: 1.0 if n > 1 else 0.0, "1 x S"),
-    "reduce": (lambda n: 1.0 if n > 1 else 0.0, "1 x S"),
-    "send": (lambda n: 1.0, "1 x S"),
-    "recv": (lambda n: 1.0, "1 x S"),
-    "barrier": (lambda n: 0.0, "no payload"),
+#: nccl-tests' bus-bandwidth factor of each operation over n ranks (module notes): the one home of
+#: these factors (floorcalc.device.calibration turns measured times into bus bandwidth with them).
+BUS_FACTORS: Mapping[str, Callable[[int], float]] = {
+    "all_reduce": lambda n: 2.0 * (n - 1) / n,
+    "all_gather": lambda n: (n - 1) / n,
+    "reduce_scatter": lambda n: (n - 1) / n,
+    "all_to_all": lambda n: (n - 1) / n,
+    "broadcast": lambda n: 1.0 if n > 1 else 0.0,
+    "reduce": lambda n: 1.0 if n > 1 else 0.0,
+    "send": lambda n: 1.0,
+    "recv": lambda n: 1.0,
+    "barrier": lambda n: 0.0,
 }
+#: Each factor in words.
+RULES = {"all_reduce": "2(n-1)/n x S", "all_gather": "(n-1)/n x S", "reduce_scatter": "(n-1)/n x S",
+         "all_to_all": "(n-1)/n x S", "broadcast": "1 x S", "reduce": "1 x S", "send": "1 x S", "recv": "1 x S",
+         "barrier": "no payload"}
 
 
 def message_elements(call: CollectiveCall) -> Optional[int]:
@@ -58,8 +63,8 @@ def message_elements(call: CollectiveCall) -> Optional[int]:
 def count_collective(call: CollectiveCall) -> Tuple[Optional[CommCount], str]:
     """``(CommCount, "")``, or ``(None, why)`` when the trace lacks what the count needs: a known
     operation, its element counts, its dtype and its group size."""
-    rule = _RULES.get(call.kind)
-    if rule is None:
+    factor_of = BUS_FACTORS.get(call.kind)
+    if factor_of is None:
         return None, f"no convention for the collective {call.name!r}"
     n = call.group_size
     if n is None or n < 1:
@@ -70,7 +75,6 @@ def count_collective(call: CollectiveCall) -> Tuple[Optional[CommCount], str]:
     if call.kind != "barrier" and call.dtype not in DTYPE_BYTES:
         return None, f"the trace gives no known dtype for this collective ({call.dtype})"
     size = elements * DTYPE_BYTES.get(call.dtype, 0)
-    factor_of, words = rule
     factor = factor_of(n)
     return CommCount(kind=call.kind, group_size=n, dtype=call.dtype, message_bytes=size, link_bytes=size * factor,
-                     factor=factor, rule=f"{call.kind} over {n} ranks: {words} (nccl-tests bus bytes)"), ""
+                     factor=factor, rule=f"{call.kind} over {n} ranks: {RULES[call.kind]} (nccl-tests bus bytes)"), ""

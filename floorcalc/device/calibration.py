@@ -29,6 +29,8 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 import yaml
 
+from floorcalc.counting.collectives import BUS_FACTORS as ALL_BUS_FACTORS
+
 
 @dataclass(frozen=True)
 class Measured:
@@ -157,13 +159,10 @@ def _size_text(nbytes: float) -> str:
 #: is the buffer of nccl-tests' convention (all_reduce: the reduced buffer; all_gather: the
 #: gathered output, n x each rank's input; reduce_scatter: the input, n x each rank's output;
 #: all_to_all: each rank's whole send buffer). Source: NVIDIA nccl-tests, doc/PERFORMANCE.md
-#: (https://github.com/NVIDIA/nccl-tests/blob/master/doc/PERFORMANCE.md).
-BUS_FACTORS = {
-    "all_reduce": lambda n: 2 * (n - 1) / n,
-    "all_gather": lambda n: (n - 1) / n,
-    "reduce_scatter": lambda n: (n - 1) / n,
-    "all_to_all": lambda n: (n - 1) / n,
-}
+#: (https://github.com/NVIDIA/nccl-tests/blob/master/doc/PERFORMANCE.md). The factors' one home is
+#: floorcalc.counting.collectives (which counts a traced collective's link bytes with them); the
+#: four calibrate measures:
+BUS_FACTORS = {k: ALL_BUS_FACTORS[k] for k in ("all_reduce", "all_gather", "reduce_scatter", "all_to_all")}
 BUS_SOURCE = "nccl-tests doc/PERFORMANCE.md bus-bandwidth convention (https://github.com/NVIDIA/nccl-tests/blob/master/doc/PERFORMANCE.md)"
 
 
