@@ -74,7 +74,8 @@ def analyze_file(path: Union[str, Path], *, spec: SpecArg = None, passes: Option
 def analyze_run(paths: Sequence[Union[str, Path]], *, spec: SpecArg = None, passes: Optional[int] = None,
                 device: Optional[str] = None, link: Optional[Link] = None, workers: Optional[int] = None,
                 scheduler: Optional[str] = None, command: str = "",
-                annotate_dir: Optional[Union[str, Path]] = None, formulas: Sequence[str] = ()) -> RunReport:
+                annotate_dir: Optional[Union[str, Path]] = None, formulas: Sequence[str] = (),
+                live: bool = False, group_by: GroupBy = DEFAULT_GROUP_BY) -> RunReport:
     """The cross-rank report of a distributed run: every rank's trace analysed on its own (as
     :func:`analyze` does), then all read together (floorcalc.distributed, docs/timeline.md
     "Several ranks").
@@ -84,8 +85,8 @@ def analyze_run(paths: Sequence[Union[str, Path]], *, spec: SpecArg = None, pass
     ``scheduler``: the address of a Dask scheduler (``tcp://host:8786``) whose workers analyse
     the ranks instead (needs ``floorcalc[dask]``; the traces must be readable from the workers).
     ``annotate_dir``: a folder for each rank's annotated trace; ``formulas``: formula files of
-    the user's own, loaded wherever a rank is analysed. The other options are :func:`analyze`'s,
-    for every rank.
+    the user's own, loaded wherever a rank is analysed. The other options (``live`` among them:
+    ``report --nproc-per-node``) are :func:`analyze`'s, for every rank.
 
     Raises :class:`TraceError` when no trace is found, :class:`RunError` for traces that are not
     one run (two runs mixed, two traces of one rank, world sizes that disagree, no rank known),
@@ -97,7 +98,7 @@ def analyze_run(paths: Sequence[Union[str, Path]], *, spec: SpecArg = None, pass
     check_passes(passes)
     return _run(paths, spec=spec, passes=passes, device=device, link=link, workers=workers, scheduler=scheduler,
                 command=command, annotate_dir=str(annotate_dir) if annotate_dir is not None else None,
-                formulas=formulas)
+                formulas=formulas, live=live, group_by=group_by)
 
 
 def analyze(trace: Trace, *, spec: SpecArg = None, passes: Optional[int] = None, device: Optional[str] = None,

@@ -1504,7 +1504,8 @@ class CollectiveInstance:
     """One collective matched across the ranks that took part (times in microseconds, on the
     reference rank's clock, from the run's start).
 
-    ``group``: process group name; ``kind``; ``ordinal``: its position among the group's
+    ``group``: process group name ("" where the traces name none: the default group); ``kind``
+    (``send`` for a matched send and recv); ``ordinal``: its position among the group's
     collectives of the window; ``seq``: torch's sequence number when the traces give it.
     ``ranks``: the ranks matched, in order; ``arrival_us``/``duration_us``: each one's start and
     length; ``waits_us``: how long each waited for the last to arrive (0 for the last);

@@ -18,12 +18,13 @@ import argparse
 import shlex
 import sys
 from pathlib import Path
-from typing import Dict, List
+from typing import Dict, List, Optional, Sequence
 
 from floorcalc.analysis import analyze_file, analyze_run
 from floorcalc.cli.common import add_output_arguments, check_output, emit, load_formulas, output_format, output_renderer
 from floorcalc.errors import OutputError, UsageError
 from floorcalc.output import write_atomic
+from floorcalc.records import RunReport
 from floorcalc.render.base import FileData
 
 NAME = "analyze"
@@ -78,36 +79,55 @@ def run(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     """Several traces: the cross-rank report (the ``run`` document)."""
     from floorcalc.distributed import discover
+
+    traces = list(args.trace)
+    args.trace = None
+    ann = check_run_outputs(args, inputs=discover(traces))
+    load_formulas(args)
+    run = analyze_run(traces, spec=args.spec, passes=args.passes, device=args.device, link=args.link,
+                      workers=args.workers, scheduler=args.scheduler, command="floorcalc " + shlex.join(args.argv),
+                      annotate_dir=ann, formulas=tuple(str(f) for f in args.formulas or ()), group_by=args.group_by)
+    emit_run(run, args)
+    return 0
+
+
+def check_run_outputs(args: argparse.Namespace, inputs: Sequence[str] = ()) -> Optional[Path]:
+    """Before any work, the outputs of a run (the ``run`` document to ``-o``, ``--plot``, the
+    ranks' annotated traces): :func:`floorcalc.cli.common.check_output`'s checks, none of them an
+    input, ``--annotate-trace`` a folder whose files for these ``inputs`` do not exist (unless
+    ``--force``). Returns the annotation folder (None: none); ``args.annotate_trace`` is
+    consumed. Shared by ``analyze`` of several traces and ``report --nproc-per-node``."""
     from floorcalc.distributed.rank import annotated_path
 
     args.document = "run"
     fmt = output_format(args)
-    ann, traces = args.annotate_trace, list(args.trace)
-    args.trace, args.annotate_trace = None, None   # a run's inputs and annotation folder are checked here
+    ann = args.annotate_trace
+    args.annotate_trace = None          # a folder here, checked below (common checks a file)
     check_output(args)
-    files = discover(traces)
     outs = [p.resolve() for p in _outputs(args)]
-    for t in files:
+    for t in inputs:
         if Path(t).resolve() in outs:
             raise UsageError(f"output {t} is also an input of this command; name another file")
-    if args.rank is not None and fmt.name != "table":
+    if getattr(args, "rank", None) is not None and fmt.name != "table":
         raise UsageError("--rank prints a rank's own report beside the run's tables (table format only)")
     if ann is not None:
         if not ann.is_dir():
             raise OutputError(f"--annotate-trace for a run names a folder for the ranks' annotated traces: "
                               f"{ann} is not one")
-        for t in files:
+        for t in inputs:
             p = annotated_path(str(ann), t)
             if p.exists() and not args.force:
                 raise OutputError(f"output {p} exists; pass --force to overwrite it")
-    load_formulas(args)
-    run = analyze_run(files, spec=args.spec, passes=args.passes, device=args.device, link=args.link,
-                      workers=args.workers, scheduler=args.scheduler, command="floorcalc " + shlex.join(args.argv),
-                      annotate_dir=ann, formulas=tuple(str(f) for f in args.formulas or ()))
+    return ann
+
+
+def emit_run(run: RunReport, args: argparse.Namespace) -> None:
+    """Render ``run`` in the chosen format to ``-o`` or stdout, and ``--plot``; everything is
+    rendered before anything is written, each file whole. A partial run says so on stderr."""
     if run.partial:
         print(f"floorcalc: warning: partial result: {run.partial}", file=sys.stderr)
-    renderer = output_renderer(args)
-    if args.rank is not None:
+    renderer = output_renderer(args, "run")
+    if getattr(args, "rank", None) is not None:
         renderer.rank = args.rank  # type: ignore[attr-defined]
     out: Dict[Path, FileData] = {}
     stdout = None
@@ -124,7 +144,6 @@ def _run(args: argparse.Namespace) -> int:
         write_atomic(path, data)
     if stdout is not None:
         sys.stdout.write(stdout)
-    return 0
 
 
 def _outputs(args: argparse.Namespace) -> List[Path]:

@@ -185,36 +185,25 @@ def _run_distributed(args: argparse.Namespace, log) -> int:
     return _rank_reports(run, args, log)
 
 
-# SEAM (issue 11, the cross-rank analysis): the report over all ranks of a run (collectives
-# floored, wait told from transfer, the late rank named, one table over the ranks) is built on
-# branch dist-analysis. When its entry point lands (floorcalc.analysis over several traces, the
-# one `floorcalc analyze FOLDER` uses), _rank_reports calls it on run.traces and emits its report
-# in every format, and _check_rank_report_options goes. Until then each rank's own report is
-# printed, one after the other, as a table.
-
-
 def _check_rank_report_options(args: argparse.Namespace) -> None:
-    """Until the cross-rank report lands (SEAM above): with --nproc-per-node, report prints each
-    rank's table on stdout and writes no other output."""
-    given = [name for name, on in (("-o", args.output is not None),
-                                   ("--format " + str(args.format), args.format not in (None, "table")),
-                                   ("--plot", args.plot is not None),
-                                   ("--annotate-trace", args.annotate_trace is not None)) if on]
-    if given:
-        raise UsageError(f"{given[0]} is not available with --nproc-per-node until the cross-rank report lands; "
-                         "run floorcalc analyze on each rank's trace for it")
+    """With --nproc-per-node the output is the cross-rank report (the ``run`` document): its
+    outputs are checked before any rank is launched (the traces do not exist yet, so none can
+    be an output)."""
+    from floorcalc.cli.analyze import check_run_outputs
+
+    args.annotate_dir = check_run_outputs(args)
 
 
 def _rank_reports(run, args: argparse.Namespace, log) -> int:
-    """Each rank's own report, read back from its trace (SEAM above)."""
-    from floorcalc import trace as trace_mod
-    from floorcalc.analysis import analyze
+    """The cross-rank report over the ranks' traces (floorcalc.analysis.analyze_run, as
+    ``floorcalc analyze FOLDER``), in the format asked for."""
+    from floorcalc.analysis import analyze_run
+    from floorcalc.cli.analyze import emit_run
 
-    command = "floorcalc " + shlex.join(args.argv)
-    for rank, path in enumerate(run.traces):
-        trace = trace_mod.load(path)
-        report = analyze(trace, spec=args.spec, device=run.device, command=command, live=True,
+    log("cross-rank analysis")
+    result = analyze_run(list(run.traces), spec=args.spec, device=run.device,
+                         command="floorcalc " + shlex.join(args.argv), annotate_dir=args.annotate_dir,
+                         formulas=tuple(str(f) for f in getattr(args, "formulas", None) or ()), live=True,
                          group_by=args.group_by)
-        print(f"\n== rank {rank} of {run.world_size}: {path}", flush=True)
-        emit(report, args, trace=trace)
+    emit_run(result, args)
     return 0

@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import List, Optional, Sequence, Union
 
 from floorcalc.errors import TraceError, UsageError
-from floorcalc.records import DeviceSpec, Link, RunReport
+from floorcalc.grouping import DEFAULT as DEFAULT_GROUP_BY
+from floorcalc.records import DeviceSpec, GroupBy, Link, RunReport
 from floorcalc.distributed.crossrank import LIST_INSTANCES, combine
 from floorcalc.distributed.rank import RankOptions, rank_record
 from floorcalc.distributed.runner import map_ranks
@@ -59,10 +60,12 @@ def discover(paths: Sequence[Union[str, Path]]) -> List[str]:
 def analyze_run(paths: Sequence[Union[str, Path]], *, spec: Union[None, str, Path, DeviceSpec] = None,
                 passes: Optional[int] = None, device: Optional[str] = None, link: Optional[Link] = None,
                 workers: Optional[int] = None, scheduler: Optional[str] = None, command: str = "",
-                annotate_dir: Optional[str] = None, formulas: Sequence[str] = ()) -> RunReport:
+                annotate_dir: Optional[str] = None, formulas: Sequence[str] = (), live: bool = False,
+                group_by: GroupBy = DEFAULT_GROUP_BY) -> RunReport:
     """See :func:`floorcalc.analysis.analyze_run` (the documented entry point)."""
     files = discover(paths)
     options = RankOptions(spec=str(spec) if isinstance(spec, Path) else spec, passes=passes, device=device, link=link,
-                          command=command, annotate_dir=annotate_dir, formulas=tuple(formulas))
+                          command=command, annotate_dir=annotate_dir, formulas=tuple(formulas), live=live,
+                          group_by=group_by)
     records = map_ranks(files, options, workers=workers, scheduler=scheduler)
     return combine(records, command=command)

@@ -398,7 +398,7 @@ def combine(records: Sequence[RankRecord], *, command: str = "") -> RunReport:
         lt = m[late]
         act = _late_activity(lt, longest) if longest > 0 else {}
         built.append(CollectiveInstance(
-            group=lt.call.group_name, kind=lt.call.kind, ordinal=lt.ordinal, seq=lt.call.seq, ranks=tuple(ranks),
+            group=lt.call.group_name, kind="send" if lt.call.kind in _P2P else lt.call.kind, ordinal=lt.ordinal, seq=lt.call.seq, ranks=tuple(ranks),
             arrival_us=tuple(arrival[r] - t0 for r in ranks), duration_us=tuple(m[r].duration_us for r in ranks),
             waits_us=tuple(w[r] for r in ranks), late_rank=late, skew_us=arrival[late] - min(arrival.values()),
             transfer_us=lt.duration_us, message_bytes=lt.message_bytes, link_bytes=lt.link_bytes,

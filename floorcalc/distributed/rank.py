@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Dict, Optional, Tuple, Union
 
 from floorcalc.errors import FloorcalcError
-from floorcalc.records import DeviceSpec, Link, RankRecord, Report, Trace
+from floorcalc.grouping import DEFAULT as DEFAULT_GROUP_BY
+from floorcalc.records import DeviceSpec, GroupBy, Link, RankRecord, Report, Trace
 
 #: A rank number in a file name: ``rank-3``, ``rank_3``, ``rank3``, ``rank.3`` (case ignored).
 _RANK_IN_NAME = re.compile(r"rank[-_.]?(\d+)", re.IGNORECASE)
@@ -33,7 +34,9 @@ class RankOptions:
     at (None: NVLink when the spec has it, else PCIe); ``command``: the command recorded in
     each report; ``annotate_dir``: a folder to write each rank's annotated trace into (None:
     none), as ``<trace name>.annotated.json.gz``; ``formulas``: formula files of the user's own
-    (``--formulas``), loaded in the process that analyses a rank.
+    (``--formulas``), loaded in the process that analyses a rank; ``live``: the run that captured
+    the traces makes the report (``report --nproc-per-node``: see floorcalc.analysis.analyze);
+    ``group_by``: how each rank's op rows are grouped (floorcalc.grouping).
     """
 
     spec: Union[None, str, DeviceSpec] = None
@@ -43,6 +46,8 @@ class RankOptions:
     command: str = ""
     annotate_dir: Optional[str] = None
     formulas: Tuple[str, ...] = ()
+    live: bool = False
+    group_by: GroupBy = DEFAULT_GROUP_BY
 
 
 def rank_from_name(path: str) -> Optional[int]:
@@ -105,7 +110,7 @@ def rank_record(path: str, options: RankOptions = RankOptions()) -> RankRecord:
                       report=None, partial=trace.partial, rank_source=source, identity=identity(trace))
     try:
         report = analyze(trace, spec=options.spec, passes=options.passes, device=options.device,
-                         command=options.command, link=options.link)
+                         command=options.command, link=options.link, live=options.live, group_by=options.group_by)
         if options.annotate_dir:
             _annotate(trace, report, annotate_path=annotated_path(options.annotate_dir, path))
     except FloorcalcError as e:

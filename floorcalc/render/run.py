@@ -35,6 +35,13 @@ def _size(n: Optional[float]) -> str:
     return f"{n:.0f} B"
 
 
+def op_label(kind: str, group: str, ranks: Optional[int] = None) -> str:
+    """``all_reduce x8 (group 1)``, ``send/recv x2``: the operation, its ranks when given, and
+    its process group unless it is the default one ("" or "0")."""
+    k = "send/recv" if kind in ("send", "recv") else kind
+    return k + (f" x{ranks}" if ranks else "") + (f" (group {group})" if group not in ("", "0") else "")
+
+
 def _us(x: Optional[float]) -> str:
     if x is None:
         return "-"
@@ -194,7 +201,7 @@ class RunTableRenderer(Renderer):
                 ct.add_column(col, justify="left" if col in ("group", "op", "late rank") else "right", no_wrap=True)
             for c in run.collectives[: self.top]:
                 late = f"{c.late_rank} ({c.late_share:.0%})" if c.late_rank is not None else "-"
-                row: List[Any] = [f"{c.kind} x{c.ranks} ({c.group})", _size(c.message_bytes)]
+                row: List[Any] = [op_label(c.kind, c.group, c.ranks), _size(c.message_bytes)]
                 row += [f"{c.calls:g}", _us(c.measured_us)] if not narrow else []
                 row += [_us(c.transfer_us), _us(c.floor_us), _pct(c.efficiency)]
                 row += [_us(c.skew_us)] if not narrow else []
@@ -210,7 +217,7 @@ class RunTableRenderer(Renderer):
                               no_wrap=not col.startswith("the"))
             for i in waits[: self.top]:
                 doing = "; ".join(f"{a} {_us(v)}" for a, v in i.late_activity[:3])
-                wt.add_row(f"{i.kind} #{i.ordinal} ({i.group})", str(i.late_rank), _us(i.skew_us),
+                wt.add_row(f"{op_label(i.kind, i.group)} #{i.ordinal}", str(i.late_rank), _us(i.skew_us),
                            _us(i.transfer_us), _us(i.floor_us), doing)
             console.print(wt)
         self._decompositions(run, console)
@@ -329,7 +336,8 @@ class RunMarkdownRenderer(Renderer):
         out += _table(["rank", "status", "wall", "busy", "floor", "collectives", "hidden", "transfer",
                        "waiting on peers", "waited on most", "bound"], "rlrrrrrrrll", rows) + [""]
         if run.collectives:
-            rows = [[c.group, c.kind, str(c.ranks), _size(c.message_bytes), f"{c.calls:g}", _us(c.measured_us),
+            rows = [[c.group or "(default)", "send/recv" if c.kind == "send" else c.kind, str(c.ranks),
+                     _size(c.message_bytes), f"{c.calls:g}", _us(c.measured_us),
                      _us(c.transfer_us), _us(c.floor_us), _pct(c.efficiency), _us(c.skew_us), _us(c.wait_us),
                      f"{c.late_rank} ({c.late_share:.0%})" if c.late_rank is not None else "-"]
                     for c in run.collectives[: self.top]]
@@ -337,7 +345,7 @@ class RunMarkdownRenderer(Renderer):
                            "waits", "late rank"], "lllrrrrrrrrl", rows) + [""]
         waits = [i for i in run.instances if max(i.waits_us, default=0.0) > 0][: self.top]
         if waits:
-            rows = [[f"{i.kind} #{i.ordinal} ({i.group})", str(i.late_rank), _us(i.skew_us), _us(i.transfer_us),
+            rows = [[f"{op_label(i.kind, i.group)} #{i.ordinal}", str(i.late_rank), _us(i.skew_us), _us(i.transfer_us),
                      _us(i.floor_us), _cell(", ".join(f"{a} {_us(v)}" for a, v in i.late_activity[:3]))] for i in waits]
             out += _table(["collective", "late rank", "skew", "transfer", "floor", "the late rank was doing"],
                           "lrrrrl", rows) + [""]

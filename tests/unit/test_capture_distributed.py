@@ -209,7 +209,7 @@ def model(tmp_path):
     (["--nproc-per-node", "2", "--cuda-graphs"], 2, "--cuda-graphs cannot be combined"),
     (["--nproc-per-node", "2", "--rank-timeout", "0"], 2, "--rank-timeout must be positive"),
     (["--rank-timeout", "5"], 2, "--rank-timeout is for runs over several ranks"),
-    (["--nproc-per-node", "2", "--format", "json"], 2, "not available with --nproc-per-node"),
+    (["--nproc-per-node", "2", "--annotate-trace", "ann.json.gz"], 8, "names a folder for the ranks' annotated"),
     (["--nproc-per-node", "2", "--trace-out", "t.trace.json.gz"], 2, "names a folder"),
     (["--nproc-per-node", "2", "--device", "cuda"], 5, "torch sees no CUDA GPU"),
 ])
