@@ -157,13 +157,16 @@ class RunTableRenderer(Renderer):
     def print(self, run: RunReport, console: Any) -> None:
         """Print the tables on a rich Console."""
         from rich import box
-        from rich.table import Table
         from rich.text import Text
 
+        from floorcalc.render.terminal import PlainTable as Table
+        from floorcalc.render.terminal import plain, styled
+
         dev = f"{run.device.name} ({run.device.key})" if run.device is not None else "-"
-        console.print(f"[bold]floorcalc {run.tool_version}[/bold]  run of {run.world_size} ranks  device: {dev}")
+        console.print(styled((f"floorcalc {run.tool_version}", "bold"), f"  run of {run.world_size} ranks  device: ",
+                             plain(dev)))
         if run.partial:
-            console.print(f"[bold red]PARTIAL:[/bold red] {run.partial}")
+            console.print(styled(("PARTIAL:", "bold red"), " ", plain(run.partial)))
         wide, narrow = console.width >= 140, console.width < 110
         t = Table(box=box.SIMPLE_HEAD, title="ranks, per pass (us)", title_justify="left")
         cols = [("rank", "right"), ("status", "left"), ("wall", "right")]
@@ -189,7 +192,7 @@ class RunTableRenderer(Renderer):
         console.print(t)
         for r in run.ranks:
             if r.status in ("missing", "unreadable", "partial") and r.problem:
-                console.print(Text(f"  rank {r.rank} {r.status}: {r.problem}", style="dim"))
+                console.print(styled(f"  rank {r.rank} {r.status}: ", plain(r.problem)), style="dim")
         if run.collectives:
             ct = Table(box=box.SIMPLE_HEAD, title="collectives, per pass (us; measured: the longest rank's time)",
                        title_justify="left")
@@ -224,14 +227,14 @@ class RunTableRenderer(Renderer):
         for r in run.ranks:
             for w in r.waits[:2]:
                 doing = "; ".join(f"{a} {_us(v)} us" for a, v in w.activity[:4])
-                console.print(f"rank {r.rank} waited {_us(w.wait_us)} us per pass on rank {w.peer} "
-                              f"({w.instances} collectives); rank {w.peer} was doing: {doing}")
+                console.print(styled(f"rank {r.rank} waited {_us(w.wait_us)} us per pass on rank {w.peer} "
+                                     f"({w.instances} collectives); rank {w.peer} was doing: ", plain(doing)))
         for note in run.notes:
-            console.print(Text("note: " + note, style="dim"))
+            console.print(styled("note: ", plain(note)), style="dim")
         if self.rank is not None:
             rep = run.reports.get(self.rank)
             if rep is None:
-                console.print(f"[red]rank {self.rank} has no report[/red]")
+                console.print(styled((f"rank {self.rank} has no report", "red")))
             else:
                 from floorcalc.render.table import TableRenderer
 
