@@ -34,11 +34,15 @@ from __future__ import annotations
 import collections.abc
 import dataclasses
 import json
+import math
+import os
+import stat
 import typing
 from pathlib import Path
 from typing import Any, Dict, Mapping, Optional, Tuple, Type, TypeVar, Union
 
 from floorcalc.errors import ReportFileError
+from floorcalc.output import shown
 from floorcalc.records import (UNKNOWN_DTYPE, CaptureInfo, ColdStart, CollectiveCall, CollectiveTiming, CopyRow,
                                Decomposition, DeviceSpec, Figure, Gap, GroupBy, HostWait, IdleRow, Implausible,
                                InvariantCheck, KernelRow, LaunchStats, MemoryStats, Note, OpRow, RangeRow,
@@ -62,15 +66,34 @@ def load(path: Union[str, Path], label: str = "") -> Report:
     floorcalc report, of another schema_version, or not what floorcalc writes."""
     p = Path(path)
     who = f"report {label}" if label else "report"
-    if not p.exists():
-        raise ReportFileError(f"{who} not found: {p}")
-    if p.is_dir():
-        raise ReportFileError(f"{who} is a directory: {p}")
+    try:
+        st = os.stat(p)
+    except FileNotFoundError:
+        raise ReportFileError(f"{who} not found: {shown(p)}") from None
+    except OSError as e:  # a symlink loop, a name too long for the file system, no permission
+        raise ReportFileError(f"cannot open {who} {shown(p)}: {e.strerror or e}") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise ReportFileError(f"{who} is a directory: {shown(p)}")
     try:
         raw = p.read_bytes()
     except OSError as e:
-        raise ReportFileError(f"cannot read {who} {p}: {e.strerror or e}") from None
+        raise ReportFileError(f"cannot read {who} {shown(p)}: {e.strerror or e}") from None
     return loads(raw, name=str(p), label=label)
+
+
+class _NotWritten(ValueError):
+    """A JSON token floorcalc never writes (NaN, Infinity, a number beyond a float's range)."""
+
+
+def _no_constant(token: str) -> Any:
+    raise _NotWritten(f"holds {token}, which floorcalc never writes (an unknown figure is null)")
+
+
+def _finite(token: str) -> float:
+    x = float(token)
+    if not math.isfinite(x):
+        raise _NotWritten(f"holds the number {token[:40]}, beyond a float's range, which floorcalc never writes")
+    return x
 
 
 def loads(text: Union[str, bytes], name: str = "<text>", label: str = "") -> Report:
@@ -80,9 +103,14 @@ def loads(text: Union[str, bytes], name: str = "<text>", label: str = "") -> Rep
 
     who = f"report {label} ({name})" if label else f"report {name}"
     try:
-        data = json.loads(text)
+        data = json.loads(text, parse_constant=_no_constant, parse_float=_finite)
+    except _NotWritten as e:
+        raise ReportFileError(f"{who} {e}: not what floorcalc writes (edited, or written by another tool?)") from None
     except ValueError as e:
         raise ReportFileError(f"{who} is not valid JSON: {e}") from None
+    except RecursionError:
+        raise ReportFileError(f"{who} is nested deeper than the JSON reader goes (floorcalc writes a few levels): "
+                              "not what floorcalc writes") from None
     if not isinstance(data, dict) or not isinstance(data.get("tool"), dict) or data["tool"].get("name") != "floorcalc":
         raise ReportFileError(f"{name} is not a floorcalc report (no tool.name 'floorcalc'); floorcalc reads back "
                               "the JSON that report/analyze write with -o FILE.json")
@@ -170,9 +198,22 @@ def _value(hint: Any, v: Any, where: str) -> Any:
     raise _Bad(where, f"cannot read a {hint!r}")  # a field type this reader does not know: a bug here
 
 
+#: the fields that floorcalc never writes below zero: times, counts, FLOPs, bytes, floors,
+#: efficiencies, shares (a report with one is damaged; the profiler distortion and the
+#: timeline's residuals and growths may be negative, and are not listed)
+_NONNEGATIVE: Dict[type, Tuple[str, ...]] = {
+    OpRow: ("calls", "kernels", "duration_us", "flop", "bytes", "compute_us", "memory_us", "overhead_us", "floor_us",
+            "efficiency", "reference_floor_us", "reference_efficiency"),
+    KernelRow: ("calls", "duration_us", "floor_us", "efficiency"),
+    Summary: ("passes", "wall_us", "gpu_busy_us", "idle_us", "floor_us", "uncounted_us", "op_time_us", "flop", "bytes",
+              "mfu", "mbu", "bare_wall_us", "unattributed_us", "reference_floor_us"),
+}
+
+
 def _record(cls: Type[R], obj: Any, where: str, **given: Any) -> R:
     """The record ``cls`` from the object ``obj``: each field from the key of its name (checked
-    against its type), ``given`` fields as they are; a field with a default may be missing."""
+    against its type, and for :data:`_NONNEGATIVE` fields against zero), ``given`` fields as
+    they are; a field with a default may be missing."""
     if not isinstance(obj, dict):
         raise _Bad(where, f"{_show(obj)}, not an object")
     hints = _hints(cls)
@@ -186,6 +227,10 @@ def _record(cls: Type[R], obj: Any, where: str, **given: Any) -> R:
             kwargs[f.name] = _value(hints[f.name], obj[f.name], f"{where}.{f.name}" if where else f.name)
         elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
             raise _Bad(where or "the document", f"no {f.name!r}")
+    for name in _NONNEGATIVE.get(cls, ()):
+        v = kwargs.get(name)
+        if isinstance(v, (int, float)) and v < 0:
+            raise _Bad(f"{where}.{name}" if where else name, f"{_show(v)} is negative")
     return cls(**kwargs)
 
 

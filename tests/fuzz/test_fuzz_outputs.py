@@ -215,3 +215,68 @@ def test_the_cli_with_any_output_path(tmp_path_factory, case):
     else:
         assert json.loads(path.read_text())["schema_version"] == 1
         assert not any(k.endswith(".partial") for k in snapshot(root))
+
+
+# ---------------------------------------------------------------------------------------------
+# reports read back (floorcalc diff, floorcalc.load_report)
+
+
+@pytest.fixture(scope="module")
+def report_json(tmp_path_factory):
+    """A report of a committed trace as floorcalc writes it, and every path into its JSON."""
+    p = tmp_path_factory.mktemp("report") / "r.json"
+    assert main(["analyze", TINY, "-o", str(p)]) == 0
+    doc = json.loads(p.read_text())
+    paths = []
+
+    def walk(x, at):
+        paths.append(at)
+        if isinstance(x, dict):
+            for k, v in x.items():
+                walk(v, at + (k,))
+        elif isinstance(x, list):
+            for i, v in enumerate(x[:3]):
+                walk(v, at + (i,))
+
+    walk(doc, ())
+    return p.read_text(), doc, paths[1:]
+
+
+REPLACEMENTS = [None, True, 0, -1, -1e-9, 1e308, "", "x", "NaN", [], {}, [1, 2], {"a": 1}]
+
+
+@fuzz(150)
+@given(data=st.data())
+def test_a_damaged_report_is_read_or_refused_in_one_line(report_json, data):
+    """A report with one key deleted, one value swapped for another kind, a NaN, Infinity or a
+    huge number token put in, or its text cut: ``jsonread.loads`` returns a Report or raises one
+    ReportFileError line (exit 6); nothing else."""
+    import copy
+
+    from floorcalc.errors import ReportFileError
+    from floorcalc.render.jsonread import loads
+
+    text, doc, paths = report_json
+    how = data.draw(st.sampled_from(["delete", "replace", "token", "cut"]))
+    if how == "cut":
+        bad = text[: data.draw(st.integers(0, len(text) - 1))]
+    else:
+        d = copy.deepcopy(doc)
+        at = data.draw(st.sampled_from(paths))
+        parent = d
+        for k in at[:-1]:
+            parent = parent[k]
+        if how == "delete":
+            del parent[at[-1]]
+            bad = json.dumps(d)
+        elif how == "replace":
+            parent[at[-1]] = data.draw(st.sampled_from(REPLACEMENTS))
+            bad = json.dumps(d)
+        else:
+            parent[at[-1]] = "@@TOKEN@@"
+            token = data.draw(st.sampled_from(["NaN", "Infinity", "-Infinity", "1e400", "-1e999"]))
+            bad = json.dumps(d).replace('"@@TOKEN@@"', token)
+    try:
+        loads(bad, name="bad.json", label="B")
+    except ReportFileError as e:
+        assert "\n" not in str(e) and e.exit_code == 6 and "bad.json" in str(e)
