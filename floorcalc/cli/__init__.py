@@ -59,7 +59,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     except FloorcalcError as e:
         if os.environ.get("FLOORCALC_DEBUG"):
             raise
-        print(f"floorcalc: error: {e}", file=sys.stderr)
+        print(_line(f"floorcalc: error: {e}"), file=sys.stderr)
         return e.exit_code
     except KeyboardInterrupt:
         print("floorcalc: interrupted", file=sys.stderr)
@@ -67,9 +67,17 @@ def main(argv: Optional[List[str]] = None) -> int:
     except Exception as e:  # a bug in floorcalc: still one line, with a way to see more
         if os.environ.get("FLOORCALC_DEBUG"):
             raise
-        print(f"floorcalc: internal error: {' '.join(describe_exception(e).split())} (set FLOORCALC_DEBUG=1 for "
-              "the traceback)", file=sys.stderr)
+        print(_line(f"floorcalc: internal error: {describe_exception(e)} (set FLOORCALC_DEBUG=1 for the traceback)"),
+              file=sys.stderr)
         return INTERNAL_ERROR
+
+
+def _line(text: str) -> str:
+    """An error line as it is printed: one line (runs of white space made one space), and no
+    control character a terminal would obey (a name from a trace may hold an escape sequence)."""
+    from floorcalc.render.terminal import printable
+
+    return printable(" ".join(text.split()))
 
 
 if __name__ == "__main__":  # pragma: no cover

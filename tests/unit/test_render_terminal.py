@@ -124,3 +124,10 @@ def test_plain_table_cells_titles_and_headers():
 def test_every_console_floorcalc_makes_interprets_nothing():
     c = make_console(io.StringIO())
     assert not c._markup and not c._emoji and not c._highlight
+
+
+def test_error_lines_show_control_characters_as_escapes(tmp_path, capsys):
+    """A name with an escape sequence in an error message reaches the terminal inert."""
+    assert main(["analyze", str(tmp_path / "evil\x1b[31m\x07.json")]) == 6
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "\x1b" not in err and "\x07" not in err and "evil\\x1b[31m\\x07.json" in err
