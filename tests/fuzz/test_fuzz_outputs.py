@@ -85,8 +85,8 @@ def base_report(tmp_path_factory):
 def renamed(report, op_name: str, module: str, kernel: str):
     ops = tuple(dataclasses.replace(o, name=op_name if i == 0 else o.name, module=module) for i, o in enumerate(report.ops))
     kernels = tuple(dataclasses.replace(k, name=kernel) for k in report.kernels)
-    renamed = dataclasses.replace(report, ops=ops, kernels=kernels,
-                                  notes=report.notes + (Note("note", f"note about {op_name}"),))
+    notes = report.notes + (Note("note", f"note about {op_name}"), Note("warning", f"warning about {module}"))
+    renamed = dataclasses.replace(report, ops=ops, kernels=kernels, notes=notes)
     return regroup(renamed, "layer")  # the groups are a function of the rows: made again from the renamed ones
 
 
@@ -105,7 +105,7 @@ def test_any_name_is_shown_as_it_is(base_report, op_name, module, kernel):
     theirs = io.StringIO()
     TableRenderer().print(report, Console(file=theirs, width=400))
     for text in (page.getvalue(), ANSI.sub("", term.getvalue()), theirs.getvalue()):
-        for name in (op_name, module):
+        for name in (op_name, module, f"note about {op_name}", f"warning about {module}"):
             assert plain(name).plain in text
     assert "\x1b" not in page.getvalue()
     assert not re.search(r"\x1b\[(?!(?:[0-9;]*m))", term.getvalue())  # only floorcalc's own colour codes
