@@ -58,15 +58,24 @@ def check_passes(passes: Optional[int]) -> None:
 
 def analyze_file(path: Union[str, Path], *, spec: SpecArg = None, passes: Optional[int] = None,
                  device: Optional[str] = None, command: str = "", pid: Optional[int] = None,
-                 group_by: GroupBy = DEFAULT_GROUP_BY, link: Optional[Link] = None) -> Tuple[Report, Trace]:
+                 group_by: GroupBy = DEFAULT_GROUP_BY, link: Optional[Link] = None,
+                 capture: Union[None, str, Path] = None) -> Tuple[Report, Trace]:
     """Read the Kineto trace at ``path`` (``.json`` or ``.json.gz``) and :func:`analyze` it:
     (Report, Trace). ``pid``: the process to read in a file that holds several (ranks; see
-    :func:`floorcalc.trace.load`). Raises :class:`TraceError` for a file that is not a readable
-    trace (or holds several processes and no ``pid``), and what :func:`analyze` raises."""
+    :func:`floorcalc.trace.load`). ``capture``: the trace (or a folder holding it:
+    :func:`capture_file`) in which the CUDA graphs this trace replays were captured; its ops are
+    given the replayed kernels (floorcalc.trace.graphs.attach_capture). Raises
+    :class:`TraceError` for a file that is not a readable trace (or holds several processes and
+    no ``pid``), :class:`UsageError` for a capture folder with no single trace for this one, and
+    what :func:`analyze` raises."""
     from floorcalc import trace as trace_mod
 
     check_passes(passes)
     trace = trace_mod.load(path, pid=pid)
+    if capture is not None:
+        from floorcalc.trace.graphs import attach_capture
+
+        trace = attach_capture(trace, trace_mod.load(capture_file(capture, path)))
     return analyze(trace, spec=spec, passes=passes, device=device, command=command, group_by=group_by,
                    link=link), trace
 
@@ -75,7 +84,8 @@ def analyze_run(paths: Sequence[Union[str, Path]], *, spec: SpecArg = None, pass
                 device: Optional[str] = None, link: Optional[Link] = None, workers: Optional[int] = None,
                 scheduler: Optional[str] = None, command: str = "",
                 annotate_dir: Optional[Union[str, Path]] = None, formulas: Sequence[str] = (),
-                live: bool = False, group_by: GroupBy = DEFAULT_GROUP_BY) -> RunReport:
+                live: bool = False, group_by: GroupBy = DEFAULT_GROUP_BY,
+                capture: Union[None, str, Path] = None) -> RunReport:
     """The cross-rank report of a distributed run: every rank's trace analysed on its own (as
     :func:`analyze` does), then all read together (floorcalc.distributed, docs/timeline.md
     "Several ranks").
@@ -85,7 +95,8 @@ def analyze_run(paths: Sequence[Union[str, Path]], *, spec: SpecArg = None, pass
     ``scheduler``: the address of a Dask scheduler (``tcp://host:8786``) whose workers analyse
     the ranks instead (needs ``floorcalc[dask]``; the traces must be readable from the workers).
     ``annotate_dir``: a folder for each rank's annotated trace; ``formulas``: formula files of
-    the user's own, loaded wherever a rank is analysed. The other options (``live`` among them:
+    the user's own, loaded wherever a rank is analysed; ``capture``: the capture trace of the
+    CUDA graphs the ranks replay, or the folder of every rank's (:func:`capture_file`). The other options (``live`` among them:
     ``report --nproc-per-node``) are :func:`analyze`'s, for every rank.
 
     Raises :class:`TraceError` when no trace is found, :class:`RunError` for traces that are not
@@ -98,7 +109,34 @@ def analyze_run(paths: Sequence[Union[str, Path]], *, spec: SpecArg = None, pass
     check_passes(passes)
     return _run(paths, spec=spec, passes=passes, device=device, link=link, workers=workers, scheduler=scheduler,
                 command=command, annotate_dir=str(annotate_dir) if annotate_dir is not None else None,
-                formulas=formulas, live=live, group_by=group_by)
+                formulas=formulas, live=live, group_by=group_by,
+                capture=str(capture) if capture is not None else None)
+
+
+def capture_file(capture: Union[str, Path], trace_path: Union[str, Path], rank: Optional[int] = None) -> Path:
+    """The capture trace for ``trace_path``: ``capture`` itself when it is a file; in a folder
+    (TraceLens keeps an engine's capture traces in ``capture_traces/``; a run keeps one per
+    rank), the one whose rank in its name (``rank_0``, ``rank-3``) is the trace's (``rank``, else
+    the rank in the trace's own name), else its only Kineto trace (``*.json``, ``*.json.gz``)
+    when that names no other rank. Raises :class:`UsageError` when none fits, or several do."""
+    from floorcalc.distributed.rank import rank_from_name
+
+    p = Path(capture)
+    if not p.is_dir():
+        return p
+    found = sorted(f for f in p.iterdir() if f.is_file() and (f.name.endswith(".json.gz") or f.name.endswith(".json"))
+                   and f.name != "execution_details.json")
+    want = rank if rank is not None else rank_from_name(str(trace_path))
+    if want is not None:
+        same = [f for f in found if rank_from_name(str(f)) == want]
+        if len(same) == 1:
+            return same[0]
+    if len(found) == 1 and (want is None or rank_from_name(str(found[0])) in (None, want)):
+        return found[0]
+    if not found:
+        raise UsageError(f"--capture {p}: no trace in that folder")
+    which = f"none the one of rank {want}" if want is not None else "name the file"
+    raise UsageError(f"--capture {p}: {len(found)} trace(s) there and {which}")
 
 
 def analyze(trace: Trace, *, spec: SpecArg = None, passes: Optional[int] = None, device: Optional[str] = None,
@@ -134,14 +172,30 @@ def analyze(trace: Trace, *, spec: SpecArg = None, passes: Optional[int] = None,
         gpu_name = cap.gpu_name
     else:
         gpu_name = trace.devices[0].name if trace.devices else cap.gpu_name
-    if target == "cuda" and not gpu_name and not spec:
-        raise SpecError(f"trace {trace.path} names no GPU (no deviceProperties); pass --spec FILE.yaml")
-    dev = device_spec(target, gpu_name, spec, launch=cap.launch_latency, cpu_bandwidth=cap.cpu_bandwidth,
-                      captured_cpu=None if live else cap, sm_count=cap.sm_count,
-                      compute_capability=cap.compute_capability, trace_devices=() if live else trace.devices)
+    found: List[str] = []
+    try:
+        dev = device_spec(target, gpu_name, spec, launch=cap.launch_latency, cpu_bandwidth=cap.cpu_bandwidth,
+                          captured_cpu=None if live else cap, sm_count=cap.sm_count,
+                          compute_capability=cap.compute_capability, trace_devices=() if live else trace.devices,
+                          found=found)
+    except SpecError as e:
+        if spec or target != "cuda":
+            raise  # a spec the user named that cannot be used is still an error
+        from floorcalc.device import no_spec
+
+        why = (f"the trace names no GPU (no deviceProperties)" if not gpu_name and not trace.devices
+               else str(e).split("; pass --spec")[0].split("; see ")[0])
+        dev = no_spec(gpu_name or "", why)
+        found.append(why)
     capture = dataclasses.replace(cap, command=command, trace=trace.path, live=live)
-    return build_report(trace, dev, passes=passes, reference=reference_spec(dev, gpu_name), capture=capture,
-                        group_by=group_by, link=link)
+    report = build_report(trace, dev, passes=passes, reference=reference_spec(dev, gpu_name), capture=capture,
+                          group_by=group_by, link=link)
+    if not found:
+        return report
+    # how the spec was found: the first note after the warnings
+    how = Note("note", f"device: {dev.key} ({found[0]})" if dev.has_ceilings else f"device: no spec ({found[0]})")
+    at = sum(1 for n in report.notes if n.kind == "warning")
+    return dataclasses.replace(report, notes=report.notes[:at] + (how,) + report.notes[at:])
 
 
 def build_report(trace: Trace, spec: DeviceSpec, *, passes: Optional[int] = None,
@@ -160,6 +214,7 @@ def build_report(trace: Trace, spec: DeviceSpec, *, passes: Optional[int] = None
     from floorcalc.grouping import group_ops
     from floorcalc.timeline import analyze as analyze_timeline
     from floorcalc.timeline import window
+    from floorcalc.timeline.window import launched_before_trace
 
     cap = capture if capture is not None else trace.capture
     if not cap.trace:
@@ -217,6 +272,19 @@ def build_report(trace: Trace, spec: DeviceSpec, *, passes: Optional[int] = None
                      "wall times and the profiler distortion with care")
     if not trace.has_shapes:
         notes.append("trace has no shapes (record_shapes was off): nothing can be counted, timeline only")
+    early = [trace.gpu[i] for i in launched_before_trace(trace)]
+    if early:
+        kinds = ", ".join(f"{sum(1 for g in early if g.kind == k)} {k}s" for k in ("kernel", "memset", "memcpy")
+                          if any(g.kind == k for g in early))
+        notes.append(f"{kinds} ({sum(g.duration_us for g in early):.1f} us of device time, up to "
+                     f"{max(g.end_us for g in early) - win.start_us:.1f} us into the window) were launched before "
+                     "the trace began (their correlation ids precede every host call it holds: the tail of the work "
+                     "queued before the profiler started, such as the previous step's kernels); they are left out of "
+                     "the passes, whose first kernels waited for them")
+    if not spec.has_ceilings:
+        from floorcalc.device.spec import NO_SPEC_NOTE
+
+        notes.append(NO_SPEC_NOTE)
     notes += cap.problems
     # where the rest of the wall time goes: gaps, copies, decomposition (floorcalc.timeline)
     target: Target = "cuda" if gpu else "cpu"
@@ -304,7 +372,7 @@ def _derived_for_this_gpu(target: str, gpu_name: Optional[str], spec_arg: SpecAr
 def device_spec(target: str, gpu_name: Optional[str], spec_arg: SpecArg, *, launch: Optional[Figure] = None,
                 cpu_bandwidth: Optional[Figure] = None, captured_cpu: Optional[CaptureInfo] = None,
                 sm_count: Optional[int] = None, compute_capability: Optional[str] = None,
-                trace_devices: Tuple[GpuProperties, ...] = ()) -> DeviceSpec:
+                trace_devices: Tuple[GpuProperties, ...] = (), found: Optional[List[str]] = None) -> DeviceSpec:
     """The DeviceSpec for this run, with measured figures folded in.
 
     ``spec_arg``: a spec file or packaged key (``--spec``), or a :class:`DeviceSpec` used as it
@@ -321,11 +389,16 @@ def device_spec(target: str, gpu_name: Optional[str], spec_arg: SpecArg, *, laun
     capability, warp size, gfx architecture; floorcalc.device.detect.identify_trace_gpu), and a
     part no spec matches gets one derived from the nearest spec, with a warning. Raises
     :class:`SpecError` when no spec fits, or one describes the wrong kind of device.
+    ``found``: when given, how the spec was found is appended to it, in words ("given",
+    "--spec FILE", "matched by the trace's GPU name 'NAME'", "identified from the trace's GPU
+    properties", "derived from ...", "this host's CPU"...).
     """
     from floorcalc.device import cpu_spec, resolve_spec
 
+    how = ""
     if isinstance(spec_arg, DeviceSpec):
         spec = spec_arg
+        how = "given"
     else:
         path = str(spec_arg) if spec_arg else None
         cpu = cpu_spec(bandwidth=cpu_bandwidth, launch_latency=launch) if target == "cpu" else None
@@ -342,21 +415,32 @@ def device_spec(target: str, gpu_name: Optional[str], spec_arg: SpecArg, *, laun
             match = identify_trace_gpu(trace_devices[0])
             if match.spec is not None:
                 identified = match.spec
+                how = {"name": f"matched by the trace's GPU name {trace_devices[0].name!r}",
+                       "properties": "identified from the trace's GPU properties (SM/CU count, memory, compute "
+                                     "capability)",
+                       "derived": "derived from the trace's GPU properties (figures marked 'derived')"}.get(
+                           match.how, match.how)
                 if match.warning:
                     print(f"floorcalc: warning: {match.warning}", file=sys.stderr)
         try:
             spec = identified if identified is not None else resolve_spec(target, gpu_name=gpu_name, spec_path=path,
                                                                           cpu=cpu)
+            if not how:
+                how = (f"--spec {path}" if path else "this host's CPU" if target == "cpu"
+                       else f"matched by the GPU name {gpu_name!r}")
         except SpecError:
             derived = _derived_for_this_gpu(target, gpu_name, path, sm_count, compute_capability)
             if derived is None:
                 raise
             spec = derived
+            how = "derived from this machine's NVML clocks"
     if target == "cpu" and spec.kind != "cpu":
         raise SpecError(f"spec {spec.key!r} describes a {spec.kind}, but this run is on the CPU")
     if target == "cuda" and spec.kind != "gpu":
         raise SpecError(f"spec {spec.key!r} describes a {spec.kind}, but this run is on a GPU")
     if isinstance(spec_arg, DeviceSpec):
+        if found is not None:
+            found.append(how)
         return spec
     if target == "cuda" and spec_arg and gpu_name:
         from floorcalc.device import match_spec
@@ -368,4 +452,6 @@ def device_spec(target: str, gpu_name: Optional[str], spec_arg: SpecArg, *, laun
             print(f"floorcalc: warning: {msg}", file=sys.stderr)
     if launch is not None and spec.launch_latency_us.basis != "user":
         spec = dataclasses.replace(spec, launch_latency_us=launch)
+    if found is not None and how:
+        found.append(how)
     return spec

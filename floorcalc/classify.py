@@ -10,10 +10,13 @@ Notes on the method:
    it up to the top, that has a counting formula (``aten::linear`` owns the kernel its inner
    ``aten::addmm`` launched; ``aten::scaled_dot_product_attention`` owns whatever its backend
    launched). The formula of that op covers its whole subtree, so nothing is counted twice.
-   When no op on the chain has a formula, the outermost op owns the event as *uncounted*. An
-   event with no launching op is *unattributed*. On a CPU-only trace the work units are the
-   ops themselves: the outermost op with a formula, counted with its inclusive duration; an
-   op none of whose descendants has a formula, uncounted; other ops are split into children.
+   When no op on the chain has a formula, the outermost op with recorded shapes owns the
+   event (else the outermost op), and it is counted from what the op tree records, a free view
+   or a bytes-only floor (floorcalc.fallback), or else *uncounted*. An event with no launching
+   op is *unattributed*. On a CPU-only trace the work units are the ops themselves: the
+   outermost op with a formula, counted with its inclusive duration; an op none of whose
+   descendants has a formula, counted as above or uncounted (one with no shapes whose children
+   have shapes is split into them); other ops are split into children.
 2. **Per pass.** Every figure is a window total divided by the number of passes.
 3. **Floors.** Each op instance gets ``floor_of(count, spec, launches)`` (see
    :mod:`floorcalc.floor`); a group's terms are the sums of its instances' terms, and its
@@ -54,6 +57,7 @@ from floorcalc.counting import count as count_call
 from floorcalc.counting import has_formula
 from floorcalc.counting.collectives import count_collective
 from floorcalc.device.levels import level_for_bytes
+from floorcalc.fallback import BYTES_ONLY
 from floorcalc.floor import bandwidth, collective_floor, floor_of, largest_term
 from floorcalc.kernel_names import event_role, float32_path
 from floorcalc.records import (UNATTRIBUTED, Bound, CaptureInfo, CollectiveCall, CommCount, Count, CpuOp, DeviceSpec,
@@ -93,7 +97,9 @@ def is_compiled_region(name: str) -> bool:
 def _owner(trace: Trace, op_index: int, cache: Dict[int, Tuple[int, bool]]) -> Tuple[int, bool]:
     """(index of the owning op, whether it has a formula) for work launched by ``op_index``:
     the outermost op with a formula on the chain up from it, which stops at a compiled region
-    (note 5); else the outermost op of that chain, uncounted."""
+    (note 5); else the outermost op of that chain with recorded shapes (a ``Torch-Compiled
+    Region`` or an autograd node records none; the generated kernel or aten op beneath it does,
+    and is counted from them: floorcalc.fallback), else the outermost op, uncounted."""
     hit = cache.get(op_index)
     if hit is not None:
         return hit
@@ -109,6 +115,8 @@ def _owner(trace: Trace, op_index: int, cache: Dict[int, Tuple[int, bool]]) -> T
         if has_formula(trace.ops[j].name):
             owner, counted = j, True
             break
+    if not counted:
+        owner = next((j for j in reversed(chain) if trace.ops[j].call is not None), owner)
     cache[op_index] = (owner, counted)
     return owner, counted
 
@@ -126,6 +134,10 @@ def classify(trace: Trace, win: Window, spec: DeviceSpec, *, reference: Optional
     gpu = bool(win.gpu_ids)
     pending = _gpu_units(trace, win) if gpu else _cpu_units(trace, win)
     _count(pending)
+    _last_resort(trace, pending, spec)
+    if not spec.has_ceilings:  # no spec (floorcalc.device.spec.no_spec): counted, floored against nothing
+        return tuple(WorkUnit(op=u.op, events=tuple(u.events), duration_us=u.duration_us, count=u.count,
+                              uncounted_reason=u.uncounted_reason, kernel=u.kernel) for u in pending)
     if gpu:
         mark_l2_resident(pending, spec)
     cap = trace.capture
@@ -209,7 +221,10 @@ def _cpu_units(trace: Trace, win: Window) -> List[_Pending]:
 
     def visit(i: int) -> None:
         op = trace.ops[i]
-        if has_formula(op.name) or not sub[i]:
+        # an op with no formula beneath it is one unit, unless it records no shapes and its
+        # children do (an autograd node, a compiled region): they are counted from theirs
+        if has_formula(op.name) or (not sub[i] and (op.call is not None or not any(
+                trace.ops[k].call is not None for k in kids.get(i, ())))):
             units.append(_Pending(op=op, duration_us=op.duration_us))
             return
         for k in kids.get(i, ()):
@@ -255,6 +270,28 @@ def _count(units: Sequence[_Pending]) -> None:
             u.count = hit[1]
             if u.count is None:
                 u.uncounted_reason = f"formula for {u.op.name} does not fit these arguments"
+
+
+def _last_resort(trace: Trace, units: Sequence[_Pending], spec: DeviceSpec) -> None:
+    """Count in place what no formula counted, from the op tree (note 1; floorcalc.fallback): a
+    childless no-op ``to``/``reshape``/``contiguous``... as a free view, a stack's output from the
+    view beneath it, else the op's recorded shapes as a bytes-only memory floor, never more bytes
+    than the spec's DRAM bandwidth moves in the unit's measured time."""
+    from floorcalc.fallback import following_ops, last_resort
+    from floorcalc.trace import children_index
+
+    todo = [u for u in units if u.count is None and u.op is not None and not u.kernel]
+    if not todo:
+        return
+    kids = children_index(trace.ops)
+    following = following_ops(trace.ops)
+    for u in todo:
+        assert u.op is not None
+        limit = spec.mem_bytes_per_s.value * u.duration_us * 1e-6 if spec.has_ceilings else None
+        c = last_resort(trace, kids, following, u.op, has_events=bool(u.events), why=u.uncounted_reason,
+                        limit_bytes=limit)
+        if c is not None:
+            u.count, u.uncounted_reason = c, ""
 
 
 def _level(unit: _Pending) -> Tuple[Level, Optional[int]]:
@@ -584,18 +621,31 @@ def _shapes(op: Optional[CpuOp]) -> str:
 
 
 def op_rows(units: Sequence[WorkUnit], passes: int, spec: DeviceSpec, *, gpu: bool) -> List[OpRow]:
-    """Aggregate units into per-pass rows keyed by (op name, module, counted), longest first."""
+    """Aggregate units into per-pass rows keyed by (op name, module, counted), longest first.
+
+    A counted op has its FLOPs and bytes and, against a spec with ceilings, its floor; against
+    no spec (floorcalc.device.spec.no_spec) its row is ``unfloored``: counts and achieved rates,
+    no floor, efficiency or bound."""
     groups: Dict[Tuple[str, str, bool], List[WorkUnit]] = defaultdict(list)
     for u in units:
-        groups[(u.name, u.module, u.floor is not None)].append(u)
+        groups[(u.name, u.module, u.count is not None)].append(u)
     L = spec.launch_latency_us.value
     rows = []
     for (name, module, counted), us in groups.items():
         n_events = sum(len(u.events) for u in us) if gpu else len(us)
         duration = sum(u.duration_us for u in us) / passes
         first = us[0]
-        if counted:
-            floors = [u.floor for u in us if u.floor is not None]
+        floors = [u.floor for u in us if u.floor is not None]
+        if counted and not floors:
+            counts = [u.count for u in us if u.count is not None]
+            rows.append(OpRow(
+                name=name, module=module, calls=len(us) / passes, kernels=n_events / passes,
+                duration_us=duration, flop=sum(c.flop for c in counts) / passes,
+                bytes=sum(c.bytes for c in counts) / passes, compute_us=None, memory_us=None, overhead_us=0.0,
+                floor_us=None, bound="unfloored", efficiency=None, formula=counts[0].formula,
+                shapes=_shapes(first.op), note=counts[0].note,
+            ))
+        elif counted:
             counts = [u.count for u in us if u.count is not None]
             compute = sum(f.compute_us for f in floors) / passes
             memory = sum(f.memory_us for f in floors) / passes
@@ -642,9 +692,10 @@ def kernel_rows(units: Sequence[WorkUnit], passes: int) -> List[KernelRow]:
     for u in units:
         opname, module = u.name, u.module
         split = u.floor_split
-        counted = u.floor is not None
+        counted = u.count is not None
+        floored = u.floor is not None
         for i, ev in enumerate(u.events):
-            part = u.event_parts[i] if counted else None
+            part = u.event_parts[i] if floored else None
             role: KernelRole = part.role if part is not None else "main"
             key = (ev.name, ev.kind, opname, module, ev.stream, counted, role)
             a = acc.setdefault(key, [0.0, 0.0, 0.0])  # calls, duration, floor
@@ -652,15 +703,17 @@ def kernel_rows(units: Sequence[WorkUnit], passes: int) -> List[KernelRow]:
             a[1] += ev.duration_us
             if part is not None:
                 a[2] += part.floor_us
-            meta[key] = (split, part.bound if part is not None else "uncounted")
+            unfloored: Bound = "unfloored" if counted else "uncounted"
+            meta[key] = (split, part.bound if part is not None else unfloored)
     rows = []
     for key, (calls, dur, fl) in acc.items():
         name, kind, opname, module, stream, counted, role = key
         split, bound = meta[key]
+        floored = bound not in ("uncounted", "unfloored")
         rows.append(KernelRow(
             name=name, kind=kind, op=opname, module=module, stream=stream, calls=calls / passes,
-            duration_us=dur / passes, floor_us=fl / passes if counted else None, bound=bound,
-            efficiency=(fl / dur) if counted and dur > 0 else None, floor_split=split, role=role,
+            duration_us=dur / passes, floor_us=fl / passes if floored else None, bound=bound,
+            efficiency=(fl / dur) if floored and dur > 0 else None, floor_split=split, role=role,
         ))
     rows.sort(key=lambda r: -r.duration_us)
     return rows
@@ -705,10 +758,12 @@ def summarise(trace: Trace, win: Window, ops: Sequence[OpRow], spec: DeviceSpec,
         op_time_us=sum(r.duration_us for r in ops), flop=flop,
         bytes=sum(r.bytes or 0.0 for r in ops if r.bound != "communication"),
         mfu=flop / (t_wall * 1e-6) / peak if peak and t_wall > 0 else None,
-        mbu=dram_bytes / (t_wall * 1e-6) / spec.mem_bytes_per_s.value if t_wall > 0 and dram_bytes else None,
+        mbu=(dram_bytes / (t_wall * 1e-6) / spec.mem_bytes_per_s.value
+             if t_wall > 0 and dram_bytes and spec.has_ceilings else None),
         bare_wall_us=bare_wall_us,
         profiler_distortion=(wall / bare_wall_us - 1.0) if bare_wall_us else None,
         unattributed_us=sum(r.duration_us for r in ops if r.name == UNATTRIBUTED),
+        bytes_only_us=sum((r.duration_us for r in ops if r.formula == BYTES_ONLY), 0.0),
         reference_floor_us=sum(r.reference_floor_us or 0.0 for r in ops) if reference else None,
         mfu_peak_key=key, mfu_peak_flop_per_s=peak,
     )

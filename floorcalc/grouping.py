@@ -119,6 +119,7 @@ def _joined(values: Sequence[str]) -> str:
 def _group(acc: _Acc, by: GroupBy) -> OpGroup:
     rows = acc.rows
     counted = [r for r in rows if r.floor_us is not None]
+    with_counts = [r for r in rows if r.flop is not None]   # floored, or unfloored (no spec)
     duration = sum(r.duration_us for r in rows)
     counted_us = sum(r.duration_us for r in counted)
     floor = sum(r.floor_us or 0.0 for r in counted) if counted else None
@@ -140,12 +141,13 @@ def _group(acc: _Acc, by: GroupBy) -> OpGroup:
     return OpGroup(
         name=name, module=module, shapes=shapes.pop() if len(shapes) == 1 else "", instances=len(times),
         calls=sum(r.calls for r in rows), duration_us=duration, floor_us=floor,
-        flop=sum(r.flop or 0.0 for r in counted) if counted else None,
-        bytes=sum(r.bytes or 0.0 for r in counted) if counted else None,
+        flop=sum(r.flop or 0.0 for r in with_counts) if with_counts else None,
+        bytes=sum(r.bytes or 0.0 for r in with_counts) if with_counts else None,
         efficiency=floor / counted_us if floor is not None and floor > 0 and counted_us > 0 else None,
         bound=bound, median_us=statistics.median(times), min_us=min(times), max_us=max(times),
         outlier=labels[far] if far is not None else "", outlier_us=times[far] if far is not None else None,
         level="/".join(sorted({lv for r in counted for lv in r.level.split("/") if lv})),
+        formula=max(with_counts, key=lambda r: r.duration_us).formula if with_counts else "",
     )
 
 

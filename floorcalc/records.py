@@ -30,8 +30,10 @@ ComputeUnit = Literal["tensor", "vector", "none"]
 Basis = Literal["datasheet", "measured", "derived", "assumed", "user"]
 #: The term of a floor that is largest (``communication``: a collective, floored by its link).
 FloorBound = Literal["compute", "memory", "overhead", "communication"]
-#: What bounds an op or kernel row: a floor's largest term, or no floor at all.
-Bound = Literal["compute", "memory", "overhead", "communication", "uncounted"]
+#: What bounds an op or kernel row: a floor's largest term, or no floor at all: ``uncounted``
+#: (nothing counted: no formula and no recorded shapes) or ``unfloored`` (counted, but the run
+#: has no device spec to floor it against: floorcalc.device.spec.no_spec).
+Bound = Literal["compute", "memory", "overhead", "communication", "uncounted", "unfloored"]
 #: The memory level (or, for a collective, the link) a floor's bytes were floored at
 #: (floorcalc.floor.bandwidth, floor_of, collective_floor).
 Level = Literal["dram", "l1", "l2", "l3", "dram+l2", "host_link", "nvlink", "pcie", "nic"]
@@ -620,6 +622,17 @@ class DeviceSpec:
     cache_levels: Tuple[MemoryLevel, ...] = ()
     interconnect: Mapping[str, Figure] = field(default_factory=dict)
 
+    @property
+    def has_ceilings(self) -> bool:
+        """False for the stand-in of a run with no spec at all (key :data:`NO_SPEC_KEY`, made by
+        floorcalc.device.spec.no_spec): its figures are placeholders, nothing is floored against
+        it, and every output says so."""
+        return self.key != NO_SPEC_KEY
+
+
+#: The key of the DeviceSpec that stands in when no spec fits a run (floorcalc.device.spec.no_spec).
+NO_SPEC_KEY = "none"
+
 
 # --------------------------------------------------------------------------------------------
 # Floor and classification (outputs of floorcalc.floor and floorcalc.classify)
@@ -816,7 +829,9 @@ class Summary:
     divided by passes. ``gpu_busy_us``: union of device activity intervals. ``floor_us``: sum
     of the counted ops' floors. ``uncounted_us``: device (or CPU op) time of uncounted ops.
     ``bare_wall_us``: the same step timed without the profiler; ``profiler_distortion`` is
-    ``wall_us / bare_wall_us - 1``. ``mfu_peak_key``/``mfu_peak_flop_per_s``: the peak MFU
+    ``wall_us / bare_wall_us - 1``. ``bytes_only_us``: time of the counted ops whose count is
+    bytes-only (no formula: their recorded inputs read and outputs written once, 0 FLOPs;
+    floorcalc.fallback), part of the counted time. ``mfu_peak_key``/``mfu_peak_flop_per_s``: the peak MFU
     divides by (the spec's peak carrying the most counted FLOPs; floorcalc.classify.mfu_peak),
     None when nothing counted has FLOPs.
     """
@@ -838,10 +853,17 @@ class Summary:
     reference_floor_us: Optional[float] = None
     mfu_peak_key: Optional[str] = None
     mfu_peak_flop_per_s: Optional[float] = None
+    bytes_only_us: float = 0.0
 
     @property
     def uncounted_share(self) -> float:
         return self.uncounted_us / self.op_time_us if self.op_time_us > 0 else 0.0
+
+    @property
+    def bytes_only_share(self) -> float:
+        """The share of op time counted from shapes alone (``bytes_only_us``: ops with no formula
+        floored at their inputs and outputs' bytes, floorcalc.fallback)."""
+        return self.bytes_only_us / self.op_time_us if self.op_time_us > 0 else 0.0
 
 
 @dataclass(frozen=True)
@@ -888,6 +910,8 @@ class OpGroup:
     (its module path, or its op and module for ``op`` and ``none``) whose time is far from the
     median (floorcalc.grouping.far_from_median), "" when none is; ``outlier_us`` its time.
     ``level``: the memory levels the members' bytes were floored at (as ``OpRow.level``).
+    ``formula``: the counting rule of the counted members holding the most measured time
+    (``bytes-only`` for a count from shapes alone), "" when none is counted.
     """
 
     name: str
@@ -907,6 +931,7 @@ class OpGroup:
     outlier: str = ""
     outlier_us: Optional[float] = None
     level: str = ""
+    formula: str = ""
 
     @property
     def floor_violation(self) -> bool:

@@ -36,6 +36,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="Kineto trace (.json or .json.gz); several, or a folder of them, for the ranks of one run")
     p.add_argument("--passes", type=int, default=None, help="number of passes in the window (default: ProfilerStep count, else 1)")
     p.add_argument("--device", default=None, help="cuda or cpu (default: cuda if the trace has GPU events)")
+    p.add_argument("--capture", type=Path, default=None, metavar="CAPTURE_TRACE",
+                   help="the trace in which the CUDA graphs this trace replays were captured (an engine's capture "
+                        "trace), or its folder (for a run: one capture trace per rank, matched by rank): the "
+                        "replayed kernels are given to the captured ops")
     p.add_argument("--pid", type=int, default=None,
                    help="the process to analyse in a trace that holds several processes' host events (ranks); "
                         "without it such a trace is refused, naming its pids")
@@ -68,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
     output_format(args)
     report, trace = analyze_file(args.trace, spec=args.spec, passes=args.passes, device=args.device,
                                  command="floorcalc " + shlex.join(args.argv), pid=args.pid,
-                                 group_by=args.group_by, link=args.link)
+                                 group_by=args.group_by, link=args.link, capture=args.capture)
     if trace.partial:
         print(f"floorcalc: warning: {args.trace} was read only in part ({trace.partial}); figures are partial",
               file=sys.stderr)
@@ -86,7 +90,8 @@ def _run(args: argparse.Namespace) -> int:
     load_formulas(args)
     run = analyze_run(traces, spec=args.spec, passes=args.passes, device=args.device, link=args.link,
                       workers=args.workers, scheduler=args.scheduler, command="floorcalc " + shlex.join(args.argv),
-                      annotate_dir=ann, formulas=tuple(str(f) for f in args.formulas or ()), group_by=args.group_by)
+                      annotate_dir=ann, formulas=tuple(str(f) for f in args.formulas or ()), group_by=args.group_by,
+                      capture=args.capture)
     emit_run(run, args)
     return 0
 

@@ -122,7 +122,8 @@ def check_output(args: argparse.Namespace) -> None:
     outputs are one file, or one is an input."""
     paths = output_paths(args)
     seen: Dict[str, Path] = {}
-    inputs = [p for p in (getattr(args, "trace", None), getattr(args, "trace_out", None), getattr(args, "model", None),
+    inputs = [p for p in (getattr(args, "trace", None), getattr(args, "capture", None), getattr(args, "trace_out", None),
+                          getattr(args, "model", None),
                           getattr(args, "a", None), getattr(args, "b", None), getattr(args, "spec", None))
               if isinstance(p, (Path, str)) and p]
     inputs += list(getattr(args, "formulas", None) or [])
@@ -185,6 +186,11 @@ def emit(doc: Any, args: argparse.Namespace, trace: Optional[Trace] = None,
         stdout = renderer.render_terminal(doc)
     is_report = (document or args.document) == "report"
     plot = getattr(args, "plot", None) if is_report else None
+    if plot is not None and not doc.device.has_ceilings:
+        # a roofline's roofs are the spec's peaks and bandwidth: with no spec there are none
+        print(f"floorcalc: warning: --plot {plot} not drawn: a roofline needs a device spec (pass --spec FILE.yaml)",
+              file=sys.stderr)
+        plot = None
     if plot is not None:
         from floorcalc.render.plot import PLOT_FORMATS, RooflinePlot
 

@@ -30,7 +30,7 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 import yaml
 
 from floorcalc.errors import SpecError, UsageError
-from floorcalc.records import BASES, INTERCONNECT_KEYS, Basis, DeviceKind, DeviceSpec, Figure, MemoryLevel
+from floorcalc.records import BASES, INTERCONNECT_KEYS, NO_SPEC_KEY, Basis, DeviceKind, DeviceSpec, Figure, MemoryLevel
 
 #: The one schema version this loader reads.
 SCHEMA_VERSION = 1
@@ -1037,3 +1037,23 @@ def resolve_spec(
             return cpu
         return load_spec("cpu-generic")
     raise UsageError(f"unknown target {_fmt(target)}; expected 'cuda' or 'cpu'")
+
+
+#: What a report made without a device spec (:func:`no_spec`) says it lacks, in one line.
+NO_SPEC_NOTE = ("no device spec (pass --spec FILE.yaml or a packaged key such as h100): a spec would add the floors, "
+                "efficiencies and bounds of ops and kernels, MFU and MBU, the floor/inefficiency split of kernel time "
+                "and copy floors; the timeline (gaps, syncs, copies, launches, the rest of the decomposition), the "
+                "counts (FLOPs, bytes) and achieved rates here need none")
+
+
+def no_spec(name: str, why: str, kind: DeviceKind = "gpu") -> DeviceSpec:
+    """The stand-in for a run no spec fits and none can be derived for (an unnamed GPU, a part no
+    spec matches with too few properties in its trace, an accelerator floorcalc has no figures
+    for): key :data:`~floorcalc.records.NO_SPEC_KEY`, ``name`` as the trace names the device
+    (or "unknown GPU"), no peaks, and placeholder figures of 0 with basis ``assumed`` and
+    ``why`` as their source. :attr:`DeviceSpec.has_ceilings` is False: classify counts but floors
+    nothing against it, the timeline reads only what needs no ceiling, and every output says
+    what a spec would add (:data:`NO_SPEC_NOTE`). Raises nothing."""
+    placeholder = Figure(0.0, "assumed", f"no spec: {why}")
+    return DeviceSpec(key=NO_SPEC_KEY, name=name or "unknown GPU", kind=kind, peak_flop_per_s={},
+                      mem_bytes_per_s=placeholder, launch_latency_us=placeholder, origin=(f"no spec: {why}",))

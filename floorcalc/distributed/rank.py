@@ -36,7 +36,9 @@ class RankOptions:
     none), as ``<trace name>.annotated.json.gz``; ``formulas``: formula files of the user's own
     (``--formulas``), loaded in the process that analyses a rank; ``live``: the run that captured
     the traces makes the report (``report --nproc-per-node``: see floorcalc.analysis.analyze);
-    ``group_by``: how each rank's op rows are grouped (floorcalc.grouping).
+    ``group_by``: how each rank's op rows are grouped (floorcalc.grouping); ``capture``: the
+    trace, or the folder of traces (one per rank), in which the CUDA graphs the ranks replay were
+    captured (floorcalc.analysis.capture_file picks each rank's).
     """
 
     spec: Union[None, str, DeviceSpec] = None
@@ -48,6 +50,7 @@ class RankOptions:
     formulas: Tuple[str, ...] = ()
     live: bool = False
     group_by: GroupBy = DEFAULT_GROUP_BY
+    capture: Optional[str] = None
 
 
 def rank_from_name(path: str) -> Optional[int]:
@@ -109,6 +112,11 @@ def rank_record(path: str, options: RankOptions = RankOptions()) -> RankRecord:
     base = RankRecord(path=path, rank=rank, world_size=d.world_size if d is not None else None, distributed=d,
                       report=None, partial=trace.partial, rank_source=source, identity=identity(trace))
     try:
+        if options.capture:
+            from floorcalc.analysis import capture_file
+            from floorcalc.trace.graphs import attach_capture
+
+            trace = attach_capture(trace, load(capture_file(options.capture, path, rank=rank)))
         report = analyze(trace, spec=options.spec, passes=options.passes, device=options.device,
                          command=options.command, link=options.link, live=options.live, group_by=options.group_by)
         if options.annotate_dir:

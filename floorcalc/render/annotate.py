@@ -73,7 +73,12 @@ def event_figures(trace: Trace, report: Report) -> Tuple[Dict[Tuple[str, str, fl
         if u.comm is not None:
             base.update({PREFIX + "collective": u.comm.kind, PREFIX + "group_size": u.comm.group_size,
                          PREFIX + "message_bytes": u.comm.message_bytes, PREFIX + "link_bytes": u.comm.link_bytes})
-        if f is None or c is None:
+        if c is not None and f is None:  # counted, no spec to floor it against
+            share = 1.0 / len(u.events) if u.events else 1.0
+            base.update({PREFIX + "bound": "unfloored", PREFIX + "floor_us": None, PREFIX + "efficiency": None,
+                         PREFIX + "flop": c.flop * share, PREFIX + "bytes": c.bytes * share,
+                         PREFIX + "formula": c.formula, PREFIX + "note": c.note})
+        elif f is None or c is None:
             base.update({PREFIX + "bound": "uncounted", PREFIX + "floor_us": None, PREFIX + "efficiency": None,
                          PREFIX + "flop": None, PREFIX + "bytes": None, PREFIX + "note": u.uncounted_reason})
         else:

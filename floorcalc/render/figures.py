@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Tuple, Union
 
 from floorcalc.floor import collective_link
-from floorcalc.records import DeviceSpec, Figure, Implausible, OpGroup, Report
+from floorcalc.records import DeviceSpec, Figure, Implausible, OpGroup, OpRow, Report
 
 #: How the links are named beside their figures.
 LINK_NAMES = {"nvlink": "NVLink", "pcie": "PCIe", "nic": "NIC"}
@@ -65,9 +65,17 @@ def mfu_definition(report: Report) -> str:
 
 
 def mbu_definition(report: Report) -> str:
+    if not report.device.has_ceilings:
+        return "counted compulsory bytes / wall time / DRAM bandwidth (no spec: no bandwidth)"
     w = report.device.mem_bytes_per_s
     return (f"counted compulsory bytes (host-link copies excluded) / {wall_basis(report)} / DRAM bandwidth "
             f"({rate(w.value, 'B/s')}, {w.basis})")
+
+
+def _no_spec() -> str:
+    from floorcalc.device.spec import NO_SPEC_NOTE
+
+    return NO_SPEC_NOTE
 
 
 def pass_figures(report: Report) -> List[PassFigure]:
@@ -85,10 +93,11 @@ def pass_figures(report: Report) -> List[PassFigure]:
             PassFigure("idle_us", "GPU idle", s.idle_us, "us", "wall - busy"),
         ]
     out += [
-        PassFigure("floor_us", "sum of floors", s.floor_us if counted else None, "us",
-                   "counted ops: max(F/P, B/W) + L per launch"),
+        PassFigure("floor_us", "sum of floors", s.floor_us if counted and report.device.has_ceilings else None, "us",
+                   "counted ops: max(F/P, B/W) + L per launch" if report.device.has_ceilings else _no_spec()),
         PassFigure("op_time_us", "op time", s.op_time_us, "us", "kernel time" if gpu else "CPU op time"),
-        PassFigure("uncounted_us", "uncounted", s.uncounted_us, "us", "time of ops with no counting formula"),
+        PassFigure("uncounted_us", "uncounted", s.uncounted_us, "us",
+                   "time of ops with no count: no formula and no recorded shapes"),
         PassFigure("uncounted_share", "uncounted share", s.uncounted_share, "ratio", "uncounted / op time"),
         PassFigure("flop", "counted FLOP", s.flop if counted else None, "FLOP", "2 per multiply-add"),
         PassFigure("bytes", "counted bytes", s.bytes if counted else None, "bytes",
@@ -115,7 +124,23 @@ def pass_figures(report: Report) -> List[PassFigure]:
         out.insert(out.index(next(f for f in out if f.key == "uncounted_share")) + 1,
                    PassFigure("unattributed_us", "unattributed", s.unattributed_us, "us",
                               "device work with no launching op"))
+    if s.bytes_only_us:
+        out.insert(out.index(next(f for f in out if f.key == "uncounted_share")) + 1,
+                   PassFigure("bytes_only_share", "bytes-only share", s.bytes_only_share, "ratio",
+                              "of op time, counted from shapes alone (no formula: inputs read and outputs written "
+                              "once, 0 FLOP); counted, not uncounted"))
     return out
+
+
+def bound_label(r: Union[OpRow, OpGroup]) -> str:
+    """An op row's (or group's) bound as the text outputs show it: ``memory (l2)`` for bytes
+    floored at a level other than DRAM, and ``(bytes-only)`` after a count from shapes alone
+    (floorcalc.fallback)."""
+    from floorcalc.fallback import BYTES_ONLY
+
+    label = r.bound + (f" ({r.level})" if r.bound in ("memory", "communication") and r.level not in ("", "dram")
+                       else "")
+    return label + (" (bytes-only)" if r.formula == BYTES_ONLY else "")
 
 
 def format_figure(f: PassFigure) -> str:
@@ -142,6 +167,8 @@ def ceilings_used(report: Report) -> List[Tuple[str, Figure]]:
     """The ceilings the report's floors used: each peak key of a counted op, DRAM, L2 when an op
     was floored there, the host link when a copy was, and L."""
     d = report.device
+    if not d.has_ceilings:
+        return []
     keys = sorted({r.peak_key for r in report.ops if r.peak_key and r.peak_key != "none"},
                   key=lambda k: -(d.peak_flop_per_s[k].value if k in d.peak_flop_per_s else 0))
     out = [(f"P {k}", d.peak_flop_per_s[k]) for k in keys if k in d.peak_flop_per_s]
@@ -183,7 +210,8 @@ def provenance(report: Report) -> Dict[str, str]:
     bases = sorted({f.basis for _, f in ceilings_used(report)})
     out = {
         "device": f"{d.name} (spec {d.key}: {short_origin(d)})",
-        "ceilings": "; ".join(f"{n} = {figure_value(n, f)} ({f.basis})" for n, f in ceilings_used(report)),
+        "ceilings": ("; ".join(f"{n} = {figure_value(n, f)} ({f.basis})" for n, f in ceilings_used(report))
+                     if d.has_ceilings else f"none ({'; '.join(d.origin)})"),
         "ceiling basis": ", ".join(bases),
         "floorcalc": report.tool_version,
     }

@@ -30,7 +30,12 @@ def _figure(f: Optional[Figure]) -> Optional[Dict[str, Any]]:
 
 
 def device_dict(spec: DeviceSpec) -> Dict[str, Any]:
-    """The ``device`` object: figures by value, plus each figure with its basis and source."""
+    """The ``device`` object: figures by value, plus each figure with its basis and source. A run
+    with no spec (``key`` ``"none"``) has no figures: null values, an empty ``figures``, and
+    why in ``source``."""
+    if not spec.has_ceilings:
+        return {"key": spec.key, "name": spec.name, "kind": spec.kind, "source": "; ".join(spec.origin),
+                "peak_flop_per_s": {}, "mem_bytes_per_s": None, "launch_latency_us": None, "figures": {}}
     bases = sorted({f.basis for f in spec.peak_flop_per_s.values()} | {spec.mem_bytes_per_s.basis,
                                                                        spec.launch_latency_us.basis})
     return {
@@ -140,8 +145,10 @@ def to_dict(report: Report) -> Dict[str, Any]:
         "capture": capture_dict(report.capture),
         "summary": {
             "passes": s.passes, "wall_us": s.wall_us, "gpu_busy_us": s.gpu_busy_us, "idle_us": s.idle_us,
-            "floor_us": s.floor_us if counted else None, "uncounted_us": s.uncounted_us, "uncounted_share": s.uncounted_share,
-            "unattributed_us": s.unattributed_us, "op_time_us": s.op_time_us,
+            "floor_us": s.floor_us if counted and report.device.has_ceilings else None, "uncounted_us": s.uncounted_us,
+            "uncounted_share": s.uncounted_share,
+            "unattributed_us": s.unattributed_us, "bytes_only_us": s.bytes_only_us,
+            "bytes_only_share": s.bytes_only_share, "op_time_us": s.op_time_us,
             "flop": s.flop if counted else None, "bytes": s.bytes if counted else None,
             "mfu": _num(s.mfu), "mbu": _num(s.mbu), "bare_wall_us": _num(s.bare_wall_us),
             "profiler_distortion": _num(s.profiler_distortion),

@@ -43,8 +43,8 @@ from typing import Any, Dict, Mapping, Optional, Tuple, Type, TypeVar, Union
 
 from floorcalc.errors import ReportFileError
 from floorcalc.output import shown
-from floorcalc.records import (UNKNOWN_DTYPE, CaptureInfo, ColdStart, CollectiveCall, CollectiveTiming, CopyRow,
-                               Decomposition, DeviceSpec, Figure, Gap, GroupBy, HostWait, IdleRow, Implausible,
+from floorcalc.records import (NO_SPEC_KEY, UNKNOWN_DTYPE, CaptureInfo, ColdStart, CollectiveCall, CollectiveTiming,
+                               CopyRow, Decomposition, DeviceSpec, Figure, Gap, GroupBy, HostWait, IdleRow, Implausible,
                                InvariantCheck, KernelRow, LaunchStats, MemoryStats, Note, OpRow, RangeRow,
                                Report, Summary, Timeline)
 
@@ -299,6 +299,12 @@ def _device(d: Any, where: str) -> DeviceSpec:
     reader of the JSON reads), its basis and source from ``figures``."""
     if not isinstance(d, dict):
         raise _Bad(where, f"{_show(d)}, not an object")
+    if d.get("key") == NO_SPEC_KEY:  # a run with no spec (jsonfmt.device_dict)
+        from floorcalc.device.spec import no_spec
+
+        source = _value(str, d.get("source", ""), f"{where}.source")
+        return no_spec(_value(str, d.get("name"), f"{where}.name"), source[len("no spec: "):],
+                       _value(_hints(DeviceSpec)["kind"], d.get("kind"), f"{where}.kind"))
     figs = _get(d, "figures", where)
     peaks_top = _get(d, "peak_flop_per_s", where)
     peaks = {k: _figure(figs.get(f"peak_flop_per_s.{k}"), f"{where}.figures.peak_flop_per_s.{k}", v)

@@ -15,8 +15,8 @@ from typing import List, Optional
 
 from floorcalc.records import Report
 from floorcalc.render.base import Renderer
-from floorcalc.render.figures import (GROUPING_TEXT, ceilings_used, figure_value, grouped, groups_of, mbu_definition,
-                                      mfu_definition, provenance, wall_basis)
+from floorcalc.render.figures import (GROUPING_TEXT, bound_label, ceilings_used, figure_value, grouped, groups_of,
+                                      mbu_definition, mfu_definition, provenance, wall_basis)
 
 _ESCAPES = {
     "\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{",
@@ -88,7 +88,7 @@ class LatexRenderer(Renderer):
             module = [f"\\texttt{{{escape(g.module)}}}" if g.module else "(top)"] if self.modules else []
             n = [str(g.instances)] if many else []
             out.append(" & ".join([f"\\texttt{{{escape(g.name)}}}", *module, *n, _num(g.duration_us),
-                                   _num(g.floor_us), eff, escape(g.bound)]) + " \\\\")
+                                   _num(g.floor_us), eff, escape(bound_label(g))]) + " \\\\")
         rest = groups[self.top:]
         if rest:
             out.append(" & ".join([f"{len(rest)} more {'groups' if many else 'ops'}", *([""] if self.modules else []),
@@ -120,7 +120,12 @@ class LatexRenderer(Renderer):
         parts.append(f"Device: {escape(prov['device'])}.")
         ceil = "; ".join(f"{escape(n)} $=$ {escape(figure_value(n, f))} ({escape(f.basis)}: {escape(f.source)})"
                          for n, f in ceilings_used(report))
-        parts.append(f"Ceilings: {ceil}.")
+        if report.device.has_ceilings:
+            parts.append(f"Ceilings: {ceil}.")
+        else:
+            from floorcalc.device.spec import NO_SPEC_NOTE
+
+            parts.append(f"Ceilings: none ({escape('; '.join(report.device.origin))}); {escape(NO_SPEC_NOTE)}.")
         run = [f"floorcalc {escape(report.tool_version)}"]
         if "torch" in prov:
             run.append(f"torch {escape(prov['torch'])}")

@@ -11,8 +11,8 @@ from typing import Iterable, List, Optional, Sequence
 
 from floorcalc.records import Report
 from floorcalc.render.base import Renderer
-from floorcalc.render.figures import (ceilings_used, figure_value, format_figure, groups_of, groups_title, grouped,
-                                      outlier_text, pass_figures, provenance, spread_text)
+from floorcalc.render.figures import (bound_label, ceilings_used, figure_value, format_figure, groups_of, groups_title,
+                                      grouped, outlier_text, pass_figures, provenance, spread_text)
 
 
 def _us(x: Optional[float]) -> str:
@@ -95,8 +95,11 @@ class MarkdownRenderer(Renderer):
         lines += _table(["figure", "value", "definition"], "lrl",
                         [[f.label, format_figure(f), _cell(f.definition)] for f in pass_figures(report)])
         lines += ["", "## Ceilings", ""]
-        lines += _table(["ceiling", "value", "basis", "source"], "lrll",
-                        [[n, figure_value(n, f), f.basis, _cell(f.source)] for n, f in ceilings_used(report)])
+        if report.device.has_ceilings:
+            lines += _table(["ceiling", "value", "basis", "source"], "lrll",
+                            [[n, figure_value(n, f), f.basis, _cell(f.source)] for n, f in ceilings_used(report)])
+        else:
+            lines += [f"None: {_cell('; '.join(report.device.origin))}."]
         lines += ["", "## Provenance", ""]
         lines += [f"- {k}: {_code(v) if k == 'command' else _cell(v)}" for k, v in provenance(report).items()]
         notes = [n for n in report.notes if n.kind == "note"]
@@ -112,8 +115,7 @@ class MarkdownRenderer(Renderer):
         groups = groups_of(report)
         rows = []
         for i, g in enumerate(groups[: self.top], 1):
-            bound = g.bound + (f" ({g.level})" if g.bound in ("memory", "communication") and g.level not in ("", "dram")
-                               else "")
+            bound = bound_label(g)
             row = [str(i), _code(g.name), _code(g.module) or "(top)"]
             if many:
                 row.append(f"x{g.instances}")

@@ -9,6 +9,7 @@ from rich.console import Console
 
 from floorcalc.records import Report
 from floorcalc.render.base import Renderer, captured
+from floorcalc.render.figures import bound_label
 from floorcalc.render.terminal import PlainTable, make_console, plain, styled
 
 BOUND_STYLE = {"compute": "green", "memory": "cyan", "overhead": "yellow", "communication": "blue",
@@ -110,8 +111,7 @@ class TableRenderer(Renderer):
                 cells = [plain(r.name), plain(module)]
             refcell = [_pct(r.reference_efficiency)] if ref is not None else []
             t.add_row(str(i), *cells, f"{r.calls:g}", _us(r.duration_us), _us(r.floor_us),
-                      eff, *refcell, *rates, plain(r.bound + (f" ({r.level})" if r.bound in ("memory", "communication") and r.level != "dram" else ""),
-                                        style=style))
+                      eff, *refcell, *rates, plain(bound_label(r), style=style))
         rest = report.ops[self.top:]
         if rest:
             t.add_row("", f"... {len(rest)} more ops", *([] if narrow else [""]), "", _us(sum(r.duration_us for r in rest)),
@@ -126,12 +126,16 @@ class TableRenderer(Renderer):
         if report.target == "cuda":
             st.add_row("GPU busy", f"{_us(s.gpu_busy_us)} us", "union of kernel/memcpy/memset intervals")
             st.add_row("GPU idle", f"{_us(s.idle_us)} us", "wall - busy")
-        st.add_row("sum of floors", f"{_us(s.floor_us)} us", "counted ops: max(F/P, B/W) + L per launch"
+        st.add_row("sum of floors", f"{_us(s.floor_us)} us" if d.has_ceilings else "-", "counted ops: max(F/P, B/W) + L per launch"
                    + (f", {_label(d)} ceilings" if report.reference is not None else ""))
         if report.reference is not None and s.reference_floor_us is not None:
             st.add_row("sum of floors", f"{_us(s.reference_floor_us)} us", f"the same, {_label(report.reference)} ceilings")
         st.add_row("op time", f"{_us(s.op_time_us)} us", "kernel time" if report.target == "cuda" else "CPU op time")
-        st.add_row("uncounted", f"{_us(s.uncounted_us)} us ({_pct(s.uncounted_share)})", "ops with no formula")
+        st.add_row("uncounted", f"{_us(s.uncounted_us)} us ({_pct(s.uncounted_share)})",
+                   "ops with no count: no formula, no shapes")
+        if s.bytes_only_us:
+            st.add_row("bytes-only", f"{_us(s.bytes_only_us)} us ({_pct(s.bytes_only_share)})",
+                       "counted from shapes alone (no formula): bytes, 0 FLOP")
         if s.unattributed_us:
             st.add_row("unattributed", f"{_us(s.unattributed_us)} us", "device work with no launching op")
         st.add_row("counted FLOP", f"{s.flop:.4g}", "2 per multiply-add")
@@ -149,9 +153,12 @@ class TableRenderer(Renderer):
             from floorcalc.render.timeline_table import render_timeline
 
             render_timeline(report.timeline, console)
-        console.print(plain(f"peak and bandwidth: {', '.join(sorted({f.basis for f in d.peak_flop_per_s.values()}))}"
-                            f" figures from {'; '.join(d.origin) or d.key}; L = {d.launch_latency_us.value:.3g} us "
-                            f"({_provenance(d.launch_latency_us)})", style="dim"))
+        if d.has_ceilings:
+            console.print(plain(f"peak and bandwidth: {', '.join(sorted({f.basis for f in d.peak_flop_per_s.values()}))}"
+                                f" figures from {'; '.join(d.origin) or d.key}; L = {d.launch_latency_us.value:.3g} us "
+                                f"({_provenance(d.launch_latency_us)})", style="dim"))
+        else:
+            console.print(plain(f"peak and bandwidth: none ({'; '.join(d.origin)})", style="dim"))
         for note in report.notes:
             if note.kind == "note":
                 console.print(plain(f"note: {note.text}", style="dim"))

@@ -9,7 +9,7 @@ from typing import Iterable, List, Optional, Sequence, Tuple
 
 from floorcalc.records import GpuEvent, Trace, Window
 
-__all__ = ["Window", "window", "union_us", "busy_us", "idle_gaps"]
+__all__ = ["Window", "window", "union_us", "busy_us", "idle_gaps", "launched_before_trace"]
 
 
 def union_us(intervals: Iterable[Tuple[float, float]]) -> float:
@@ -29,12 +29,27 @@ def union_us(intervals: Iterable[Tuple[float, float]]) -> float:
     return total
 
 
+def launched_before_trace(trace: Trace) -> Tuple[int, ...]:
+    """The device events launched before the profiler recorded any host call: no host call or op
+    of the trace issued them, and their CUPTI/roctracer correlation id, which grows with every
+    runtime call of the process, is below that of every runtime call the trace holds. They are
+    the tail of the work queued before the profiler started (the previous step's kernels, which
+    a step's opening synchronize waits for), not the work of the window's passes.
+    Indices into ``trace.gpu``."""
+    first = min((r.correlation for r in trace.runtime if r.correlation is not None), default=None)
+    if first is None:
+        return ()
+    return tuple(g.index for g in trace.gpu
+                 if g.op is None and g.launch is None and g.correlation is not None and g.correlation < first)
+
+
 def window(trace: Trace, passes: Optional[int] = None) -> Window:
     """Select the measured window of ``trace``.
 
     With ``ProfilerStep#N`` ranges, the window is those steps and ``passes`` defaults to their
     number. Without them it is the whole trace and ``passes`` defaults to 1. A ``passes``
-    given by the user divides the window totals instead.
+    given by the user divides the window totals instead. Device events launched before the
+    trace began (:func:`launched_before_trace`) are not part of any pass.
     """
     if trace.steps:
         op_ids = frozenset(op.index for op in trace.ops if op.step is not None)
@@ -61,9 +76,10 @@ def window(trace: Trace, passes: Optional[int] = None) -> Window:
     attributed = [g for g in trace.gpu if g.op is not None
                   and (replayed_inside(g.graph_launch) if g.graph_launch is not None else g.op in op_ids)]
     end = max([host_end] + [g.end_us for g in attributed])
+    before = set(launched_before_trace(trace))
     gpu_ids = tuple(sorted(
         [g.index for g in attributed]
-        + [g.index for g in trace.gpu if g.op is None and start <= g.ts_us <= end]
+        + [g.index for g in trace.gpu if g.op is None and start <= g.ts_us <= end and g.index not in before]
     ))
     return Window(start_us=start, end_us=end, passes=n, op_ids=op_ids, gpu_ids=gpu_ids, source=source)
 

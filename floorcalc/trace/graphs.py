@@ -1,35 +1,52 @@
 """Attribute the kernels of CUDA-graph replays to the ops that were captured into the graph.
 
-A replayed graph's kernels are all issued by one host call, ``cudaGraphLaunch``, with no aten
-op around it, so the ordinary join (floorcalc.trace.kineto, step 2) leaves them unattributed.
-When the trace also holds the graph's *capture* inside a range named :data:`CAPTURE_RANGE`
-(what ``floorcalc report --cuda-graphs`` records), the captured launches are there: the same
-kernel launch calls, made by the same ops, with their shapes, but executing nothing.
+A replayed graph's kernels are all issued by one host call, ``cudaGraphLaunch``
+(``hipGraphLaunch``), with no aten op of their own around it, so the ordinary join
+(floorcalc.trace.kineto, step 2) leaves them unattributed (or gives them to the op the launch
+happened in, a ``Torch-Compiled Region``). The graph's *capture* holds the launches as they were
+captured: the same kernel launch calls, made by the same ops, with their shapes, executing
+nothing. It is in the same trace (``floorcalc report --cuda-graphs`` records it inside a range
+named :data:`CAPTURE_RANGE`; any trace that captured a graph has its
+``cudaStreamBeginCapture``/``EndCapture`` calls) or in a trace of its own, recorded while the
+engine captured its graphs (vLLM's and SGLang's capture traces, given with ``analyze
+--capture``: :func:`attach_capture`).
 
-Steps, per trace:
+Steps:
 
-1. The captured device work is every kernel launch, memset or memcpy call inside a capture
-   range that issued no device event of its own (a call that ran was not captured), in the
-   order it was made.
-2. Each ``cudaGraphLaunch`` issues a set of device events (its correlation id); ordered by
-   start time they are the graph's nodes in execution order. For a graph captured from one
-   stream, that order is the capture order.
-3. When a launch issued exactly as many events as were captured, with memsets and memcpys at
-   the positions where memset and memcpy calls were captured, event i is given the op of
-   captured call i, and the index of the ``cudaGraphLaunch`` call. Otherwise nothing is
-   changed and a note says that the replay's kernels stay unattributed (kernel-level figures
-   only).
+1. The captured graphs (:func:`captured_graphs`): the launches between each
+   ``cudaStreamBeginCapture`` and the ``cudaStreamEndCapture`` that follows it on the same thread
+   (else inside each :data:`CAPTURE_RANGE` range) that issued no device event of their own (a
+   call that ran was not captured), in call order; one graph per capture.
+2. Each graph launch issues a set of device events (its correlation id); ordered by start time
+   they are the graph's nodes in execution order, which for a graph captured from one stream is
+   the capture order.
+3. A launch is matched to a graph with exactly as many nodes, memsets and memcpys where memset
+   and memcpy calls were captured: the graph captured after the one the previous launch matched
+   first (engines replay their graphs in the order they captured them: vLLM's piecewise graphs),
+   else any. Event i is then given the op of captured call i, and the index of the graph-launch
+   call. Failing that, a graph whose nodes the replay's follow in order but for captured
+   memsets/memcpys that left no device event (a split-K GEMM's workspace memset) and a short
+   tail (:data:`TAIL_TOLERANCE`) is matched, its generated kernels' names checked against the
+   replay's; the note says what differed.
+4. A launch that matches no graph keeps its events as they were, and a note says so and where it
+   diverges from the nearest capture: the node where the kinds first differ, or how many nodes one
+   has beyond the other.
 
-The graph-launch call itself owns no device time: its events are counted under the captured
-ops, once per replay.
+A capture in another trace brings its ops along (:func:`attach_capture`): each captured op and its
+ancestors are added to the replaying trace (new indices, their modules and shapes kept), placed
+at the first graph launch that replays them with no duration, so that they take no host time and
+stay out of the passes' host ops. The graph-launch call itself owns no device time: its events
+are counted under the captured ops, once per replay.
 """
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
-from typing import Dict, List
+from dataclasses import dataclass
+from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from floorcalc.records import Trace
+from floorcalc.records import RuntimeCall, Trace
 
 #: The record_function range floorcalc's capture wraps a CUDA-graph capture in.
 CAPTURE_RANGE = "floorcalc.graph_capture"
@@ -41,49 +58,238 @@ CAPTURED_CALLS = frozenset({
     "hipExtModuleLaunchKernel", "hipMemsetAsync", "hipMemcpyAsync",
 })
 GRAPH_LAUNCH_CALLS = frozenset({"cudaGraphLaunch", "hipGraphLaunch"})
+#: Host calls that start and end a stream capture (one graph each).
+BEGIN_CAPTURE_CALLS = frozenset({"cudaStreamBeginCapture", "cudaStreamBeginCaptureToGraph", "hipStreamBeginCapture",
+                                 "hipStreamBeginCaptureToGraph"})
+END_CAPTURE_CALLS = frozenset({"cudaStreamEndCapture", "hipStreamEndCapture"})
 _COPY_CALLS = frozenset({"cudaMemsetAsync", "cudaMemcpyAsync", "hipMemsetAsync", "hipMemcpyAsync"})
 
 
-def attribute_graph_replays(trace: Trace) -> Trace:
-    """The trace with graph-replayed device events joined to their captured ops (see notes).
+@dataclass(frozen=True)
+class CapturedGraph:
+    """One graph as it was captured (step 1): its launch calls in call order, and whether each is
+    a kernel launch (True) or a memset/memcpy (False)."""
 
-    Returns ``trace`` itself when it has no graph launches.
-    """
-    launches = [i for i, r in enumerate(trace.runtime) if r.name in GRAPH_LAUNCH_CALLS]
-    if not launches:
-        return trace
-    captures = [r for r in trace.ranges if r.name == CAPTURE_RANGE]
+    number: int
+    calls: Tuple[RuntimeCall, ...]
+    kernels: Tuple[bool, ...]
+
+
+def captured_graphs(trace: Trace) -> List[CapturedGraph]:
+    """The graphs ``trace`` captured, in capture order (step 1 of the module notes)."""
     ran = {g.correlation for g in trace.gpu if g.correlation is not None}
-    # a launch inside the capture range that ran (it has a device event) was not captured
-    captured = [r for r in trace.runtime
-                if r.name in CAPTURED_CALLS and r.correlation not in ran
-                and any(c.tid == r.tid and c.ts_us <= r.ts_us <= c.end_us for c in captures)]
-    captured.sort(key=lambda r: r.ts_us)
-    by_launch: Dict[int, List[int]] = {i: [] for i in launches}
+    launches = sorted((r.tid, r.ts_us, i) for i, r in enumerate(trace.runtime)
+                      if r.name in CAPTURED_CALLS and r.correlation not in ran)
+    keys = [(t, ts) for t, ts, _ in launches]
+    spans: List[Tuple[int, float, float]] = []
+    open_at: Dict[int, float] = {}
+    for r in sorted(trace.runtime, key=lambda r: r.ts_us):
+        if r.name in BEGIN_CAPTURE_CALLS:
+            open_at[r.tid] = r.ts_us
+        elif r.name in END_CAPTURE_CALLS and r.tid in open_at:
+            spans.append((r.tid, open_at.pop(r.tid), r.ts_us + r.duration_us))
+    for c in trace.ranges:
+        if c.name == CAPTURE_RANGE and not any(t == c.tid and c.ts_us <= a <= c.end_us for t, a, _ in spans):
+            spans.append((c.tid, c.ts_us, c.end_us))
+    graphs: List[CapturedGraph] = []
+    for tid, a, b in sorted(spans, key=lambda s: s[1]):
+        lo, hi = bisect.bisect_left(keys, (tid, a)), bisect.bisect_right(keys, (tid, b))
+        calls = tuple(trace.runtime[i] for _, _, i in launches[lo:hi])
+        if calls:
+            graphs.append(CapturedGraph(len(graphs), calls, tuple(c.name not in _COPY_CALLS for c in calls)))
+    return graphs
+
+
+def _replays(trace: Trace, only_unmatched: bool) -> Dict[int, List[int]]:
+    """graph-launch call index -> its device events' indices, in start order (step 2)."""
+    launches = {i for i, r in enumerate(trace.runtime) if r.name in GRAPH_LAUNCH_CALLS}
+    out: Dict[int, List[int]] = {}
     for g in trace.gpu:
-        if g.launch in by_launch:
-            by_launch[g.launch].append(g.index)
+        if g.launch in launches and not (only_unmatched and g.graph_launch is not None):
+            out.setdefault(g.launch, []).append(g.index)
+    for idx in out.values():
+        idx.sort(key=lambda i: trace.gpu[i].ts_us)
+    return dict(sorted(out.items(), key=lambda kv: trace.runtime[kv[0]].ts_us))
+
+
+def _divergence(kinds: Tuple[bool, ...], graphs: Sequence[CapturedGraph]) -> str:
+    """Where a replay's nodes part from the nearest captured graph (step 4), in words."""
+    if not graphs:
+        return "no graph was captured"
+
+    def prefix(g: CapturedGraph) -> int:
+        n = 0
+        for a, b in zip(kinds, g.kernels):
+            if a != b:
+                break
+            n += 1
+        return n
+
+    g = max(graphs, key=lambda g: (prefix(g), -abs(len(g.kernels) - len(kinds))))
+    n = prefix(g)
+    what = lambda k: "a kernel" if k else "a memset/memcpy"  # noqa: E731
+    near = f"the nearest capture (graph {g.number + 1} of {len(graphs)}, {len(g.kernels)} launches)"
+    if n < min(len(kinds), len(g.kernels)):
+        op = g.calls[n].op
+        return (f"{near} diverges at node {n + 1}: the replay ran {what(kinds[n])}, the capture launched "
+                f"{what(g.kernels[n])}" + (f" (captured call {g.calls[n].name})" if op is None else ""))
+    more = ("the replay has" if len(kinds) > len(g.kernels) else "the capture has")
+    return f"{near} matches its first {n} nodes, then {more} {abs(len(kinds) - len(g.kernels))} more"
+
+
+def _align(kinds: Tuple[bool, ...], names: Sequence[str], g: CapturedGraph,
+           name_of: Callable[[RuntimeCall], str]) -> Optional[Tuple[List[int], int, int]]:
+    """Replay node i -> captured call ``pos[i]`` of ``g`` when the replay is ``g`` but for
+    captured memsets/memcpys that left no device event and a short tail (step 3's tolerance):
+    (pos, memsets/memcpys skipped, tail nodes on either side), or None.
+
+    The tail is at most :data:`TAIL_TOLERANCE` of the nodes, and every captured op named like a
+    generated kernel (``triton_*``) must sit where the replay ran the kernel of that name."""
+    pos: List[int] = []
+    j = skipped = 0
+    for k in kinds:
+        while j < len(g.kernels) and k and not g.kernels[j]:
+            j, skipped = j + 1, skipped + 1   # a captured memset/memcpy with no event of its own
+        if j == len(g.kernels) or g.kernels[j] != k:
+            break
+        pos.append(j)
+        j += 1
+    tail = (len(kinds) - len(pos)) + sum(1 for x in g.kernels[j:] if x)
+    if tail > TAIL_TOLERANCE * max(len(pos), 1) or (len(pos) < len(kinds) and tail == 0):
+        return None
+    for i, p in enumerate(pos):
+        op = name_of(g.calls[p])
+        if op.startswith("triton_") and not names[i].startswith(op):
+            return None
+    return pos, skipped, tail
+
+
+#: The share of its nodes a replay may have beyond its capture, or lack, at its end and still be
+#: matched to it (step 3): an engine's trace may cut a replay's last kernel, or capture a launch
+#: after the graph's last node (xDiT's Flux run: 1,566 replayed of 1,567 captured, in order).
+TAIL_TOLERANCE = 0.01
+
+
+def _match(trace: Trace, graphs: Sequence[CapturedGraph], replays: Mapping[int, List[int]],
+           op_of: Callable[[RuntimeCall, int], Optional[int]],
+           name_of: Callable[[RuntimeCall], str]) -> Tuple[Trace, int, List[str], int]:
+    """Steps 3 and 4: the trace with each matched replay's events given their captured ops
+    (``op_of(call, launch)``: the op index in this trace; ``name_of(call)``: its op's name), the
+    matched count, a line per replay that matched nothing or matched but for its tail, and the
+    captured memsets/memcpys the matched replays ran without a device event of their own."""
     gpu = list(trace.gpu)
-    notes = list(trace.notes)
-    matched = unmatched = 0
-    for li, idx in by_launch.items():
-        if not idx:
-            continue
-        idx.sort(key=lambda i: gpu[i].ts_us)
-        # the same number of nodes, and memsets/memcpys where the capture made them
-        if captured and len(idx) == len(captured) and all(
-                (gpu[i].kind == "kernel") == (call.name not in _COPY_CALLS) for i, call in zip(idx, captured)):
-            for i, call in zip(idx, captured):
-                gpu[i] = dataclasses.replace(gpu[i], op=call.op, graph_launch=li)
-            matched += 1
+    by_shape: Dict[Tuple[bool, ...], List[int]] = {}
+    for g in graphs:
+        by_shape.setdefault(g.kernels, []).append(g.number)
+    matched, missed, last, skipped_all = 0, [], -1, 0
+    for li, idx in replays.items():
+        kinds = tuple(gpu[i].kind == "kernel" for i in idx)
+        fits = by_shape.get(kinds)
+        t = trace.runtime[li].ts_us
+        if fits:
+            after = [n for n in fits if n > last]
+            number = after[0] if after else fits[0]
+            pos = list(range(len(idx)))
         else:
-            unmatched += 1
+            names = [gpu[i].name for i in idx]
+            found = [(a, g.number) for g in graphs for a in [_align(kinds, names, g, name_of)] if a is not None]
+            if not found:
+                missed.append(f"replay at {t:.0f} us ({len(idx)} device events): {_divergence(kinds, graphs)}")
+                continue
+            (pos, skipped, tail), number = min(found, key=lambda f: (f[0][2], f[0][1], f[1] <= last, f[1]))
+            skipped_all += skipped
+            g = graphs[number]
+            if tail:
+                missed.append(f"replay at {t:.0f} us ({len(idx)} device events) matched graph {number + 1} "
+                              f"({len(g.calls)} launches) but for the end: "
+                              + (f"its last {len(idx) - len(pos)} events stay unattributed" if len(pos) < len(idx)
+                                 else f"the capture's last {tail} launch(es) did not run"))
+        last = number
+        calls = graphs[number].calls
+        for i, p in zip(idx, pos):
+            gpu[i] = dataclasses.replace(gpu[i], op=op_of(calls[p], li), graph_launch=li)
+        matched += 1
+    return dataclasses.replace(trace, gpu=tuple(gpu)), matched, missed, skipped_all
+
+
+def _skipped(n: int) -> str:
+    return f"; {n} captured memset/memcpy node(s) ran with no device event of their own" if n else ""
+
+
+def _missed_note(missed: Sequence[str], where: str) -> str:
+    shown = "; ".join(missed[:3]) + (f"; and {len(missed) - 3} more" if len(missed) > 3 else "")
+    if all(" but for the end" in m for m in missed):
+        return f"CUDA graphs: {len(missed)} replay(s) differ at their end from the graph captured {where}: {shown}"
+    return (f"CUDA graphs: {len(missed)} replay(s) match no graph captured {where} (or only but for their end), so "
+            f"the kernels not matched stay unattributed (kernel-level figures only): {shown}")
+
+
+def attribute_graph_replays(trace: Trace) -> Trace:
+    """The trace with graph-replayed device events joined to the ops captured in the same trace
+    (see notes). Returns ``trace`` itself when it has no graph launches."""
+    replays = _replays(trace, only_unmatched=False)
+    if not replays:
+        return trace
+    graphs = captured_graphs(trace)
+    out, matched, missed, skipped = _match(trace, graphs, replays, lambda call, li: call.op,
+                                  lambda call: trace.ops[call.op].name if call.op is not None else "")
+    notes = list(trace.notes)
     if matched:
-        notes.append(f"CUDA graphs: {matched} replay(s) of {len(captured)} captured launches attributed to the "
-                     f"captured ops in capture order ({CAPTURE_RANGE} range)")
-    if unmatched:
-        why = (f"{len(captured)} captured launches in the trace" if captured
-               else f"no capture in the trace (no {CAPTURE_RANGE} range)")
-        notes.append(f"CUDA graphs: {unmatched} replay(s) could not be attributed to ops ({why}); their kernels "
-                     "are listed as unattributed, with kernel-level figures only")
-    return dataclasses.replace(trace, gpu=tuple(gpu), notes=tuple(notes))
+        n = sorted({len(g.calls) for g in graphs})
+        notes.append(f"CUDA graphs: {matched} replay(s) of {len(graphs)} captured graph(s) "
+                     f"({', '.join(map(str, n))} launches) attributed to the captured ops in capture order"
+                     f"{_skipped(skipped)}")
+    if missed and not graphs:
+        notes.append(f"CUDA graphs: {len(missed)} replay(s) could not be attributed to ops (no capture in the trace: "
+                     f"no stream capture, no {CAPTURE_RANGE} range; give the trace of the capture with "
+                     "analyze --capture); their kernels are listed as unattributed, with kernel-level figures only")
+    elif missed:
+        notes.append(_missed_note(missed, "in this trace"))
+    return dataclasses.replace(out, notes=tuple(notes))
+
+
+def attach_capture(trace: Trace, capture: Trace) -> Trace:
+    """``trace`` with the replays no graph of its own explains attributed to the graphs captured
+    in ``capture``, another trace of the same process (``analyze --capture``; see notes). The
+    captured ops come along, with their ancestors; the notes say how many replays matched and
+    where the others diverge. Returns ``trace`` unchanged (with a note) when it replays nothing."""
+    replays = _replays(trace, only_unmatched=True)
+    where = f"in {capture.path}"
+    if not replays:
+        return dataclasses.replace(trace, notes=trace.notes + (
+            f"--capture {capture.path}: this trace replays no graph it does not explain itself; nothing taken "
+            "from the capture",))
+    graphs = captured_graphs(capture)
+    ops = list(trace.ops)
+    imported: Dict[int, int] = {}
+
+    def bring(i: int, at: RuntimeCall) -> int:
+        """The index in ``ops`` of capture op ``i`` (and its ancestors), added when first needed."""
+        chain = []
+        j: Optional[int] = i
+        while j is not None and j not in imported:
+            chain.append(j)
+            j = capture.ops[j].parent
+        for k in reversed(chain):
+            o = capture.ops[k]
+            parent = imported[o.parent] if o.parent is not None else None
+            imported[k] = len(ops)
+            ops.append(dataclasses.replace(o, index=len(ops), parent=parent, ts_us=at.ts_us, duration_us=0.0,
+                                           tid=at.tid, external_id=None, step=None))
+        return imported[i]
+
+    def op_of(call: RuntimeCall, li: int) -> Optional[int]:
+        return bring(call.op, trace.runtime[li]) if call.op is not None else None
+
+    out, matched, missed, skipped = _match(trace, graphs, replays, op_of,
+                                  lambda call: capture.ops[call.op].name if call.op is not None else "")
+    notes = [n for n in trace.notes if not (n.startswith("CUDA graphs:") and "no capture in the trace" in n)]
+    if matched:
+        n = sorted({len(g.calls) for g in graphs})
+        notes.append(f"CUDA graphs: {matched} replay(s) attributed to the ops of {len(graphs)} graph(s) captured "
+                     f"{where} ({', '.join(map(str, n))} launches), in capture order; {len(imported)} captured ops "
+                     f"added, with their shapes and modules{_skipped(skipped)}")
+    if missed:
+        notes.append(_missed_note(missed, where))
+    return dataclasses.replace(out, ops=tuple(ops), notes=tuple(notes),
+                               has_shapes=trace.has_shapes or (bool(imported) and capture.has_shapes))

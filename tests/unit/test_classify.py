@@ -55,10 +55,11 @@ def test_summary_busy_idle_wall_and_unattributed():
     assert s.uncounted_us == pytest.approx(2.5)
 
 
-def test_op_without_formula_is_uncounted_never_zero_flop():
+def test_op_without_formula_or_shapes_is_uncounted_never_zero_flop():
+    # (an op with no formula but with shapes is counted bytes-only: tests/unit/test_fallback.py)
     b = KinetoBuilder()
     b.step(0, 0.0, 50.0)
-    ext = b.op("mylib::mystery", 1.0, 10.0, tensor_args([4, 4]))
+    ext = b.op("mylib::mystery", 1.0, 10.0)
     b.launch(2.0, 20.0, 7.0, "mystery_kernel", ext=ext)
     rep = build_report(parse(b.to_dict()), toy_spec())
     (row,) = rep.ops

@@ -15,7 +15,8 @@ def _report(tmp_path, name, ops, spec=None):
     b.step(0, 0.0, 1000.0)
     t = 1.0
     for op, dur, counted in ops:
-        ext = b.op(op, t, 5.0, tensor_args([64, 64], [64, 64]) if counted else tensor_args([4]))
+        # uncounted: no formula and no shapes (with shapes it would be counted bytes-only)
+        ext = b.op(op, t, 5.0, tensor_args([64, 64], [64, 64]) if counted else None)
         b.launch(t + 1, t + 10, dur, f"{op}_kernel", ext=ext)
         t += 100.0
     return build_report(load(b.write(tmp_path / f"{name}.trace.json.gz")), spec or toy_spec())

@@ -15,10 +15,11 @@ from floorcalc.trace import load
 
 @pytest.fixture
 def uncounted(tmp_path):
-    """One op with no formula launching one kernel, and an orphan kernel; toy device."""
+    """One op with no formula and no recorded shapes launching one kernel, and an orphan kernel;
+    toy device."""
     b = KinetoBuilder()
     b.step(0, 0.0, 100.0)
-    ext = b.op("aten::my_custom_op", 2.0, 50.0, tensor_args([4, 8]))
+    ext = b.op("aten::my_custom_op", 2.0, 50.0)
     b.launch(3.0, 10.0, 20.0, "custom_kernel", ext=ext)
     b.orphan_kernel(40.0, 5.0)
     trace = load(b.write(tmp_path / "t.trace.json.gz"))
