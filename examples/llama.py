@@ -8,8 +8,8 @@ input and output embeddings, no biases.
 Configs (FLOORCALC_LLAMA): ``tiny`` (tests), ``small`` (default: 4 layers, d_model 512,
 GQA 8 query / 2 KV heads, a few hundred ms per pass on a laptop CPU) and ``7b`` (d_model 4096,
 32 layers, 32 heads, ffn 11008, vocab 32000: Llama-2-7B's shapes; count it with
-``floorcalc count``, which builds it on the meta device). Batch 1, FLOORCALC_LLAMA_SEQ tokens
-(default 128). float32 on CPU, bfloat16 on CUDA.
+``floorcalc count``, which builds it on the meta device). Batch FLOORCALC_LLAMA_BATCH (default 1),
+FLOORCALC_LLAMA_SEQ tokens (default 128). float32 on CPU, bfloat16 on CUDA.
 
     floorcalc report examples/llama.py
     FLOORCALC_LLAMA=7b floorcalc count examples/llama.py
@@ -28,7 +28,12 @@ CONFIGS = {
     "small": dict(vocab=32000, d_model=512, layers=4, heads=8, kv_heads=2, ffn=1408, max_seq=1024),
     "7b": dict(vocab=32000, d_model=4096, layers=32, heads=32, kv_heads=32, ffn=11008, max_seq=4096),
 }
-BATCH = 1
+def batch() -> int:
+    """The batch size, FLOORCALC_LLAMA_BATCH (default 1; read at call time, so tests can switch it)."""
+    value = os.environ.get("FLOORCALC_LLAMA_BATCH", "1")
+    if not value.isdigit() or int(value) < 1:
+        raise ValueError(f"FLOORCALC_LLAMA_BATCH={value!r}: a positive whole number")
+    return int(value)
 
 
 def config() -> dict:
@@ -69,7 +74,7 @@ class Attention(nn.Module):
         self.wv = nn.Linear(d, self.kv_heads * self.head_dim, bias=False)
         self.wo = nn.Linear(self.heads * self.head_dim, d, bias=False)
         # the static KV cache: [batch, kv_heads, max_seq, head_dim]
-        shape = (BATCH, self.kv_heads, cfg["max_seq"], self.head_dim)
+        shape = (batch(), self.kv_heads, cfg["max_seq"], self.head_dim)
         self.register_buffer("k_cache", torch.zeros(shape), persistent=False)
         self.register_buffer("v_cache", torch.zeros(shape), persistent=False)
 
@@ -154,4 +159,4 @@ def get_model(device: str = "cpu") -> nn.Module:
 
 def get_inputs(device: str = "cpu"):
     g = torch.Generator().manual_seed(1)
-    return (torch.randint(0, config()["vocab"], (BATCH, seq_len()), generator=g),)
+    return (torch.randint(0, config()["vocab"], (batch(), seq_len()), generator=g),)

@@ -1,5 +1,6 @@
 """One Llama decode step: a single new token against a static KV cache of FLOORCALC_LLAMA_CACHE
-positions (default 512), with the model and configs of examples/llama.py.
+positions (default 512), with the model and configs of examples/llama.py (FLOORCALC_LLAMA_BATCH
+sequences at once, default 1).
 
 The cache holds random keys and values (what they are does not change the work); each step
 writes the new token's key and value at position FLOORCALC_LLAMA_CACHE and attends over all
@@ -42,7 +43,7 @@ def setup(device: str = "cpu") -> None:
             for buf in (layer.attention.k_cache, layer.attention.v_cache):
                 if buf.device.type != "meta":
                     buf.normal_(generator=g if buf.device.type == "cpu" else None)
-    _token = torch.zeros((llama.BATCH, 1), dtype=torch.long, device=device)
+    _token = torch.zeros((llama.batch(), 1), dtype=torch.long, device=device)
 
 
 def step():

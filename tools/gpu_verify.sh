@@ -377,6 +377,37 @@ print("TOTAL kernels below 0.95 x floor:", total)
 PY
 }
 
+## whatif: issue 15's measured runs for the what-if projections: GPT-2 eager, with CUDA graphs and compiled; the Llama decode step eager at batch 1, 4, 8 and 16 (FLOORCALC_LLAMA_BATCH) and with CUDA graphs and compiled at batch 8; each a gzipped trace (--iters 3, as the fixtures) and its report JSON; then `floorcalc whatif` of each eager run where this checkout has it (about 4 minutes)
+section_whatif() {
+  local m b
+  for m in eager cuda-graphs compile; do
+    local flag=""; [ "$m" = eager ] || flag="--$m"
+    fc report examples/gpt2.py --device cuda -q --iters 3 $flag \
+      --trace-out "$D/h200_gpt2_$m.trace.json.gz" -o "$D/h200_gpt2_$m.json"
+  done
+  for b in 1 4 8 16; do
+    FLOORCALC_LLAMA_BATCH=$b fc report examples/llama_decode.py --device cuda -q --iters 3 \
+      --trace-out "$D/h200_llama_decode_b${b}_eager.trace.json.gz" -o "$D/h200_llama_decode_b${b}_eager.json"
+  done
+  for m in cuda-graphs compile; do
+    FLOORCALC_LLAMA_BATCH=8 fc report examples/llama_decode.py --device cuda -q --iters 3 "--$m" \
+      --trace-out "$D/h200_llama_decode_b8_$m.trace.json.gz" -o "$D/h200_llama_decode_b8_$m.json"
+  done
+  python3 - "$D" <<'PY'
+import json, sys
+from pathlib import Path
+for p in sorted(Path(sys.argv[1]).glob("*.json")):
+    s = json.loads(p.read_text())["summary"]
+    print(f"{p.name:36s}", {k: s.get(k) for k in ("wall_us", "bare_wall_us", "gpu_busy_us", "floor_us")})
+PY
+  ls -la "$D" | tee "$D/sizes.txt"
+  if fc whatif --help > /dev/null 2>&1; then
+    for f in "$D"/h200_gpt2_eager.json "$D"/h200_llama_decode_b*_eager.json; do
+      fc whatif "$f" --batch 4 | tee "${f%.json}.whatif.txt"
+    done
+  fi
+}
+
 # --------------------------------------------------------------------------------------------
 # the runner: everything below reads the "## NAME:" lines above and needs no change
 
