@@ -121,8 +121,10 @@ def capture_file(capture: Union[str, Path], trace_path: Union[str, Path], rank: 
     when that names no other rank. Raises :class:`UsageError` when none fits, or several do."""
     from floorcalc.distributed.rank import rank_from_name
 
+    from floorcalc.trace.paths import is_trace_folder
+
     p = Path(capture)
-    if not p.is_dir():
+    if not is_trace_folder(p, "capture trace"):
         return p
     found = sorted(f for f in p.iterdir() if f.is_file() and (f.name.endswith(".json.gz") or f.name.endswith(".json"))
                    and f.name != "execution_details.json")

@@ -241,6 +241,7 @@ def cpu_ceilings(measure_if_missing: bool = True) -> Optional[dict]:
     per machine), else measured now (quick sweep) and cached. None when nothing is cached and
     ``measure_if_missing`` is false."""
     from floorcalc.device.cpu import load_cached_ceilings, store_ceilings
+    from floorcalc.errors import OutputError
 
     cached = load_cached_ceilings()
     if cached is not None or not measure_if_missing:
@@ -248,7 +249,7 @@ def cpu_ceilings(measure_if_missing: bool = True) -> Optional[dict]:
     figures = measure_cpu_ceilings(quick=True)
     try:
         store_ceilings(figures)
-    except OSError:
+    except OutputError:
         pass  # a read-only home: measured again next time, never an error
     return load_cached_ceilings() or {"figures": figures}
 

@@ -18,7 +18,10 @@ failed ranks into one :class:`~floorcalc.errors.FloorcalcError` (:func:`failure_
    on CPU) with the run's timeout, and a second, gloo group that only floorcalc's barriers use,
    so the model's collectives on the default group are the only ones there.
 2. Barrier, then import the model file (so it may read its rank and world size from
-   ``torch.distributed`` at import or in any of its functions).
+   ``torch.distributed`` at import or in any of its functions). The model's code (its import
+   and the whole capture) runs inside the same :class:`~floorcalc.capture.guard.UserCode` guard
+   as a single-process ``report``: its stdout goes to stderr (floorcalc's report alone on
+   stdout), and ``sys.exit``/``os._exit`` in it are the rank's error (exit code 4).
 3. :func:`floorcalc.capture.run.capture` with a barrier at the start of each of its stages
    (warm-up, bare timing, profiler timing, profiled passes): every rank profiles the same
    window, and ``ProfilerStep#i`` is the same step on every rank. torch.profiler writes the
@@ -449,6 +452,7 @@ def _run_rank(opts: WorkerOptions, rank: int, local_rank: int, log: Callable[[st
     import torch
     import torch.distributed as dist
 
+    from floorcalc.capture.guard import UserCode
     from floorcalc.capture.modelfile import load_model_file
     from floorcalc.capture.run import capture
 
@@ -465,10 +469,18 @@ def _run_rank(opts: WorkerOptions, rank: int, local_rank: int, log: Callable[[st
         raise DistributedError(f"could not join the process group: {_first_line(e)}") from None
     barrier = _Barriers(group, opts.timeout_s, rank)
     barrier(_START)
-    mf = load_model_file(opts.model)
-    capture(mf, opts.device, warmup=opts.warmup, iters=opts.iters, trace_out=Path(opts.traces[rank]),
-            force=opts.force, modules=opts.modules, log=log, profile_memory=opts.profile_memory,
-            command=opts.command, between=barrier)
+    guard = UserCode()      # as for one process: the model's stdout goes to stderr, its exits are errors
+
+    def staged(msg: str) -> None:
+        guard.stage = msg
+        log(msg)
+
+    with guard:
+        guard.stage = f"importing {opts.model}"
+        mf = load_model_file(opts.model)
+        capture(mf, opts.device, warmup=opts.warmup, iters=opts.iters, trace_out=Path(opts.traces[rank]),
+                force=opts.force, modules=opts.modules, log=staged, profile_memory=opts.profile_memory,
+                command=opts.command, between=barrier)
     log("trace written")
     barrier(_END)
     dist.destroy_process_group()

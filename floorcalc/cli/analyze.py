@@ -57,7 +57,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _is_run(args: argparse.Namespace) -> bool:
-    return len(args.trace) > 1 or args.trace[0].is_dir()
+    from floorcalc.trace.paths import is_trace_folder
+
+    return len(args.trace) > 1 or is_trace_folder(args.trace[0])
 
 
 def run(args: argparse.Namespace) -> int:

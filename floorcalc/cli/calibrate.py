@@ -20,7 +20,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from floorcalc.errors import DeviceUnavailableError, UsageError
+from floorcalc.errors import DeviceUnavailableError, OutputError, UsageError
 from floorcalc.output import check_new_file, write_atomic
 from floorcalc.render.terminal import PlainTable, make_console, plain
 
@@ -115,7 +115,7 @@ def _run_gpu(args: argparse.Namespace) -> int:
 def _run_cpu(args: argparse.Namespace) -> int:
 
     from floorcalc.capture.calibrate import launch_latency, measure_cpu_ceilings
-    from floorcalc.device.cpu import ceilings_cache_path, cpu_spec, load_cached_ceilings, store_ceilings
+    from floorcalc.device.cpu import cpu_spec, load_cached_ceilings, store_ceilings
     from floorcalc.device.calibration import cpu_spec_yaml
 
     out = args.output or args.cwd / "cpu-host-calibrated.yaml"
@@ -125,10 +125,9 @@ def _run_cpu(args: argparse.Namespace) -> int:
     try:
         cache = store_ceilings(measured)
         figures = (load_cached_ceilings(cache) or {}).get("figures", measured)
-    except OSError as e:
+    except OutputError as e:
         cache = None
-        print(f"floorcalc: warning: cannot keep the CPU ceilings in {ceilings_cache_path()}: {e.strerror or e}",
-              file=sys.stderr)
+        print(f"floorcalc: warning: {e}; the ceilings are not kept", file=sys.stderr)
     kept = sorted(k for k in figures if figures[k].get("source") != measured.get(k, {}).get("source"))
     spec = cpu_spec(launch_latency=launch_latency("cpu"), ceilings={"figures": figures})
     write_atomic(out, cpu_spec_yaml(spec), force=args.force)

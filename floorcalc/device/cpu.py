@@ -369,9 +369,20 @@ def store_ceilings(figures: Mapping[str, Mapping[str, Any]], path: Optional[Path
     "fp32": {"flop_per_s_per_core", ...}}``) to the cache file with this machine's fingerprint,
     atomically; returns its path. A figure this machine's cache already holds at a higher value
     is kept: a ceiling is the most the machine was seen to do, and a run slowed by another
-    process sharing the cores must not lower it."""
+    process sharing the cores must not lower it.
+
+    Written through :func:`floorcalc.output.write_atomic` with ``force`` (the cache is meant to
+    be replaced): a hidden file in the same folder renamed over the old one, so a reader, a
+    Ctrl-C or a full disk never sees a half-written cache. Raises :class:`OutputError` (exit
+    code 8, one line) when its folder cannot be made or the file cannot be written; the callers
+    carry on without the cache."""
+    from floorcalc.output import os_error, write_atomic
+
     path = path or ceilings_cache_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise os_error(path.parent, e, "CPU ceilings cache folder") from None
     merged = {k: dict(v) for k, v in figures.items()}
     previous = load_cached_ceilings(path)
     for name, entry in (previous or {}).get("figures", {}).items():
@@ -379,10 +390,7 @@ def store_ceilings(figures: Mapping[str, Mapping[str, Any]], path: Optional[Path
             merged[name] = dict(entry)
     doc = {"fingerprint": machine_fingerprint(), "written": _dt.datetime.now().isoformat(timespec="seconds"),
            "figures": merged}
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.partial")
-    tmp.write_text(json.dumps(doc, indent=1), encoding="utf-8")
-    os.replace(tmp, path)
-    return path
+    return write_atomic(path, json.dumps(doc, indent=1), force=True, what="CPU ceilings cache")
 
 
 def _cached_levels(cached: Mapping[str, Any], sysfs: Mapping[str, Tuple[int, str]]) -> List[MemoryLevel]:

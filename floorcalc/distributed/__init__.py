@@ -24,6 +24,7 @@ from floorcalc.records import DeviceSpec, GroupBy, Link, RunReport
 from floorcalc.distributed.crossrank import LIST_INSTANCES, combine
 from floorcalc.distributed.rank import RankOptions, rank_record
 from floorcalc.distributed.runner import map_ranks
+from floorcalc.trace.paths import is_trace_folder, path_error
 
 __all__ = ["LIST_INSTANCES", "RankOptions", "analyze_run", "combine", "discover", "map_ranks", "rank_record"]
 
@@ -38,16 +39,17 @@ def discover(paths: Sequence[Union[str, Path]]) -> List[str]:
     :class:`UsageError` when a file is given twice."""
     out: List[str] = []
     for p in map(Path, paths):
-        if p.is_dir():
-            found = sorted(str(f) for f in p.iterdir()
-                           if f.is_file() and f.name.endswith(TRACE_SUFFIXES) and ".annotated." not in f.name)
+        if is_trace_folder(p):
+            try:
+                found = sorted(str(f) for f in p.iterdir()
+                               if f.is_file() and f.name.endswith(TRACE_SUFFIXES) and ".annotated." not in f.name)
+            except OSError as e:
+                raise path_error(p, e, "trace folder") from None
             if not found:
                 raise TraceError(f"folder {p} holds no trace (.json or .json.gz)")
             out += found
-        elif p.exists():
-            out.append(str(p))
         else:
-            raise TraceError(f"trace not found: {p}")
+            out.append(str(p))
     seen = set()
     for f in out:
         r = str(Path(f).resolve())

@@ -47,6 +47,7 @@ from typing import Any, Callable, Iterator, List, Optional, Tuple
 import msgspec
 
 from floorcalc.errors import TraceError
+from floorcalc.trace.paths import path_error
 
 CHUNK_BYTES = 4 << 20     # events decoded at a time
 READ_BYTES = 1 << 20      # compressed bytes read at a time
@@ -79,7 +80,7 @@ class Pieces:
         try:
             f = open(self.p, "rb")
         except OSError as e:
-            raise TraceError(f"cannot read trace {self.p}: {e.strerror or e}") from None
+            raise path_error(self.p, e) from None
         with f:
             try:
                 head = f.read(READ_BYTES)

@@ -74,11 +74,13 @@ import msgspec
 import numpy as np
 
 from floorcalc.errors import TraceError
+from floorcalc.output import shown
 from floorcalc.records import (CpuOp, DeviceSync, EventKind, GpuEvent, GpuProperties, MemorySample, OpCall,
                                ProfilerOverhead, RuntimeCall, Step, Trace, UserRange, record_builder)
 from floorcalc.trace import collectives
 from floorcalc.trace.args import op_call_from_kineto
 from floorcalc.trace.jsonstream import EventStream
+from floorcalc.trace.paths import is_trace_folder, path_error
 
 # event kinds (small ints keep the per-event work cheap); 0: a complete event of a category not
 # read, -1: not a complete event
@@ -367,10 +369,10 @@ def _loads(raw: bytes) -> Any:
 
 
 def _check_file(p: Path) -> None:
-    if not p.exists():
-        raise TraceError(f"trace not found: {p}")
-    if p.is_dir():
-        raise TraceError(f"trace is a directory, not a file: {p}")
+    """A trace file that can be opened: raises :class:`TraceError` for anything else (a missing
+    path, a directory, and :func:`path_error`'s causes)."""
+    if is_trace_folder(p):
+        raise TraceError(f"trace is a directory, not a file: {shown(p)}")
 
 
 def read_json(path: str | Path) -> Dict[str, Any]:
@@ -384,7 +386,7 @@ def read_json(path: str | Path) -> Dict[str, Any]:
     try:
         raw = p.read_bytes()
     except OSError as e:
-        raise TraceError(f"cannot read trace {p}: {e.strerror or e}") from None
+        raise path_error(p, e) from None
     if raw[:2] == b"\x1f\x8b":
         try:
             raw = gzip.decompress(raw)

@@ -4,7 +4,10 @@ its exit code, never a hang. Each test is one launch (about 10 s on two busy cor
 
 import gzip
 import json
+import os
 import statistics
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -127,3 +130,17 @@ def test_a_hung_rank_ends_the_run_at_the_timeout_with_exit_code_11(tmp_path, cap
     assert rc == 11 and took < 120
     assert last.startswith("floorcalc: error: rank 0: the model's forward raised") and "Timed out" in last
     assert last.endswith("rank 1 still running when the run was stopped (hung, or slower than --rank-timeout)")
+
+
+def test_the_ranks_prints_go_to_stderr_and_stdout_holds_only_the_report(tmp_path):
+    # issue 13: the ranks ran the model with stdout untouched, so `--format json` on stdout was
+    # not JSON when the model printed; a separate process, as the ranks write to fd 1 itself
+    env = {**os.environ, "FLOORCALC_TEST_FAULT": "print", "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-m", "floorcalc", "report", str(FAULTS), "--nproc-per-node", "2",
+                           "--warmup", "1", "--iters", "2", "-q", "--format", "json",
+                           "--trace-out", str(tmp_path / "run")], capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout)["world_size"] == 2 and "model stdout" not in done.stdout
+    for where in ("import", "get_model", "forward"):         # both ranks, Python's print and fd 1
+        assert done.stderr.count(f"model stdout: print in {where}") >= 2
+        assert done.stderr.count(f"model stdout: fd 1 in {where}") >= 2

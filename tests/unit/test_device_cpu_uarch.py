@@ -3,11 +3,14 @@ cache (issue 12, item 3)."""
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 
 import pytest
 
 from floorcalc.device import cpu_spec
+from floorcalc.errors import OutputError
 from floorcalc.device.cpu import (MICROARCHITECTURES, UARCH_SOURCES, cache_levels_sysfs, identify_microarch,
                                   load_cached_ceilings, parse_cpuinfo, store_ceilings)
 
@@ -129,6 +132,34 @@ def test_ceilings_cache_round_trip_keeps_the_higher_figure(tmp_path):
     store_ceilings(ceilings(l2=100e9, dram=35e9), path)  # a slower L2 run (a busy machine), a faster DRAM one
     got = load_cached_ceilings(path)["figures"]
     assert got["l2"]["bytes_per_s"] == 150e9 and got["dram"]["bytes_per_s"] == 35e9
+
+
+def test_ceilings_cache_is_replaced_whole_or_left_as_it_was(tmp_path, monkeypatch):
+    # issue 13: the cache went through a temporary file of its own, left behind when the rename
+    # failed; now floorcalc.output's atomic writer (force: the cache is meant to be replaced)
+    path = tmp_path / "c.json"
+    store_ceilings(ceilings(dram=30e9), path)
+    before = path.read_bytes()
+    real_replace = os.replace
+
+    def full_disk(src, dst, *a, **k):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", full_disk)
+    with pytest.raises(OutputError, match="cannot write CPU ceilings cache .*no space left") as e:
+        store_ceilings(ceilings(dram=40e9), path)
+    assert e.value.exit_code == 8
+    assert path.read_bytes() == before and [p.name for p in tmp_path.iterdir()] == ["c.json"]
+    monkeypatch.setattr(os, "replace", real_replace)
+    store_ceilings(ceilings(dram=40e9), path)                   # over the old one: replaced, as meant
+    assert load_cached_ceilings(path)["figures"]["dram"]["bytes_per_s"] == 40e9
+    assert [p.name for p in tmp_path.iterdir()] == ["c.json"] and path.stat().st_mode & 0o777 != 0o600
+
+
+def test_a_ceilings_cache_folder_that_cannot_be_made_is_an_output_error(tmp_path):
+    (tmp_path / "file").write_text("")
+    with pytest.raises(OutputError, match=r"cannot write CPU ceilings cache folder .*file: it exists"):
+        store_ceilings(ceilings(), tmp_path / "file" / "c.json")
 
 
 def test_ceilings_cache_of_another_machine_or_damaged_is_ignored(tmp_path):

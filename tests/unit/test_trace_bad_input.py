@@ -2,8 +2,10 @@
 unknown categories, nanosecond timestamps, ROCm traces. Each gives a one-line message or a
 result labelled for what it is; none gives a traceback."""
 
+import errno
 import gzip
 import json
+import os
 
 import pytest
 
@@ -12,7 +14,7 @@ from builders import KinetoBuilder, tensor_args, toy_spec
 from floorcalc.analysis import build_report
 from floorcalc.cli import main
 from floorcalc.errors import TraceError
-from floorcalc.trace import jsonstream, kineto, load, parse
+from floorcalc.trace import jsonstream, kineto, load, parse, paths
 
 GEMM = ("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_segment_k_off_"
         "kernel__5x_cublas")
@@ -137,6 +139,67 @@ def test_unreadable_traces_are_one_line_errors(tmp_path, capsys, content, messag
     assert main(["analyze", str(p)]) == 6
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def _long_name(tmp_path):
+    return tmp_path / ("a" * 300 + ".json")                    # one name over NAME_MAX (255 bytes)
+
+
+def _long_path(tmp_path):
+    return tmp_path.joinpath(*["b" * 200] * 25) / "t.json"     # 5000+ characters: over PATH_MAX (4096)
+
+
+def _link_loop(tmp_path):
+    (tmp_path / "one.json").symlink_to(tmp_path / "two.json")
+    (tmp_path / "two.json").symlink_to(tmp_path / "one.json")
+    return tmp_path / "one.json"
+
+
+@pytest.mark.parametrize("make, cause", [
+    (_long_name, "is too long for the file system"),
+    (_long_path, "is too long for the file system"),
+    (_link_loop, "is a loop of symbolic links"),
+])
+@pytest.mark.parametrize("how", ["one trace", "a run of two"])
+def test_paths_that_cannot_be_looked_at_name_their_cause_with_exit_6(tmp_path, capsys, make, cause, how):
+    # issue 13: a name or path too long was an internal error (exit 70), a link loop "not found"
+    p = make(tmp_path)
+    with pytest.raises(TraceError, match=cause):
+        load(p)
+    args = [str(p)] if how == "one trace" else [str(p), str(tmp_path / "other.json")]
+    assert main(["analyze", *args]) == 6
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and cause in err and "not found" not in err and "internal error" not in err
+    assert len(err) < 500                                          # the path is cut, not echoed 5000 long
+
+
+@pytest.mark.parametrize("code, cause", [
+    (errno.EACCES, "permission denied"),
+    (errno.EISDIR, "is a directory"),
+    (errno.ENOTDIR, "not a folder"),
+    (errno.ENOENT, "trace not found"),
+    (errno.EIO, "cannot be read: Input/output error"),
+])
+def test_each_stat_or_open_failure_is_one_trace_error_naming_the_cause(tmp_path, monkeypatch, code, cause):
+    # root reads a chmod-000 file, so the OS is made to refuse: os.stat raising as it would
+    def refuse(path, *a, **k):
+        raise OSError(code, os.strerror(code), str(path))
+
+    monkeypatch.setattr(paths.os, "stat", refuse)
+    with pytest.raises(TraceError, match=cause) as e:
+        load(tmp_path / "t.json")
+    assert e.value.exit_code == 6 and "\n" not in str(e.value)
+
+
+def test_a_trace_that_cannot_be_opened_names_the_cause(tmp_path, monkeypatch):
+    p = many_passes(2).write(tmp_path / "t.json")
+
+    def refuse(path, *a, **k):
+        raise PermissionError(errno.EACCES, "Permission denied", str(path))
+
+    monkeypatch.setattr("builtins.open", refuse)
+    with pytest.raises(TraceError, match=r"t.json cannot be read: permission denied"):
+        load(p)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -2,7 +2,9 @@
 
 FLOORCALC_TEST_FAULT picks what rank 1 does: ``raise`` (get_model() raises), ``hang`` (its
 forward sleeps for ever, so rank 0 waits in the all_reduce until --rank-timeout), ``exit`` (its
-forward ends the process with os._exit(3)); anything else: no fault. Importing it checks that
+forward ends the process with os._exit(3)), ``print`` (every rank prints to stdout, from Python
+and at the file-descriptor level, at import, in get_model() and in each forward); anything else:
+no fault. Importing it checks that
 the launcher set the multicast variables every worker must have.
 """
 import os
@@ -18,12 +20,22 @@ for _k, _v in {"NCCL_NVLS_ENABLE": "0", "TORCH_SYMM_MEM_DISABLE_MULTICAST": "1",
 FAULT = os.environ.get("FLOORCALC_TEST_FAULT", "")
 
 
+def _say(where: str) -> None:
+    if FAULT == "print":
+        print(f"model stdout: print in {where}", flush=True)
+        os.write(1, f"model stdout: fd 1 in {where}\n".encode())
+
+
+_say("import")
+
+
 class Summed(torch.nn.Module):
     def __init__(self) -> None:
         super().__init__()
         self.lin = torch.nn.Linear(32, 32)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        _say("forward")
         if dist.get_rank() == 1:
             if FAULT == "hang":
                 time.sleep(3600)
@@ -35,6 +47,7 @@ class Summed(torch.nn.Module):
 
 
 def get_model() -> torch.nn.Module:
+    _say("get_model")
     if FAULT == "raise" and dist.get_rank() == 1:
         raise ValueError("no weights for rank 1")
     return Summed()
