@@ -294,10 +294,14 @@ def build_report(trace: Trace, spec: DeviceSpec, *, passes: Optional[int] = None
     # physically impossible figures, each with its likely cause (floorcalc.plausibility)
     warnings = ((overlap,) if overlap is not None else ()) + plausibility.check(
         ops=ops, units=units, summary=summary, timeline=timeline, spec=spec, target=target)
-    return Report(schema_version=SCHEMA_VERSION, tool_version=__version__, target=target, device=spec,
-                  ops=tuple(ops), kernels=tuple(kernels), summary=summary, capture=cap,
-                  notes=report_notes(notes, trace, timeline, warnings), reference=reference, timeline=timeline,
-                  grouping=group_ops(ops, group_by), units=units, window=win, warnings=warnings)
+    report = Report(schema_version=SCHEMA_VERSION, tool_version=__version__, target=target, device=spec,
+                    ops=tuple(ops), kernels=tuple(kernels), summary=summary, capture=cap,
+                    notes=report_notes(notes, trace, timeline, warnings), reference=reference, timeline=timeline,
+                    grouping=group_ops(ops, group_by), units=units, window=win, warnings=warnings)
+    # what changes would buy: projected step times from this pass (floorcalc.whatif)
+    from floorcalc.whatif import section
+
+    return dataclasses.replace(report, whatif=section(report, units, n, spec))
 
 
 def implausible_text(w: Implausible) -> str:

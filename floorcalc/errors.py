@@ -129,3 +129,13 @@ class RunError(FloorcalcError):
 
     exit_code = 12
     kind = "run"
+
+
+class WhatIfError(FloorcalcError):
+    """A what-if projection (``floorcalc whatif``) cannot be made from what it was given: the
+    report holds no what-if record, a spec lacks a figure a scenario needs (a peak, a bandwidth,
+    the CUDA-graph launch cost), or no batch dimension can be found in the recorded shapes. The
+    message names what is missing."""
+
+    exit_code = 13
+    kind = "whatif"

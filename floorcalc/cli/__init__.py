@@ -26,7 +26,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from floorcalc.cli import analyze, calibrate, count, device, diff, report
+    from floorcalc.cli import analyze, calibrate, count, device, diff, report, whatif
 
     parser = _Parser(
         prog="floorcalc",
@@ -34,7 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"floorcalc {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for mod in (report, analyze, device, calibrate, count, diff):
+    for mod in (report, analyze, device, calibrate, count, diff, whatif):
         p = sub.add_parser(mod.NAME, help=mod.HELP, description=mod.__doc__)
         mod.add_arguments(p)
         p.set_defaults(run=mod.run)

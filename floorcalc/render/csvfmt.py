@@ -99,6 +99,10 @@ class CsvRenderer(Renderer):
                 for f in pass_figures(report)]
         rows.append({"figure": "passes", "value": report.summary.passes, "unit": "count",
                      "definition": "passes the window was divided into; every figure above is per pass"})
+        if report.whatif is not None:  # the what-if section: one row per projection (floorcalc.whatif)
+            rows += [self._fmt({"figure": f"whatif.{p.scenario}", "value": p.step_us, "unit": "us",
+                                "definition": f"{p.label}: {p.assumption}"})
+                     for p in (report.whatif.measured,) + report.whatif.projections]
         rows += [{"figure": n.kind, "definition": n.text} for n in report.notes]
         return _table(SUMMARY_COLUMNS, rows)
 

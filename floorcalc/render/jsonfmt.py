@@ -7,12 +7,13 @@ second, every byte count in bytes, and every hardware figure carries its basis a
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from typing import Any, Dict, Optional
 
 from floorcalc.records import (CaptureInfo, DeviceSpec, Figure, Grouping, Implausible, KernelRow, Note, OpGroup, OpRow,
-                               Report)
+                               Report, WhatIf)
 from floorcalc.render.base import Renderer
 from floorcalc.render.timeline_json import timeline_dict
 
@@ -161,7 +162,14 @@ def to_dict(report: Report) -> Dict[str, Any]:
         "warnings": [warning_dict(w) for w in report.warnings],
         "partial": (report.timeline.partial or None) if report.timeline is not None else None,
         "timeline": timeline_dict(report.timeline),
+        "whatif": whatif_dict(report.whatif),
     }
+
+
+def whatif_dict(w: Optional[WhatIf]) -> Optional[Dict[str, Any]]:
+    """The ``whatif`` object (docs/json-schema.md): the record's fields by name (read back by
+    floorcalc.render.jsonread field by field); null when the report has no projections."""
+    return dataclasses.asdict(w) if w is not None else None
 
 
 def dumps(report: Report) -> str:

@@ -46,7 +46,7 @@ from floorcalc.output import shown
 from floorcalc.records import (NO_SPEC_KEY, UNKNOWN_DTYPE, CaptureInfo, ColdStart, CollectiveCall, CollectiveTiming,
                                CopyRow, Decomposition, DeviceSpec, Figure, Gap, GroupBy, HostWait, IdleRow, Implausible,
                                InvariantCheck, KernelRow, LaunchStats, MemoryStats, Note, OpRow, RangeRow,
-                               Report, Summary, Timeline)
+                               Report, Summary, Timeline, WhatIf)
 
 __all__ = ["load", "loads"]
 
@@ -277,6 +277,7 @@ def _report(d: Dict[str, Any]) -> Report:
         warnings=tuple(_record(Implausible, w, f"warnings[{i}]") for i, w in enumerate(_get(d, "warnings", "", list)))
         if "warnings" in d else (),
         grouping=group_ops(ops, by),
+        whatif=_record(WhatIf, d["whatif"], "whatif") if d.get("whatif") is not None else None,
     )
 
 

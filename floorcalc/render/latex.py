@@ -126,6 +126,10 @@ class LatexRenderer(Renderer):
             from floorcalc.device.spec import NO_SPEC_NOTE
 
             parts.append(f"Ceilings: none ({escape('; '.join(report.device.origin))}); {escape(NO_SPEC_NOTE)}.")
+        if report.whatif is not None:  # the what-if section (floorcalc.whatif), one sentence
+            w = report.whatif
+            parts.append("What if (projected step, per pass): " + "; ".join(
+                f"{escape(p.label)} {_num(p.step_us)}~$\\mu$s" for p in (w.measured,) + w.projections) + ".")
         run = [f"floorcalc {escape(report.tool_version)}"]
         if "torch" in prov:
             run.append(f"torch {escape(prov['torch'])}")

@@ -94,6 +94,10 @@ class MarkdownRenderer(Renderer):
         lines += ["", "## Pass summary", ""]
         lines += _table(["figure", "value", "definition"], "lrl",
                         [[f.label, format_figure(f), _cell(f.definition)] for f in pass_figures(report)])
+        if report.whatif is not None:
+            from floorcalc.render.whatif import markdown_lines
+
+            lines += [""] + markdown_lines(report.whatif)
         lines += ["", "## Ceilings", ""]
         if report.device.has_ceilings:
             lines += _table(["ceiling", "value", "basis", "source"], "lrll",

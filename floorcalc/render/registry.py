@@ -31,7 +31,7 @@ from floorcalc.errors import UsageError
 from floorcalc.render.base import Renderer
 
 #: what a command writes (module notes)
-Document = Literal["report", "diff", "count", "modes", "run"]
+Document = Literal["report", "diff", "count", "modes", "run", "whatif"]
 DOCUMENTS: Tuple[Document, ...] = get_args(Document)
 #: the format used when neither --format nor -o's extension says
 DEFAULT = "table"
@@ -87,6 +87,11 @@ FORMATS: Tuple[Format, ...] = (
            "ranks; with -o, FILE.collectives.csv and FILE.instances.csv beside it"),
     Format("run", "md", (".md",), "floorcalc.render.run:RunMarkdownRenderer", "Markdown tables"),
     Format("run", "latex", (".tex",), "floorcalc.render.run:RunLatexRenderer", "the cross-rank table, booktabs"),
+    Format("whatif", "table", (".txt",), "floorcalc.render.whatif:WhatIfTableRenderer",
+           "the projections: step time, parts, what each rests on"),
+    Format("whatif", "json", (".json",), "floorcalc.render.whatif:WhatIfJsonRenderer",
+           "the report JSON with its whatif section"),
+    Format("whatif", "md", (".md",), "floorcalc.render.whatif:WhatIfMarkdownRenderer", "the what-if section"),
 )
 
 

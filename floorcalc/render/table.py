@@ -153,6 +153,10 @@ class TableRenderer(Renderer):
             from floorcalc.render.timeline_table import render_timeline
 
             render_timeline(report.timeline, console)
+        if report.whatif is not None:
+            from floorcalc.render.whatif import print_whatif
+
+            print_whatif(report.whatif, console, details=False)
         if d.has_ceilings:
             console.print(plain(f"peak and bandwidth: {', '.join(sorted({f.basis for f in d.peak_flop_per_s.values()}))}"
                                 f" figures from {'; '.join(d.origin) or d.key}; L = {d.launch_latency_us.value:.3g} us "

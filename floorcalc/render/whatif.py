@@ -1,0 +1,173 @@
+"""The what-if section of a report (``Report.whatif``, floorcalc.whatif), in every format: the
+rich table (:func:`print_whatif`, called by the report's table), Markdown (:func:`markdown_lines`),
+CSV rows (:func:`csv_rows`), LaTeX rows; and the renderers of ``floorcalc whatif``'s document
+(``whatif`` in render/registry.py): the section alone as a table or Markdown, or the whole report
+with its new section as JSON (read back by floorcalc.render.jsonread).
+
+Renderers read the records only; every figure was projected by floorcalc.whatif.project.
+"""
+
+from __future__ import annotations
+
+from typing import List, Optional
+
+from rich import box
+from rich.console import Console
+
+from floorcalc.records import Projection, Report, WhatIf
+from floorcalc.render.base import Renderer, captured
+from floorcalc.render.terminal import PlainTable, make_console, plain, styled
+
+__all__ = ["PART_LABELS", "WhatIfJsonRenderer", "WhatIfMarkdownRenderer", "WhatIfTableRenderer", "csv_rows",
+           "markdown_lines", "print_whatif", "rows"]
+
+#: the parts of a projection (Decomposition.PARTS) as column headers
+PART_LABELS = {
+    "floor_us": "floor", "excess_us": "excess", "data_movement_us": "copies", "communication_us": "comm",
+    "peer_wait_us": "peer wait", "host_overhead_us": "host", "blocking_us": "blocking", "other_us": "other",
+}
+
+
+def _shown_parts(w: WhatIf) -> List[str]:
+    """The parts that are not 0 in some projection (a single-GPU run has no communication)."""
+    every = (w.measured,) + w.projections
+    return [p for p in PART_LABELS if any(abs(x.parts_us.get(p, 0.0)) > 0.005 for x in every)]
+
+
+def _change(p: Projection, base: Projection) -> str:
+    if base.step_us <= 0:
+        return "-"
+    return f"{p.step_us / base.step_us - 1:+.0%}"
+
+
+def rows(w: WhatIf) -> List[List[str]]:
+    """One row per projection, the measured pass first: label, step (us), change against the
+    measured step, each shown part (us), the assumption."""
+    parts = _shown_parts(w)
+    out = []
+    for p in (w.measured,) + w.projections:
+        out.append([p.label, f"{p.step_us:.1f}", "" if p is w.measured else _change(p, w.measured)]
+                   + [f"{p.parts_us.get(k, 0.0):.1f}" for k in parts] + [p.assumption])
+    return out
+
+
+def _header(w: WhatIf) -> List[str]:
+    return ["scenario", "step (us)", "vs measured"] + [f"{PART_LABELS[k]} (us)" for k in _shown_parts(w)] + [
+        "rests on"]
+
+
+def _basis_lines(w: WhatIf) -> List[str]:
+    """Which terms were measured, derived, assumed; the figures read beyond the run; what was skipped."""
+    lines = []
+    for p in w.projections:
+        by = {b: [PART_LABELS[t.part] for t in p.terms if t.basis == b and abs(t.us) > 0.005]
+              for b in ("measured", "derived", "assumed")}
+        said = "; ".join(f"{b}: {', '.join(v)}" for b, v in by.items() if v)
+        lines.append(f"{p.label}: {said}")
+        lines += [f"  {PART_LABELS[t.part]}: {t.how}" for t in p.terms if t.basis != "measured" and abs(t.us) > 0.005]
+        lines += [f"  figure: {s}" for s in p.sources]
+    b = w.basis
+    lines.append(f"batch: {b.batch if b.batch is not None else 'not found'} ({b.batch_how}); "
+                 f"{b.launches:g} launches per pass; {len(b.chains)} fusion chains")
+    lines += [f"skipped: {s}" for s in w.skipped]
+    return lines
+
+
+def print_whatif(w: WhatIf, console: Console, *, details: bool = True) -> None:
+    """The section as a rich table (the assumptions below it), then (``details``) each
+    projection's terms and the figures it read."""
+    console.print(styled(("what if, per pass", "bold"),
+                         f"  measured {w.measured.step_us:.1f} us ({w.measured.assumption})"))
+    header = _header(w)[:-1]
+    t = PlainTable(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    for i, h in enumerate(header):
+        t.add_column(h, justify="right" if i else "left")
+    for r in rows(w):
+        t.add_row(*r[:-1])
+    console.print(t)
+    for p in w.projections:
+        console.print(plain(f"{p.label}: {p.assumption}", style="dim"))
+    if details:
+        for line in _basis_lines(w):
+            console.print(plain(line, style="dim"))
+    else:
+        console.print(plain(f"(floorcalc whatif REPORT.json shows each term's basis and source; "
+                            f"{len(w.skipped)} skipped)" if w.skipped else
+                            "(floorcalc whatif REPORT.json shows each term's basis and source)", style="dim"))
+        for sk in w.skipped:
+            console.print(plain(f"skipped: {sk}", style="dim"))
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def markdown_lines(w: WhatIf) -> List[str]:
+    """The section as Markdown: a heading, the table, the terms as a list."""
+    header = _header(w)
+    lines = ["## What if", "",
+             f"Projected step times from this pass; measured {w.measured.step_us:.1f} us "
+             f"({_cell(w.measured.assumption)}).", "",
+             "| " + " | ".join(header) + " |",
+             "| " + " | ".join("---" if i in (0, len(header) - 1) else "---:" for i in range(len(header))) + " |"]
+    lines += ["| " + " | ".join(_cell(c) for c in r) + " |" for r in rows(w)]
+    lines.append("")
+    lines += [f"- {_cell(x.strip())}" for x in _basis_lines(w)]
+    return lines
+
+
+def csv_rows(w: WhatIf) -> List[List[str]]:
+    """The section as CSV rows (with a header): one row per projection and part, with its basis and source."""
+    out = [["scenario", "label", "step_us", "part", "part_us", "basis", "how"]]
+    for p in (w.measured,) + w.projections:
+        for t in p.terms:
+            out.append([p.scenario, p.label, repr(p.step_us), t.part, repr(t.us), t.basis, t.how])
+    return out
+
+
+def _need(report: Report) -> WhatIf:
+    if report.whatif is None:
+        from floorcalc.errors import WhatIfError
+
+        raise WhatIfError("the report has no what-if section (a CPU run, or no spec with ceilings)")
+    return report.whatif
+
+
+class WhatIfTableRenderer(Renderer):
+    """``floorcalc whatif``'s table: the report's device and pass, then the what-if section."""
+
+    def __init__(self, width: Optional[int] = None) -> None:
+        self.width = width
+
+    def _print(self, report: Report, console: Optional[Console] = None) -> None:
+        console = console or make_console(width=self.width)
+        w = _need(report)
+        console.print(styled((f"floorcalc {report.tool_version}", "bold"), "  device: ", plain(report.device.name),
+                             " (", plain(report.device.key), ")  trace: ", plain(report.capture.trace or "-")))
+        print_whatif(w, console)
+
+    def render(self, report: Report) -> str:
+        return captured(lambda console: self._print(report, console), self.width)
+
+    def render_terminal(self, report: Report) -> str:
+        return captured(lambda console: self._print(report, console), self.width, terminal=True)
+
+
+class WhatIfMarkdownRenderer(Renderer):
+    """``floorcalc whatif``'s Markdown: the what-if section alone."""
+
+    def render(self, report: Report) -> str:
+        d = report.device
+        return "\n".join([f"# floorcalc {report.tool_version}: what if, {d.name}", ""]
+                         + markdown_lines(_need(report))) + "\n"
+
+
+class WhatIfJsonRenderer(Renderer):
+    """``floorcalc whatif``'s JSON: the whole report with its new what-if section (the report
+    JSON, docs/json-schema.md; ``floorcalc whatif`` and ``diff`` read it back)."""
+
+    def render(self, report: Report) -> str:
+        from floorcalc.render.jsonfmt import dumps
+
+        _need(report)
+        return dumps(report)
