@@ -261,6 +261,9 @@ def prepare(mf: ModelFile, device: str, dtype: Optional[str] = None) -> Prepared
     ctx = torch.device("meta") if device == "meta" else contextlib.nullcontext()
     model = None
     with torch.inference_mode():
+        if mf.has_step and mf.fn("setup"):  # setup() may build the model get_model() returns
+            with ctx:
+                call_user(mf.fn("setup"), device, "setup()")
         if mf.fn("get_model"):
             with ctx:
                 model = call_user(mf.fn("get_model"), device, "get_model()")
@@ -273,9 +276,6 @@ def prepare(mf: ModelFile, device: str, dtype: Optional[str] = None) -> Prepared
             except Exception as e:
                 raise ModelRunError(f"moving the model to {device} raised {type(e).__name__}: {e}") from None
         if mf.has_step:
-            if mf.fn("setup"):
-                with ctx:
-                    call_user(mf.fn("setup"), device, "setup()")
             user_step = mf.fn("step")
 
             def step() -> Any:

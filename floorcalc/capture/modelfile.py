@@ -6,7 +6,7 @@ A model file defines either
   positional arguments or a dict of keyword arguments; floorcalc moves both to the device,
   puts the model in eval mode and runs ``model(*inputs)`` / ``model(**inputs)``; or
 * ``step()``, called once per pass, for a custom step (a decode step with a KV cache, say),
-  with an optional ``setup()`` called once before the warm-up. A file with ``step()`` may also
+  with an optional ``setup()`` called once first (before ``get_model()``). A file with ``step()`` may also
   define ``get_model()``; floorcalc then labels ops with that model's module names.
 
 Any of these functions may take a ``device`` parameter (a string such as ``"cuda"``); floorcalc

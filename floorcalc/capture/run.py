@@ -161,14 +161,14 @@ def build_step(mf: ModelFile, device: str, compile: bool = False) -> tuple[Calla
     import torch
 
     model = None
+    if mf.has_step and mf.fn("setup"):  # setup() may build the model get_model() returns
+        call_user(mf.fn("setup"), device, "setup()")
     if mf.fn("get_model"):
         model = call_user(mf.fn("get_model"), device, "get_model()")
         if not isinstance(model, torch.nn.Module):
             raise ModelFileError(f"get_model() in {mf.path} returned {type(model).__name__}, not an nn.Module")
         model = _model_to(model, device, f"get_model() in {mf.path}")
     if mf.has_step:
-        if mf.fn("setup"):
-            call_user(mf.fn("setup"), device, "setup()")
         user_step = mf.fn("step")
         if compile:
             user_step = torch.compile(user_step)
