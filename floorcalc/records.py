@@ -1749,12 +1749,16 @@ class RecordedOp:
     ``module`` is the dotted path of the innermost ``nn.Module`` running it ("" for the root,
     or when there is no model). ``oracle_flop`` holds, for ``--compare``, the FLOPs
     FlopCounterMode gave this call (and whatever it decomposed into), by FlopCounterMode's op
-    name.
+    name. ``within`` is, for a call made by the decomposition of an op without a formula (the
+    bmm calls of an ``aten::einsum``), that outermost op's call and its serial number in the
+    pass (one number per decomposed call, so repeated identical calls stay apart); None
+    otherwise.
     """
 
     call: OpCall
     module: str = ""
     oracle_flop: Tuple[Tuple[str, int], ...] = ()
+    within: Optional[Tuple[int, OpCall]] = None
 
 
 @dataclass(frozen=True)

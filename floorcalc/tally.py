@@ -23,8 +23,9 @@ Nothing here imports torch.
 
 from __future__ import annotations
 
+import math
 from collections import Counter, defaultdict
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Dict, List, Literal, Mapping, Optional, Sequence, Tuple, Union
 
 from floorcalc.counting import count as count_call
@@ -235,9 +236,14 @@ def compare(rec: Recording, oracles: Sequence[OracleResult]) -> Comparison:
     fcm_fam: Dict[Family, int] = {f: 0 for f in FAMILIES}
     fcm_ops: Dict[Family, Dict[str, int]] = {f: defaultdict(int) for f in FAMILIES}
     names_by_family: Dict[Family, Counter[str]] = {f: Counter() for f in FAMILIES}
+    einsums: Dict[int, EinsumUse] = {}  # the einsum calls of 3+ operands, by serial number
     for r in rec.ops:
         c = count_call(r.call)
         fam = family_of(r.call.name, c) or "vector"
+        if r.within is not None and r.within[1].name == "aten::einsum" and c is not None:
+            use = einsums.get(r.within[0]) or einsum_use(r.within[1])
+            if use is not None:
+                einsums[r.within[0]] = replace(use, torch_flop=use.torch_flop + c.flop)
         for op, v in r.oracle_flop:
             fcm_fam[fam] += v
             fcm_ops[fam][op] += v
@@ -266,7 +272,7 @@ def compare(rec: Recording, oracles: Sequence[OracleResult]) -> Comparison:
                 continue
             notes.append(f"{o.name}, {fam}: {_fmt(theirs)} vs floorcalc {_fmt(mine)}: "
                          + _explain(o, fam, mine, theirs, gemm[fam], att_full, causal_calls,
-                                    names_by_family[fam], fcm_ops[fam]))
+                                    names_by_family[fam], fcm_ops[fam], tuple(einsums.values())))
     return Comparison(run=rec.run, floorcalc=fc, gemm_only=gemm, attention_full=att_full, oracles=tuple(fixed),
                       explanations=tuple(notes))
 
@@ -283,13 +289,17 @@ def _names(c: Counter, n: int = 4) -> str:
 
 
 def _explain(o: OracleResult, fam: str, mine: int, theirs: int, gemm: int, att_full: int, causal_calls: int,
-             names: Counter, fcm_ops: Mapping[str, int]) -> str:
-    """Why ``o`` gives ``theirs`` where floorcalc gives ``mine`` for family ``fam``."""
+             names: Counter, fcm_ops: Mapping[str, int], einsums: Sequence["EinsumUse"] = ()) -> str:
+    """Why ``o`` gives ``theirs`` where floorcalc gives ``mine`` for family ``fam``.
+    ``einsums``: the pass's einsum calls of three or more operands (fvcore counts them along
+    its own contraction order)."""
     fv = o.name == "fvcore"
     if fam in ("matmul", "conv"):
         if theirs == gemm and mine > gemm:
             return (f"{o.name} counts the multiply-adds only{' (MACs, doubled here)' if fv else ''}; floorcalc adds "
                     f"1 FLOP per output for the bias add (or activation) fused into the op: {_fmt(mine - gemm)}")
+        if fam == "matmul" and fv and einsums:
+            return _explain_einsum(einsums, theirs - mine)
         if fam == "matmul" and not fv and theirs > gemm and att_full:
             return ("FlopCounterMode's bmm count includes work floorcalc files under another family "
                     f"(difference {_fmt(theirs - mine)}); see the attention line")
@@ -326,3 +336,109 @@ def _explain(o: OracleResult, fam: str, mine: int, theirs: int, gemm: int, att_f
     if fam == "memory":
         return "data movement is 0 FLOPs in floorcalc"
     return f"difference of {_fmt(theirs - mine)}"
+
+
+# --------------------------------------------------------------------------------------------
+# einsum of three or more operands: the contraction order decides the FLOPs
+
+
+@dataclass(frozen=True)
+class EinsumUse:
+    """One ``aten::einsum`` call of three or more operands in a recorded pass.
+
+    ``equation`` as written (spaces removed), ``shapes`` its operands' shapes; ``torch_flop``
+    what floorcalc counted for the calls torch decomposed it into (the order torch ran);
+    ``left_to_right_flop`` the FLOPs of contracting the operands left to right (what
+    ``torch.einsum`` does without opt_einsum); ``path`` numpy's optimal contraction order
+    (``np.einsum_path(..., optimize="optimal")``, pairs of positions in the shrinking operand
+    list, each result appended at the end); ``numpy_flop`` numpy's estimate of that path's
+    FLOPs and ``fvcore_flop`` fvcore's figure from it: numpy's estimate as printed (4
+    significant figures), halved to MACs and floored (fvcore/nn/jit_handles.py,
+    ``einsum_flop_jit``), doubled back here as every fvcore figure is.
+    """
+
+    equation: str
+    shapes: Tuple[Tuple[int, ...], ...]
+    path: Tuple[Tuple[int, ...], ...]
+    left_to_right_flop: int
+    numpy_flop: int
+    fvcore_flop: int
+    torch_flop: int = 0
+
+
+def _contraction_flop(terms: Sequence[str], out: str, size: Mapping[str, int], path: Sequence[Sequence[int]]) -> int:
+    """The FLOPs of contracting ``terms`` (index strings) to ``out`` along ``path``, by numpy's
+    convention (numpy/_core/einsumfunc.py, ``_flop_count``): each step costs the product of the
+    sizes of every index it touches, times (terms in the step - 1, at least 1), plus one more
+    when the step sums an index away (2 per multiply-add for a pairwise contraction)."""
+    ops = list(terms)
+    flop = 0
+    for step in path:
+        picked = [ops[i] for i in step]
+        for i in sorted(step, reverse=True):
+            del ops[i]
+        touched = set("".join(picked))
+        rest = set("".join(ops)) | set(out)
+        kept = "".join(sorted(touched & rest))
+        factor = max(1, len(picked) - 1) + (1 if touched - rest else 0)
+        flop += math.prod(size[c] for c in touched) * factor
+        ops.append(kept)
+    return flop
+
+
+def einsum_use(call: OpCall) -> Optional[EinsumUse]:
+    """An :class:`EinsumUse` for an ``aten::einsum`` call of three or more operands (with an
+    explicit or implicit output, no ellipsis), or None for any other call."""
+    if len(call.args) < 2 or not isinstance(call.args[0], str) or not isinstance(call.args[1], tuple):
+        return None
+    equation = call.args[0].replace(" ", "")
+    shapes = tuple(t.shape for t in call.args[1] if isinstance(t, TensorMeta))
+    lhs, _, out = equation.partition("->")
+    terms = lhs.split(",")
+    if len(shapes) < 3 or len(terms) != len(shapes) or "." in equation or len(shapes) > 6:
+        return None
+    if any(len(t) != len(s) for t, s in zip(terms, shapes)):
+        return None
+    if "->" not in equation:  # implicit output: the indices that appear once, sorted
+        seen = Counter("".join(terms))
+        out = "".join(sorted(c for c, k in seen.items() if k == 1))
+    size: Dict[str, int] = {}
+    for t, s in zip(terms, shapes):
+        for c, n in zip(t, s):
+            size[c] = max(size.get(c, 1), n)
+    import numpy as np
+
+    operands = [np.lib.stride_tricks.as_strided(np.zeros(1), shape=s, strides=(0,) * len(s)) for s in shapes]
+    steps, _text = np.einsum_path(f"{lhs}->{out}", *operands, optimize="optimal")
+    path = tuple(tuple(int(i) for i in step) for step in steps[1:])
+    numpy_flop = _contraction_flop(terms, out, size, path)
+    printed = float(f"{numpy_flop:.3e}")  # numpy prints its estimate with %.3e; fvcore reads that
+    return EinsumUse(equation=f"{lhs}->{out}", shapes=shapes, path=path,
+                     left_to_right_flop=_contraction_flop(terms, out, size, [(0, 1)] * (len(terms) - 1)),
+                     numpy_flop=numpy_flop, fvcore_flop=2 * math.floor(printed / 2))
+
+
+def _order(path: Sequence[Sequence[int]], n: int) -> str:
+    """A contraction path in words: ``operands 2 and 3 first`` (operands counted from 1)."""
+    first = path[0] if path else ()
+    if tuple(first) == (0, 1) and all(tuple(s) == (0, 1) for s in path):
+        return "left to right"
+    return f"operands {' and '.join(str(i + 1) for i in first)} first"
+
+
+def _explain_einsum(einsums: Sequence[EinsumUse], diff: int) -> str:
+    """fvcore's matmul count against floorcalc's where the pass has einsums of 3+ operands."""
+    fv = sum(e.fvcore_flop for e in einsums)
+    torch_ = sum(e.torch_flop for e in einsums)
+    e = einsums[0]
+    n = len(e.shapes)
+    ran = "left to right" if e.torch_flop == e.left_to_right_flop else "in the order torch chose"
+    if all(x.torch_flop == x.numpy_flop for x in einsums):
+        ran = "in the same order (the difference is numpy's rounding)"
+    text = (f"{len(einsums)} einsum call{'s' if len(einsums) != 1 else ''} of {n}+ operands (e.g. "
+            f"'{e.equation}' on {' x '.join(str(list(s)) for s in e.shapes)}): fvcore counts each along numpy's "
+            f"optimal contraction order ({_order(e.path, n)}), from numpy's FLOP estimate printed to 4 significant "
+            f"figures: {_fmt(fv)}; torch contracted {ran}, and floorcalc counts the calls torch made: "
+            f"{_fmt(torch_)}")
+    rest = diff - (fv - torch_)
+    return text + (f"; the other {_fmt(rest)} unexplained" if rest else "")

@@ -147,6 +147,9 @@ def _make_recorder_class():
             self.modules = modules
             self.oracle = oracle
             self.ops: List[RecordedOp] = []
+            #: the outermost op being decomposed (its serial number and call), or None
+            self._within: Optional[Tuple[int, OpCall]] = None
+            self._decomposed = 0
 
         def _oracle_counts(self) -> Dict[str, int]:
             return dict(self.oracle.flop_counts["Global"]) if self.oracle is not None else {}
@@ -163,7 +166,7 @@ def _make_recorder_class():
             if self.oracle is not None:
                 after = self._oracle_counts()
                 delta = tuple((str(k), int(v - before.get(k, 0))) for k, v in after.items() if v != before.get(k, 0))
-            self.ops.append(RecordedOp(call=call, module=module, oracle_flop=delta))
+            self.ops.append(RecordedOp(call=call, module=module, oracle_flop=delta, within=self._within))
             return out
 
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
@@ -176,8 +179,16 @@ def _make_recorder_class():
             if name in _LOWERED:
                 return self._run(func, args, kwargs, name, _LOWERED[name])
             # no formula: count its parts (the outermost op with a formula below it)
-            with self:
-                r = func.decompose(*args, **kwargs)
+            outer = self._within is None
+            if outer:
+                self._decomposed += 1
+                self._within = (self._decomposed, OpCall(name, schema_args(func, args, kwargs)))
+            try:
+                with self:
+                    r = func.decompose(*args, **kwargs)
+            finally:
+                if outer:
+                    self._within = None
             if r is not NotImplemented:
                 return r
             return self._run(func, args, kwargs, name, name)  # recorded, and reported uncounted
@@ -388,6 +399,10 @@ def compare_run(path: Path, recording: Recording, *, dtype: Optional[str] = None
         fv = OracleResult(name="fvcore", ran=False,
                           note=f"its jit trace needs real tensors, and the parameters take {size / 2**30:.1f} GiB "
                                f"(over {REAL_RUN_LIMIT_BYTES / 2**30:.0f} GiB)")
+    elif isinstance(prep.inputs, dict):
+        fv = OracleResult(name="fvcore", ran=False,
+                          note="its jit trace takes positional inputs only, and get_inputs() returns keyword "
+                               "arguments (a dict)")
     elif prep.inputs is None or not isinstance(prep.inputs, tuple):
         fv = OracleResult(name="fvcore", ran=False,
                           note="it needs get_model() and positional get_inputs(); a step() file has neither")

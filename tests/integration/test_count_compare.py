@@ -70,3 +70,50 @@ def test_large_models_compare_flopcountermode_on_meta(tmp_path, monkeypatch):
     assert o["FlopCounterMode"]["by_family"]["attention"] == c["attention_full"] > c["floorcalc"]["attention"]
     assert "ignores the causal mask" in text
     assert o["FlopCounterMode"]["by_family"]["matmul"] == c["gemm_only"]["matmul"]
+
+
+EINSUM3 = """
+import torch
+class M(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.b = torch.nn.Parameter(torch.randn({b}))
+        self.c = torch.nn.Parameter(torch.randn({c}))
+    def forward(self, a):
+        return torch.einsum("ij,jk,kl->il", a, self.b, self.c)
+def get_model():
+    return M()
+def get_inputs():
+    return (torch.randn({a}),)
+"""
+
+
+def test_three_operand_einsum_difference_is_the_contraction_order(tmp_path):
+    # GIVEN a 3-operand einsum where contracting b and c first is cheaper than left to right
+    p = tmp_path / "ein.py"
+    p.write_text(EINSUM3.format(a="8, 256", b="256, 256", c="256, 4"))
+    # WHEN count --compare runs
+    doc, c, o, text = compare(tmp_path, p)
+    # THEN floorcalc counts what torch ran (left to right: 2*8*256*256 + 2*8*256*4) and fvcore
+    # numpy's optimal order (2*256*256*4 + 2*8*256*4 = 540,672, printed 5.407e+05)
+    assert c["floorcalc"]["matmul"] == 2 * 8 * 256 * 256 + 2 * 8 * 256 * 4
+    assert o["fvcore"]["by_family"]["matmul"] == 540_700
+    assert "contraction order (operands 2 and 3 first)" in text and "torch contracted left to right" in text
+    assert "unexplained" not in text
+
+
+def test_three_operand_einsum_in_the_same_order_differs_by_rounding_only(tmp_path):
+    p = tmp_path / "ein.py"
+    p.write_text(EINSUM3.format(a="256, 64", b="64, 8", c="8, 128"))
+    doc, c, o, text = compare(tmp_path, p)
+    assert c["floorcalc"]["matmul"] == 786_432 and o["fvcore"]["by_family"]["matmul"] == 786_400
+    assert "in the same order (the difference is numpy's rounding)" in text and "unexplained" not in text
+
+
+def test_dict_inputs_name_why_fvcore_did_not_run(tmp_path):
+    p = tmp_path / "kw.py"
+    p.write_text("import torch\ndef get_model():\n    return torch.nn.Linear(64, 32)\n"
+                 "def get_inputs():\n    return {'input': torch.randn(8, 64)}\n")
+    doc, c, o, text = compare(tmp_path, p)
+    assert not o["fvcore"]["ran"] and "keyword arguments (a dict)" in o["fvcore"]["note"]
+    assert "step()" not in text
