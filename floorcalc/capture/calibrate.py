@@ -57,6 +57,8 @@ def _profiled_durations(device: str) -> List[float]:
     import torch
     from torch.profiler import ProfilerActivity, profile
 
+    from floorcalc.capture.profiler_lines import quiet_profiler_lines
+
     x = torch.zeros(1, device=device)
     y = torch.ones(1, device=device)
     probes = [lambda: x.add_(1)] if device == "cuda" else [lambda: x.add_(y), lambda: x.copy_(y), lambda: x.mul_(y)]
@@ -71,7 +73,7 @@ def _profiled_durations(device: str) -> List[float]:
         torch.cuda.synchronize()
     acts = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if device == "cuda" else [])
     quiet_profiler_warnings()
-    with profile(activities=acts) as prof:
+    with quiet_profiler_lines(), profile(activities=acts) as prof:
         for i in range(LAUNCH_SAMPLES):
             probes[i % len(probes)]()
         if device == "cuda":

@@ -467,9 +467,10 @@ def _capture_step(step: Callable[[], Any], model: Any, device: str, dest: _Trace
     from torch.profiler import ProfilerActivity, profile, record_function
 
     from floorcalc.capture import calibrate
+    from floorcalc.capture.profiler_lines import quiet_profiler_lines
 
     stage: Callable[[str], None] = between or (lambda name: None)
-    with torch.inference_mode():
+    with quiet_profiler_lines(), torch.inference_mode():  # torch's profiler_start/stop lines dropped
         stage("warm-up")
         log(f"warming up: {warmup} passes")
         for _ in range(warmup):
