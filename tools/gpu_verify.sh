@@ -160,6 +160,32 @@ for p in sorted(Path(sys.argv[1]).glob("*.h200.json")):
 PY
 }
 
+## readme: every README use line with --device cuda (the --modes line included), run exactly as written in a folder of its own; each line's stdout kept as lineN.stdout (about 3 minutes)
+section_readme() {
+  mkdir -p "$D/bin"
+  ln -s "$ROOT/examples" "$D/examples"
+  printf '#!/bin/sh\nexec python3 -m floorcalc "$@"\n' > "$D/bin/floorcalc"
+  chmod +x "$D/bin/floorcalc"
+  python3 - "$ROOT/README.md" > "$D/lines.txt" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+block = re.search(r"^## Use\n+```bash\n(.*?)^```", text, re.S | re.M).group(1)
+for line in block.splitlines():
+    line = line.split("#", 1)[0].strip()
+    if "--device cuda" in line:
+        print(line)
+PY
+  local n=0 line
+  while IFS= read -r line; do
+    n=$((n + 1))
+    echo "--- line$n: $line"
+    (cd "$D" && PATH="$D/bin:$PATH" bash -c "$line" > "$D/line$n.stdout")
+    echo "--- line$n: exit $?"
+    cat "$D/line$n.stdout"
+  done < "$D/lines.txt"
+  [ "$n" -gt 0 ]
+}
+
 ## ncu: the byte model against Nsight Compute's DRAM bytes for one GPT-2 pass (tools/ncu_check.py; about 4 minutes)
 section_ncu() {
   if ! command -v ncu > /dev/null; then

@@ -234,3 +234,14 @@ def test_cuda_graphs_without_a_gpu_is_a_usage_error(tmp_path, capsys):
     err = capsys.readouterr().err
     assert rc == 2 and "--cuda-graphs needs a CUDA device" in err and err.count("\n") == 1
     assert not (tmp_path / "t.json.gz").exists()
+
+
+def test_modes_take_a_default_trace_name_each_with_the_mode_in_it(tmp_path, monkeypatch):
+    # GIVEN no --trace-out (the README's --modes line), run twice within the same second
+    monkeypatch.chdir(tmp_path)
+    for _ in range(2):
+        assert main(["report", str(MLP), "--device", "cpu", "-q", "--warmup", "1", "--iters", "1",
+                     "--modes", "eager", "-o", str(tmp_path / f"m{_}.json")]) == 0
+    # THEN each mode's trace is named for the model and the mode, and no run refused the other's name
+    names = sorted(p.name for p in tmp_path.glob("*.trace.json.gz"))
+    assert len(names) == 2 and all(n.startswith("mlp.eager.") for n in names), names
