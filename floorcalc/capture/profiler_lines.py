@@ -85,7 +85,7 @@ class _Reader(threading.Thread):
                     continue
                 pending += chunk
                 *lines, pending = pending.split(b"\n")
-                kept = []
+                kept: list[bytes] = []
                 for i, line in enumerate(lines):
                     if line.endswith(self.marker):  # after a partial line, if one was left
                         filtering = False
