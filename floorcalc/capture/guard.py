@@ -162,6 +162,9 @@ class UserCode:
     def _say(message: str) -> None:
         """One error line on stderr, written straight to fd 2 (nothing buffered is relied on)."""
         line = f"floorcalc: error: {' '.join(message.split())}\n".encode(errors="replace")
+        from floorcalc.capture.profiler_lines import release
+
+        release()  # the process ends next: the profiler-line filter's pipe emptied, fd 2 restored
         try:
             os.write(2, line)
         except OSError:

@@ -18,7 +18,9 @@ How the lines are dropped, at the file-descriptor level and nothing else with th
    its standard error: the reader thread keeps copying (nothing filtered after the marker)
    until every copy of the pipe's write end is closed, so nothing a child writes later is lost.
 
-Nested uses (the probe inside a capture) share the outermost pipe.
+Nested uses (the probe inside a capture) share the outermost pipe. Code about to end the
+process calls :func:`release` first (capture/guard.py does), so its last line and everything
+before it reach the terminal.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ import threading
 import uuid
 from typing import Iterator, Optional
 
-__all__ = ["PROFILER_LINE", "quiet_profiler_lines"]
+__all__ = ["PROFILER_LINE", "quiet_profiler_lines", "release"]
 
 #: a whole line Kineto writes when a session starts or stops
 PROFILER_LINE = re.compile(rb"^USDT:[^\n]*\] profiler_(?:start|stop)\r?$")
@@ -107,19 +109,44 @@ class _Reader(threading.Thread):
             os.close(self.out_fd)
 
 
+class _Filter:
+    """The filter in place: the reader and the saved standard error descriptor."""
+
+    def __init__(self, reader: _Reader, saved: int) -> None:
+        self.reader, self.saved = reader, saved
+
+
+_active: Optional[_Filter] = None
+
+
+def release() -> None:
+    """End the filter now, if one is in place: everything written before is copied out and
+    descriptor 2 restored. For code that is about to end the process (the user-code guard's
+    last error line), and the end of :func:`quiet_profiler_lines`; harmless when none is."""
+    global _active
+    with _lock:
+        f, _active = _active, None
+    if f is None:
+        return
+    _flush()
+    _write_all(2, f.reader.marker + b"\n")
+    f.reader.drained.wait(10.0)
+    os.dup2(f.saved, 2)
+    os.close(f.saved)
+
+
 @contextlib.contextmanager
 def quiet_profiler_lines() -> Iterator[None]:
     """Within the block, whole lines matching :data:`PROFILER_LINE` written to descriptor 2 are
     dropped; everything else reaches standard error in order (see the module notes). Where
     descriptor 2 cannot be redirected (closed, no pipes), the block runs unfiltered."""
-    global _depth
+    global _depth, _active
     with _lock:
         _depth += 1
         outer = _depth == 1
-    reader: Optional[_Reader] = None
-    saved = -1
     try:
         if outer:
+            saved = -1
             try:
                 _flush()
                 saved = os.dup(2)
@@ -127,20 +154,17 @@ def quiet_profiler_lines() -> Iterator[None]:
             except OSError:
                 if saved >= 0:
                     os.close(saved)
-                saved = -1
             else:
                 marker = b"floorcalc-stderr-marker-" + uuid.uuid4().hex.encode()
                 reader = _Reader(r, os.dup(saved), marker)
                 reader.start()
                 os.dup2(w, 2)
                 os.close(w)
+                with _lock:
+                    _active = _Filter(reader, saved)
         yield
     finally:
-        if reader is not None:
-            _flush()
-            _write_all(2, reader.marker + b"\n")
-            reader.drained.wait(10.0)
-            os.dup2(saved, 2)
-            os.close(saved)
+        if outer:
+            release()
         with _lock:
             _depth -= 1
