@@ -36,6 +36,7 @@ from typing import List, Optional, Sequence, Tuple, Union
 from floorcalc import __version__
 from floorcalc.errors import SpecError, TraceError, UsageError
 from floorcalc.grouping import DEFAULT as DEFAULT_GROUP_BY
+from floorcalc.progress import NO_PROGRESS, Progress, Task
 from floorcalc.records import (CaptureInfo, DeviceSpec, Figure, GpuProperties, GroupBy, Implausible, Link, Note,
                                Report, RunReport, Target, Timeline, Trace)
 
@@ -59,7 +60,7 @@ def check_passes(passes: Optional[int]) -> None:
 def analyze_file(path: Union[str, Path], *, spec: SpecArg = None, passes: Optional[int] = None,
                  device: Optional[str] = None, command: str = "", pid: Optional[int] = None,
                  group_by: GroupBy = DEFAULT_GROUP_BY, link: Optional[Link] = None,
-                 capture: Union[None, str, Path] = None) -> Tuple[Report, Trace]:
+                 capture: Union[None, str, Path] = None, progress: Progress = NO_PROGRESS) -> Tuple[Report, Trace]:
     """Read the Kineto trace at ``path`` (``.json`` or ``.json.gz``) and :func:`analyze` it:
     (Report, Trace). ``pid``: the process to read in a file that holds several (ranks; see
     :func:`floorcalc.trace.load`). ``capture``: the trace (or a folder holding it:
@@ -67,17 +68,18 @@ def analyze_file(path: Union[str, Path], *, spec: SpecArg = None, passes: Option
     given the replayed kernels (floorcalc.trace.graphs.attach_capture). Raises
     :class:`TraceError` for a file that is not a readable trace (or holds several processes and
     no ``pid``), :class:`UsageError` for a capture folder with no single trace for this one, and
-    what :func:`analyze` raises."""
+    what :func:`analyze` raises. ``progress``: where the reading and the analysis are shown
+    (floorcalc.progress)."""
     from floorcalc import trace as trace_mod
 
     check_passes(passes)
-    trace = trace_mod.load(path, pid=pid)
+    trace = trace_mod.load(path, pid=pid, progress=progress)
     if capture is not None:
         from floorcalc.trace.graphs import attach_capture
 
-        trace = attach_capture(trace, trace_mod.load(capture_file(capture, path)))
+        trace = attach_capture(trace, trace_mod.load(capture_file(capture, path), progress=progress))
     return analyze(trace, spec=spec, passes=passes, device=device, command=command, group_by=group_by,
-                   link=link), trace
+                   link=link, progress=progress), trace
 
 
 def analyze_run(paths: Sequence[Union[str, Path]], *, spec: SpecArg = None, passes: Optional[int] = None,
@@ -85,7 +87,7 @@ def analyze_run(paths: Sequence[Union[str, Path]], *, spec: SpecArg = None, pass
                 scheduler: Optional[str] = None, command: str = "",
                 annotate_dir: Optional[Union[str, Path]] = None, formulas: Sequence[str] = (),
                 live: bool = False, group_by: GroupBy = DEFAULT_GROUP_BY,
-                capture: Union[None, str, Path] = None) -> RunReport:
+                capture: Union[None, str, Path] = None, progress: Progress = NO_PROGRESS) -> RunReport:
     """The cross-rank report of a distributed run: every rank's trace analysed on its own (as
     :func:`analyze` does), then all read together (floorcalc.distributed, docs/timeline.md
     "Several ranks").
@@ -97,7 +99,8 @@ def analyze_run(paths: Sequence[Union[str, Path]], *, spec: SpecArg = None, pass
     ``annotate_dir``: a folder for each rank's annotated trace; ``formulas``: formula files of
     the user's own, loaded wherever a rank is analysed; ``capture``: the capture trace of the
     CUDA graphs the ranks replay, or the folder of every rank's (:func:`capture_file`). The other options (``live`` among them:
-    ``report --nproc-per-node``) are :func:`analyze`'s, for every rank.
+    ``report --nproc-per-node``) are :func:`analyze`'s, for every rank. ``progress``: where the
+    ranks done of their number are shown (floorcalc.progress).
 
     Raises :class:`TraceError` when no trace is found, :class:`RunError` for traces that are not
     one run (two runs mixed, two traces of one rank, world sizes that disagree, no rank known),
@@ -110,7 +113,7 @@ def analyze_run(paths: Sequence[Union[str, Path]], *, spec: SpecArg = None, pass
     return _run(paths, spec=spec, passes=passes, device=device, link=link, workers=workers, scheduler=scheduler,
                 command=command, annotate_dir=str(annotate_dir) if annotate_dir is not None else None,
                 formulas=formulas, live=live, group_by=group_by,
-                capture=str(capture) if capture is not None else None)
+                capture=str(capture) if capture is not None else None, progress=progress)
 
 
 def capture_file(capture: Union[str, Path], trace_path: Union[str, Path], rank: Optional[int] = None) -> Path:
@@ -143,7 +146,7 @@ def capture_file(capture: Union[str, Path], trace_path: Union[str, Path], rank: 
 
 def analyze(trace: Trace, *, spec: SpecArg = None, passes: Optional[int] = None, device: Optional[str] = None,
             command: str = "", live: bool = False, group_by: GroupBy = DEFAULT_GROUP_BY,
-            link: Optional[Link] = None) -> Report:
+            link: Optional[Link] = None, progress: Progress = NO_PROGRESS) -> Report:
     """The report of ``trace`` (all figures per pass; steps in the module notes).
 
     ``spec``: see :data:`SpecArg`. ``passes``: the number of passes of a trace without
@@ -152,7 +155,8 @@ def analyze(trace: Trace, *, spec: SpecArg = None, passes: Optional[int] = None,
     ``Report.capture``. ``live``: the report is made by the run that captured the trace (``floorcalc
     report``, :func:`floorcalc.report`): the CPU spec is this host's own rather than the one the
     trace recorded, and the GPU is the one capture named. ``link``: the link collectives are
-    floored at (default: ranks on one host; floorcalc.floor.collective_link).
+    floored at (default: ranks on one host; floorcalc.floor.collective_link). ``progress``:
+    where the stages are shown (floorcalc.progress).
 
     Raises :class:`UsageError` for options the trace contradicts, :class:`TraceError` for a
     truncated GPU trace with no device event left, :class:`SpecError` when no spec fits.
@@ -176,10 +180,11 @@ def analyze(trace: Trace, *, spec: SpecArg = None, passes: Optional[int] = None,
         gpu_name = trace.devices[0].name if trace.devices else cap.gpu_name
     found: List[str] = []
     try:
-        dev = device_spec(target, gpu_name, spec, launch=cap.launch_latency, cpu_bandwidth=cap.cpu_bandwidth,
-                          captured_cpu=None if live else cap, sm_count=cap.sm_count,
-                          compute_capability=cap.compute_capability, trace_devices=() if live else trace.devices,
-                          found=found)
+        with progress.task("finding the device spec"):
+            dev = device_spec(target, gpu_name, spec, launch=cap.launch_latency, cpu_bandwidth=cap.cpu_bandwidth,
+                              captured_cpu=None if live else cap, sm_count=cap.sm_count,
+                              compute_capability=cap.compute_capability, trace_devices=() if live else trace.devices,
+                              found=found)
     except SpecError as e:
         if spec or target != "cuda":
             raise  # a spec the user named that cannot be used is still an error
@@ -191,7 +196,7 @@ def analyze(trace: Trace, *, spec: SpecArg = None, passes: Optional[int] = None,
         found.append(why)
     capture = dataclasses.replace(cap, command=command, trace=trace.path, live=live)
     report = build_report(trace, dev, passes=passes, reference=reference_spec(dev, gpu_name), capture=capture,
-                          group_by=group_by, link=link)
+                          group_by=group_by, link=link, progress=progress)
     if not found:
         return report
     # how the spec was found: the first note after the warnings
@@ -202,31 +207,44 @@ def analyze(trace: Trace, *, spec: SpecArg = None, passes: Optional[int] = None,
 
 def build_report(trace: Trace, spec: DeviceSpec, *, passes: Optional[int] = None,
                  reference: Optional[DeviceSpec] = None, capture: Optional[CaptureInfo] = None,
-                 group_by: GroupBy = DEFAULT_GROUP_BY, link: Optional[Link] = None) -> Report:
+                 group_by: GroupBy = DEFAULT_GROUP_BY, link: Optional[Link] = None,
+                 progress: Progress = NO_PROGRESS) -> Report:
     """Turn a parsed trace and a device spec into a :class:`Report` (all figures per pass),
     with none of :func:`analyze`'s checks (step 3 of the module notes).
 
     ``reference``: a second spec (the datasheet one when ``spec`` is calibrated); every floor
     and efficiency is then also given against it, labelled ``reference_*``. ``capture``: the
     report's capture record (default: the trace's, with its path). ``group_by``: how
-    ``Report.grouping`` groups the op rows (floorcalc.grouping). ``link``: as for
-    :func:`analyze`.
+    ``Report.grouping`` groups the op rows (floorcalc.grouping). ``link``, ``progress``: as
+    for :func:`analyze`.
     """
+    cap = capture if capture is not None else trace.capture
+    if not cap.trace:
+        cap = dataclasses.replace(cap, trace=trace.path)
+    with progress.task("building the report", total=5, unit="steps") as steps:
+        return _build_report(trace, spec, cap, passes=passes, reference=reference, group_by=group_by, link=link,
+                             progress=progress, steps=steps)
+
+
+def _build_report(trace: Trace, spec: DeviceSpec, cap: CaptureInfo, *, passes: Optional[int],
+                  reference: Optional[DeviceSpec], group_by: GroupBy, link: Optional[Link], progress: Progress,
+                  steps: Task) -> Report:
+    """:func:`build_report`'s work; ``steps`` is moved on as each of its five steps starts."""
     from floorcalc import classify, plausibility
     from floorcalc.grouping import group_ops
     from floorcalc.timeline import analyze as analyze_timeline
     from floorcalc.timeline import window
     from floorcalc.timeline.window import launched_before_trace
 
-    cap = capture if capture is not None else trace.capture
-    if not cap.trace:
-        cap = dataclasses.replace(cap, trace=trace.path)
     # events of one stream that overlap are a trace defect: clipped before anything reads them
+    steps.update(0, detail="the window")
     trace, overlap = plausibility.clip_stream_overlaps(trace)
     win = window(trace, passes)
     gpu = bool(win.gpu_ids)
-    units = classify.classify(trace, win, spec, reference=reference, link=link)
+    steps.update(1, detail="ops counted and floored")
+    units = classify.classify(trace, win, spec, reference=reference, link=link, progress=progress)
     n = win.passes
+    steps.update(2, detail="op and kernel rows")
     ops = classify.op_rows(units, n, spec, gpu=gpu)
     kernels = classify.kernel_rows(units, n) if gpu else []
     bare = cap.bare_wall_us
@@ -290,8 +308,10 @@ def build_report(trace: Trace, spec: DeviceSpec, *, passes: Optional[int] = None
     notes += cap.problems
     # where the rest of the wall time goes: gaps, copies, decomposition (floorcalc.timeline)
     target: Target = "cuda" if gpu else "cpu"
+    steps.update(3, detail="timeline: gaps, copies, waits")
     timeline = analyze_timeline(trace, win, units, spec, target=target)
     # physically impossible figures, each with its likely cause (floorcalc.plausibility)
+    steps.update(4, detail="checks and grouping")
     warnings = ((overlap,) if overlap is not None else ()) + plausibility.check(
         ops=ops, units=units, summary=summary, timeline=timeline, spec=spec, target=target)
     report = Report(schema_version=SCHEMA_VERSION, tool_version=__version__, target=target, device=spec,

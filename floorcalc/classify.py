@@ -51,7 +51,7 @@ from __future__ import annotations
 import dataclasses
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from floorcalc.counting import count as count_call
 from floorcalc.counting import has_formula
@@ -60,6 +60,7 @@ from floorcalc.device.levels import level_for_bytes
 from floorcalc.fallback import BYTES_ONLY
 from floorcalc.floor import bandwidth, collective_floor, floor_of, largest_term
 from floorcalc.kernel_names import event_role, float32_path
+from floorcalc.progress import NO_PROGRESS, Progress, counted
 from floorcalc.records import (UNATTRIBUTED, Bound, CaptureInfo, CollectiveCall, CommCount, Count, CpuOp, DeviceSpec,
                                EventFloor, EventKind, Floor, FloorBound, FloorSplit, GpuEvent, KernelRole, KernelRow,
                                Level, Link, OpCall, OpRow, Summary, Trace, Window, WorkUnit, record_builder)
@@ -122,7 +123,7 @@ def _owner(trace: Trace, op_index: int, cache: Dict[int, Tuple[int, bool]]) -> T
 
 
 def classify(trace: Trace, win: Window, spec: DeviceSpec, *, reference: Optional[DeviceSpec] = None,
-             link: Optional[Link] = None) -> Tuple[WorkUnit, ...]:
+             link: Optional[Link] = None, progress: Progress = NO_PROGRESS) -> Tuple[WorkUnit, ...]:
     """The work units of ``trace``'s window, counted and floored against ``spec`` (and against
     ``reference`` too when given): notes 1, 3, 4 and 5. ``link``: the link collectives are
     floored at (default: ranks on one host, floorcalc.floor.collective_link).
@@ -130,21 +131,26 @@ def classify(trace: Trace, win: Window, spec: DeviceSpec, *, reference: Optional
     On a GPU trace (the window has device events) the units are device work; on a CPU-only
     trace they are op calls. The TF32 flags come from the capture's record
     (:attr:`Trace.capture`): unknown flags floor float32 matrix work at the TF32 peak.
+    ``progress``: where the work is shown (floorcalc.progress): the units counted, then floored,
+    of their number.
     """
     gpu = bool(win.gpu_ids)
-    pending = _gpu_units(trace, win) if gpu else _cpu_units(trace, win)
-    _count(pending)
-    _last_resort(trace, pending, spec)
-    if not spec.has_ceilings:  # no spec (floorcalc.device.spec.no_spec): counted, floored against nothing
-        return tuple(WorkUnit(op=u.op, events=tuple(u.events), duration_us=u.duration_us, count=u.count,
-                              uncounted_reason=u.uncounted_reason, kernel=u.kernel) for u in pending)
-    if gpu:
-        mark_l2_resident(pending, spec)
-    cap = trace.capture
-    terms = launch_terms([trace.gpu[i] for i in win.gpu_ids], spec)
-    floors = _Floors(spec, cap)
-    ref_floors = _Floors(reference, cap) if reference is not None else None
-    return tuple(_freeze(u, floors, ref_floors, gpu=gpu, terms=terms, link=link) for u in pending)
+    with progress.task("attributing kernels to ops" if gpu else "finding the ops", unit="ops") as task:
+        pending = _gpu_units(trace, win) if gpu else _cpu_units(trace, win)
+        task.update(0, total=len(pending), description="counting ops")
+        _count(counted(pending, task))
+        _last_resort(trace, pending, spec)
+        if not spec.has_ceilings:  # no spec (floorcalc.device.spec.no_spec): counted, floored against nothing
+            return tuple(WorkUnit(op=u.op, events=tuple(u.events), duration_us=u.duration_us, count=u.count,
+                                  uncounted_reason=u.uncounted_reason, kernel=u.kernel) for u in pending)
+        if gpu:
+            mark_l2_resident(pending, spec)
+        cap = trace.capture
+        terms = launch_terms([trace.gpu[i] for i in win.gpu_ids], spec)
+        floors = _Floors(spec, cap)
+        ref_floors = _Floors(reference, cap) if reference is not None else None
+        task.update(0, description="flooring ops")
+        return tuple(_freeze(u, floors, ref_floors, gpu=gpu, terms=terms, link=link) for u in counted(pending, task))
 
 
 def _gpu_units(trace: Trace, win: Window) -> List[_Pending]:
@@ -243,7 +249,7 @@ def _cpu_units(trace: Trace, win: Window) -> List[_Pending]:
     return units
 
 
-def _count(units: Sequence[_Pending]) -> None:
+def _count(units: Iterable[_Pending]) -> None:
     """Count each unit's op call in place, or say why it is uncounted.
 
     Each distinct call (op, shapes, dtypes, scalars: the frozen :class:`OpCall`) is counted

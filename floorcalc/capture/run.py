@@ -37,6 +37,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Union
 from floorcalc.capture.modelfile import ModelFile, call_user, describe_exception
 from floorcalc.errors import DeviceUnavailableError, ModelFileError, ModelRunError, OutputError, UsageError
 from floorcalc.output import AtomicFile, check_new_file, os_error, scratch_file, shown
+from floorcalc.progress import NO_PROGRESS, Progress
 from floorcalc.records import CaptureInfo, Figure
 from floorcalc.trace.capture_info import KEY as METADATA_KEY
 from floorcalc.trace.capture_info import capture_metadata, read_capture_info
@@ -273,16 +274,20 @@ def _sync(device: str) -> None:
         torch.cuda.synchronize()
 
 
-def time_bare(step: Callable[[], Any], device: str, iters: int, repeats: int = 3) -> List[float]:
-    """Per-pass wall time in microseconds of ``repeats`` sets of ``iters`` passes, no profiler."""
+def time_bare(step: Callable[[], Any], device: str, iters: int, repeats: int = 3,
+              progress: Progress = NO_PROGRESS) -> List[float]:
+    """Per-pass wall time in microseconds of ``repeats`` sets of ``iters`` passes, no profiler.
+    ``progress``: the sets done, shown after each set (never inside one, which is timed)."""
     out = []
-    for _ in range(repeats):
-        _sync(device)
-        t0 = time.perf_counter()
-        for _ in range(iters):
-            step()
-        _sync(device)
-        out.append((time.perf_counter() - t0) * 1e6 / iters)
+    with progress.task(f"timing {iters} passes without the profiler", total=repeats, unit="sets") as task:
+        for _ in range(repeats):
+            _sync(device)
+            t0 = time.perf_counter()
+            for _ in range(iters):
+                step()
+            _sync(device)
+            out.append((time.perf_counter() - t0) * 1e6 / iters)
+            task.advance()
     return out
 
 
@@ -325,7 +330,7 @@ def capture(mf: ModelFile, device: str, *, warmup: int = 3, iters: int = 5, trac
             force: bool = False, modules: bool = True, log: Callable[[str], None] = lambda s: None,
             profile_memory: bool = False, command: str = "", cuda_graphs: bool = False,
             compile: bool = False, between: Optional[Callable[[str], None]] = None, trace_dir: Optional[Path] = None,
-            trace_label: Optional[str] = None) -> CaptureResult:
+            trace_label: Optional[str] = None, progress: Progress = NO_PROGRESS) -> CaptureResult:
     """Capture ``iters`` warmed-up passes of the model file on ``device`` (see module notes).
     ``compile``: run it through ``torch.compile`` and store what Inductor knows of each
     generated kernel in the trace (see :func:`_compiled_step`); a model that fails to compile
@@ -333,6 +338,8 @@ def capture(mf: ModelFile, device: str, *, warmup: int = 3, iters: int = 5, trac
     ``cuda_graphs``: profile CUDA-graph replays of the step (see :func:`_capture_step`).
     ``command`` (the command line that asked for it) is stored in the trace's metadata.
     ``between``: called with each stage's name as it starts (module notes).
+    ``progress``: where each stage's passes are shown as they run (floorcalc.progress): the
+    warm-up's, the timed sets, the profiled passes.
     ``trace_out``: where the trace goes (a new file unless ``force``); None: a new default name
     (:func:`default_trace_names`) for ``trace_label`` (default: the model file's stem) in
     ``trace_dir`` (default: the working folder now; the CLI passes the one it started in, as a
@@ -358,7 +365,8 @@ def capture(mf: ModelFile, device: str, *, warmup: int = 3, iters: int = 5, trac
             step, model = build_step(mf, device)
     return _capture_step(step, model, device, dest, gpu_name=gpu_name, warmup=warmup, iters=iters,
                          modules=modules, log=log, model_file=str(mf.path), profile_memory=profile_memory,
-                         command=command, cuda_graphs=cuda_graphs, extra_meta=extra, between=between)
+                         command=command, cuda_graphs=cuda_graphs, extra_meta=extra, between=between,
+                         progress=progress)
 
 
 def _compiled_step(mf: ModelFile, device: str, log: Callable[[str], None]):
@@ -408,7 +416,8 @@ def _compiled_step(mf: ModelFile, device: str, log: Callable[[str], None]):
 
 def capture_model(model: Any, inputs: Any, device: str, *, warmup: int = 3, iters: int = 5,
                   trace_out: Optional[Path] = None, force: bool = False, modules: bool = True,
-                  log: Callable[[str], None] = lambda s: None, command: str = "") -> CaptureResult:
+                  log: Callable[[str], None] = lambda s: None, command: str = "",
+                  progress: Progress = NO_PROGRESS) -> CaptureResult:
     """Capture a live ``nn.Module`` called with ``inputs`` (a tensor, a tuple or list of
     positional args, or a dict of keyword args), as :func:`capture` does a model file.
 
@@ -446,14 +455,15 @@ def capture_model(model: Any, inputs: Any, device: str, *, warmup: int = 3, iter
             raise ModelRunError(f"the model's forward raised {describe_exception(e)}") from None
 
     return _capture_step(forward, model, device, dest, gpu_name=gpu_name, warmup=warmup, iters=iters,
-                         modules=modules, log=log, model_file=f"<{label} object>", command=command)
+                         modules=modules, log=log, model_file=f"<{label} object>", command=command,
+                         progress=progress)
 
 
 def _capture_step(step: Callable[[], Any], model: Any, device: str, dest: _TraceDest, *, gpu_name: Optional[str],
                   warmup: int, iters: int, modules: bool, log: Callable[[str], None],
                   model_file: str, profile_memory: bool = False, command: str = "",
                   cuda_graphs: bool = False, extra_meta: Optional[Dict[str, Any]] = None,
-                  between: Optional[Callable[[str], None]] = None) -> CaptureResult:
+                  between: Optional[Callable[[str], None]] = None, progress: Progress = NO_PROGRESS) -> CaptureResult:
     """Steps 2 to 6 of the module notes for a per-pass callable (and the model whose modules
     label the ops, or None).
 
@@ -461,7 +471,9 @@ def _capture_step(step: Callable[[], Any], model: Any, device: str, dest: _Trace
     its replays instead; the capture itself is profiled too, inside a
     ``floorcalc.graph_capture`` range, so the replayed kernels can be attributed to the captured
     ops (floorcalc.trace.graphs). Raises ModelRunError when the step cannot be captured.
-    ``between``: see the module notes.
+    ``between``: see the module notes. ``progress``: as for :func:`capture`; a pass is counted
+    when it has been issued (on a GPU it may still be running; the stage ends with a
+    synchronise).
     """
     import torch
     from torch.profiler import ProfilerActivity, profile, record_function
@@ -473,16 +485,18 @@ def _capture_step(step: Callable[[], Any], model: Any, device: str, dest: _Trace
     with quiet_profiler_lines(), torch.inference_mode():  # torch's profiler_start/stop lines dropped
         stage("warm-up")
         log(f"warming up: {warmup} passes")
-        for _ in range(warmup):
-            step()
-        _sync(device)
+        with progress.task("warm-up", total=warmup, unit="passes") as task:
+            for _ in range(warmup):
+                step()
+                task.advance()
+            _sync(device)
         eager_step = step
         if cuda_graphs:
             log("capturing the step in a CUDA graph")
             step = graph_replay(eager_step, device)
         stage("bare timing")
         log(f"timing {iters} passes without the profiler (3 sets)")
-        bare = time_bare(step, device, iters)
+        bare = time_bare(step, device, iters, progress=progress)
         log("measuring launch latency")
         launch = calibrate.launch_latency(device)
         cpu_bw = calibrate.cpu_bandwidth() if device == "cpu" else None
@@ -501,7 +515,7 @@ def _capture_step(step: Callable[[], Any], model: Any, device: str, dest: _Trace
         stage("profiler timing")
         log(f"timing {iters} passes under the profiler without shapes")
         calibrate.quiet_profiler_warnings()
-        with profile(activities=activities):
+        with profile(activities=activities), progress.task("timing under the profiler (no shapes)"):
             step()  # untimed: the first pass under a new profiler session pays its buffer set-up
             _sync(device)
             t0 = time.perf_counter()
@@ -534,19 +548,22 @@ def _capture_step(step: Callable[[], Any], model: Any, device: str, dest: _Trace
                     with record_function(CAPTURE_RANGE):
                         step = graph_replay(eager_step, device, warm=False)
                 stage("profiled passes")
-                for i in range(iters):
-                    with record_function(f"ProfilerStep#{i}"):
-                        try:
-                            step()
-                        except BaseException:
-                            ranges.unwind()
-                            raise
-                _sync(device)
+                with progress.task("profiled pass", total=iters, unit="passes") as task:
+                    for i in range(iters):
+                        with record_function(f"ProfilerStep#{i}"):
+                            try:
+                                step()
+                            except BaseException:
+                                ranges.unwind()
+                                raise
+                        task.advance()
+                    _sync(device)
                 prof.add_metadata_json(METADATA_KEY, json.dumps(capture_metadata(info)))
         finally:
             ranges.remove()
     log(f"writing trace {dest}")
-    path = write_trace(prof, dest)
+    with progress.task("writing the trace"):
+        path = write_trace(prof, dest)
     return CaptureResult(trace_path=path, device=device, gpu_name=gpu_name, warmup=warmup, iters=iters,
                          bare_wall_us=statistics.median(bare), bare_wall_us_runs=bare, launch_latency=launch,
                          cpu_bandwidth=cpu_bw, info=info)

@@ -26,6 +26,7 @@ from floorcalc.errors import OutputError, UsageError
 from floorcalc.output import write_atomic
 from floorcalc.records import RunReport
 from floorcalc.render.base import FileData
+from floorcalc.render.progress import progress_display
 
 NAME = "analyze"
 HELP = "analyse a Kineto trace (or every rank's trace of a run) against the hardware floor"
@@ -53,6 +54,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "and the traces readable from its workers")
     p.add_argument("--rank", type=int, default=None,
                    help="for a run: also print this rank's own report (table format)")
+    p.add_argument("--quiet", "-q", action="store_true",
+                   help="no progress display on stderr (it is shown only when stderr is a terminal)")
     add_output_arguments(p)
 
 
@@ -72,9 +75,11 @@ def run(args: argparse.Namespace) -> int:
     check_output(args)
     load_formulas(args)
     output_format(args)
-    report, trace = analyze_file(args.trace, spec=args.spec, passes=args.passes, device=args.device,
-                                 command="floorcalc " + shlex.join(args.argv), pid=args.pid,
-                                 group_by=args.group_by, link=args.link, capture=args.capture)
+    with progress_display(args.quiet) as progress:
+        report, trace = analyze_file(args.trace, spec=args.spec, passes=args.passes, device=args.device,
+                                     command="floorcalc " + shlex.join(args.argv), pid=args.pid,
+                                     group_by=args.group_by, link=args.link, capture=args.capture,
+                                     progress=progress)
     if trace.partial:
         print(f"floorcalc: warning: {args.trace} was read only in part ({trace.partial}); figures are partial",
               file=sys.stderr)
@@ -90,10 +95,11 @@ def _run(args: argparse.Namespace) -> int:
     args.trace = None
     ann = check_run_outputs(args, inputs=discover(traces))
     load_formulas(args)
-    run = analyze_run(traces, spec=args.spec, passes=args.passes, device=args.device, link=args.link,
-                      workers=args.workers, scheduler=args.scheduler, command="floorcalc " + shlex.join(args.argv),
-                      annotate_dir=ann, formulas=tuple(str(f) for f in args.formulas or ()), group_by=args.group_by,
-                      capture=args.capture)
+    with progress_display(args.quiet) as progress:
+        run = analyze_run(traces, spec=args.spec, passes=args.passes, device=args.device, link=args.link,
+                          workers=args.workers, scheduler=args.scheduler, command="floorcalc " + shlex.join(args.argv),
+                          annotate_dir=ann, formulas=tuple(str(f) for f in args.formulas or ()), group_by=args.group_by,
+                          capture=args.capture, progress=progress)
     emit_run(run, args)
     return 0
 

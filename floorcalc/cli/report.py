@@ -15,6 +15,8 @@ from pathlib import Path
 
 from floorcalc.cli.common import add_output_arguments, check_output, emit, load_formulas, output_format
 from floorcalc.errors import UsageError
+from floorcalc.progress import NO_PROGRESS, Progress
+from floorcalc.render.progress import progress_display
 
 NAME = "report"
 HELP = "profile a model file and report each op against its hardware floor"
@@ -45,7 +47,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rank-timeout", type=float, default=None, metavar="SECONDS",
                    help="with --nproc-per-node: seconds a rank waits for its peers at a collective or barrier "
                         "before the run is stopped (default 300)")
-    p.add_argument("--quiet", "-q", action="store_true", help="no progress messages on stderr")
+    p.add_argument("--quiet", "-q", action="store_true",
+                   help="no progress messages and no progress display on stderr (the display is shown only when "
+                        "stderr is a terminal)")
     add_output_arguments(p)
 
 
@@ -88,8 +92,9 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--cuda-graphs needs a CUDA device (--device cuda)")
     if args.modes:
         return _run_modes(args, mf, device, log, guard)
-    report, trace = _one_run(args, mf, device, log, guard, compile=args.compile, cuda_graphs=args.cuda_graphs,
-                             trace_out=args.trace_out)
+    with progress_display(args.quiet) as progress:
+        report, trace = _one_run(args, mf, device, log, guard, compile=args.compile, cuda_graphs=args.cuda_graphs,
+                                 trace_out=args.trace_out, progress=progress)
     emit(report, args, trace=trace)
     return 0
 
@@ -122,20 +127,24 @@ def _run_modes(args: argparse.Namespace, mf, device: str, log, guard) -> int:
             check_new_file(outs[m], args.force, "trace")
         else:
             outs[m] = None
-    reports = []
-    for m in modes:
-        log(f"mode {m}")
-        report, _trace = _one_run(args, mf, device, log, guard, compile=m == "compile",
-                                  cuda_graphs=m == "cuda-graphs", trace_out=outs[m], label=f"{mf.path.stem}.{m}")
-        reports.append((m, report))
+    reports: list = []
+    with progress_display(args.quiet) as progress, progress.task("modes", total=len(modes), unit="modes") as task:
+        for m in modes:
+            log(f"mode {m}")
+            task.update(len(reports), detail=m)
+            report, _trace = _one_run(args, mf, device, log, guard, compile=m == "compile",
+                                      cuda_graphs=m == "cuda-graphs", trace_out=outs[m], label=f"{mf.path.stem}.{m}",
+                                      progress=progress)
+            reports.append((m, report))
     emit(reports, args, document="modes")
     return 0
 
 
 def _one_run(args: argparse.Namespace, mf, device: str, log, guard, *, compile: bool, cuda_graphs: bool, trace_out,
-             label=None):
+             label=None, progress: Progress = NO_PROGRESS):
     """Capture inside ``guard`` (the trace is written first), then read it back and analyse it:
-    (Report, Trace). ``trace_out`` None: a default name for ``label`` in the starting folder."""
+    (Report, Trace). ``trace_out`` None: a default name for ``label`` in the starting folder.
+    ``progress``: where the passes, the reading and the analysis are shown."""
     from floorcalc import trace as trace_mod
     from floorcalc.analysis import analyze
     from floorcalc.capture.run import capture
@@ -145,10 +154,11 @@ def _one_run(args: argparse.Namespace, mf, device: str, log, guard, *, compile: 
         result = capture(mf, device, warmup=args.warmup, iters=args.iters, trace_out=trace_out,
                          force=args.force, modules=not args.no_modules, log=log, profile_memory=args.profile_memory,
                          command=command, cuda_graphs=cuda_graphs, compile=compile, trace_dir=args.cwd,
-                         trace_label=label)
+                         trace_label=label, progress=progress)
     log(f"trace written: {result.trace_path}")
-    trace = trace_mod.load(result.trace_path)
-    return analyze(trace, spec=args.spec, device=device, command=command, live=True, group_by=args.group_by), trace
+    trace = trace_mod.load(result.trace_path, progress=progress)
+    return analyze(trace, spec=args.spec, device=device, command=command, live=True, group_by=args.group_by,
+                   progress=progress), trace
 
 
 def _run_distributed(args: argparse.Namespace, log) -> int:
@@ -201,9 +211,10 @@ def _rank_reports(run, args: argparse.Namespace, log) -> int:
     from floorcalc.cli.analyze import emit_run
 
     log("cross-rank analysis")
-    result = analyze_run(list(run.traces), spec=args.spec, device=run.device,
-                         command="floorcalc " + shlex.join(args.argv), annotate_dir=args.annotate_dir,
-                         formulas=tuple(str(f) for f in getattr(args, "formulas", None) or ()), live=True,
-                         group_by=args.group_by)
+    with progress_display(args.quiet) as progress:
+        result = analyze_run(list(run.traces), spec=args.spec, device=run.device,
+                             command="floorcalc " + shlex.join(args.argv), annotate_dir=args.annotate_dir,
+                             formulas=tuple(str(f) for f in getattr(args, "formulas", None) or ()), live=True,
+                             group_by=args.group_by, progress=progress)
     emit_run(result, args)
     return 0

@@ -20,6 +20,7 @@ from typing import List, Optional, Sequence, Union
 
 from floorcalc.errors import TraceError, UsageError
 from floorcalc.grouping import DEFAULT as DEFAULT_GROUP_BY
+from floorcalc.progress import NO_PROGRESS, Progress
 from floorcalc.records import DeviceSpec, GroupBy, Link, RunReport
 from floorcalc.distributed.crossrank import LIST_INSTANCES, combine
 from floorcalc.distributed.rank import RankOptions, rank_record
@@ -63,11 +64,12 @@ def analyze_run(paths: Sequence[Union[str, Path]], *, spec: Union[None, str, Pat
                 passes: Optional[int] = None, device: Optional[str] = None, link: Optional[Link] = None,
                 workers: Optional[int] = None, scheduler: Optional[str] = None, command: str = "",
                 annotate_dir: Optional[str] = None, formulas: Sequence[str] = (), live: bool = False,
-                group_by: GroupBy = DEFAULT_GROUP_BY, capture: Optional[str] = None) -> RunReport:
+                group_by: GroupBy = DEFAULT_GROUP_BY, capture: Optional[str] = None,
+                progress: Progress = NO_PROGRESS) -> RunReport:
     """See :func:`floorcalc.analysis.analyze_run` (the documented entry point)."""
     files = discover(paths)
     options = RankOptions(spec=str(spec) if isinstance(spec, Path) else spec, passes=passes, device=device, link=link,
                           command=command, annotate_dir=annotate_dir, formulas=tuple(formulas), live=live,
                           group_by=group_by, capture=capture)
-    records = map_ranks(files, options, workers=workers, scheduler=scheduler)
+    records = map_ranks(files, options, workers=workers, scheduler=scheduler, progress=progress)
     return combine(records, command=command)

@@ -14,6 +14,7 @@ import os
 from typing import List, Optional, Sequence
 
 from floorcalc.errors import UsageError
+from floorcalc.progress import NO_PROGRESS, Progress, Task
 from floorcalc.records import RankRecord
 from floorcalc.distributed.rank import RankOptions, rank_record
 
@@ -28,32 +29,41 @@ def default_workers(n_paths: int) -> int:
 
 
 def map_ranks(paths: Sequence[str], options: RankOptions, *, workers: Optional[int] = None,
-              scheduler: Optional[str] = None) -> List[RankRecord]:
+              scheduler: Optional[str] = None, progress: Progress = NO_PROGRESS) -> List[RankRecord]:
     """:func:`rank_record` of every path, in order: on the Dask cluster at ``scheduler``, else in
-    ``workers`` local processes (None: :func:`default_workers`; 1: this process).
+    ``workers`` local processes (None: :func:`default_workers`; 1: this process). ``progress``:
+    where the ranks done of their number are shown as each comes back (floorcalc.progress).
 
     Raises :class:`UsageError` for ``workers`` below 1, or a ``scheduler`` without
     dask.distributed installed or that cannot be reached.
     """
     if workers is not None and workers < 1:
         raise UsageError(f"--workers must be at least 1 (got {workers})")
-    if scheduler:
-        return _on_dask(paths, options, scheduler)
-    n = workers if workers is not None else default_workers(len(paths))
-    if n <= 1 or len(paths) <= 1:
-        return [rank_record(p, options) for p in paths]
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
+    with progress.task("analysing the ranks", total=len(paths), unit="ranks") as task:
+        if scheduler:
+            return _on_dask(paths, options, scheduler, task)
+        n = workers if workers is not None else default_workers(len(paths))
+        if n <= 1 or len(paths) <= 1:
+            out = []
+            for p in paths:
+                out.append(rank_record(p, options))
+                task.advance()
+            return out
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor, as_completed
 
-    # forkserver: a clean child that has not inherited this process's threads (the reader's
-    # read-ahead thread, a caller's); spawn where it is missing
-    methods = multiprocessing.get_all_start_methods()
-    ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
-    with ProcessPoolExecutor(max_workers=min(n, len(paths)), mp_context=ctx) as pool:
-        return list(pool.map(rank_record, paths, [options] * len(paths)))
+        # forkserver: a clean child that has not inherited this process's threads (the reader's
+        # read-ahead thread, a caller's); spawn where it is missing
+        methods = multiprocessing.get_all_start_methods()
+        ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+        with ProcessPoolExecutor(max_workers=min(n, len(paths)), mp_context=ctx) as pool:
+            futures = [pool.submit(rank_record, p, options) for p in paths]
+            for _ in as_completed(futures):
+                task.advance()
+            return [f.result() for f in futures]
 
 
-def _on_dask(paths: Sequence[str], options: RankOptions, address: str) -> List[RankRecord]:
+def _on_dask(paths: Sequence[str], options: RankOptions, address: str, task: Task) -> List[RankRecord]:
     try:
         from distributed import Client
     except ImportError:
@@ -63,7 +73,11 @@ def _on_dask(paths: Sequence[str], options: RankOptions, address: str) -> List[R
     except (OSError, TimeoutError, ValueError) as e:
         raise UsageError(f"cannot reach the Dask scheduler at {address}: {e}") from None
     try:
+        from distributed import as_completed as dask_completed
+
         futures = client.map(rank_record, list(paths), options=options, pure=False)
+        for _ in dask_completed(futures):
+            task.advance()
         return list(client.gather(futures))
     finally:
         client.close()

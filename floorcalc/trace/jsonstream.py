@@ -47,6 +47,7 @@ from typing import Any, Callable, Iterator, List, Optional, Tuple
 import msgspec
 
 from floorcalc.errors import TraceError
+from floorcalc.progress import Task
 from floorcalc.trace.paths import path_error
 
 CHUNK_BYTES = 4 << 20     # events decoded at a time
@@ -67,7 +68,9 @@ _GENERIC = msgspec.json.Decoder()
 
 
 class Pieces:
-    """The decompressed bytes of a file, a piece at a time (plain files are read as they are).
+    """The decompressed bytes of a file, a piece at a time (plain files are read as they are),
+    each with the number of the file's own bytes read when it was made (compressed bytes, for a
+    gzipped file: how far through the file the reading is).
 
     After iteration, ``damage`` says why the bytes stop early ("" when they do not).
     """
@@ -76,22 +79,26 @@ class Pieces:
         self.p = p
         self.damage = ""
 
-    def __iter__(self) -> Iterator[bytes]:
+    def __iter__(self) -> Iterator[Tuple[bytes, int]]:
         try:
             f = open(self.p, "rb")
         except OSError as e:
             raise path_error(self.p, e) from None
         with f:
             try:
-                head = f.read(READ_BYTES)
-                if head[:2] != b"\x1f\x8b":
-                    while head:
-                        yield head
-                        head = f.read(READ_BYTES)
-                    return
-                yield from self._gunzip(f, head)
+                for piece in self._read(f):
+                    yield piece, f.tell()
             except OSError as e:
                 raise TraceError(f"cannot read trace {self.p}: {e.strerror or e}") from None
+
+    def _read(self, f: Any) -> Iterator[bytes]:
+        head = f.read(READ_BYTES)
+        if head[:2] != b"\x1f\x8b":
+            while head:
+                yield head
+                head = f.read(READ_BYTES)
+            return
+        yield from self._gunzip(f, head)
 
     def _gunzip(self, f: Any, block: bytes) -> Iterator[bytes]:
         """Decompress with ISA-L (python-isal, about twice zlib's speed) where installed; on a
@@ -201,17 +208,23 @@ class EventStream:
     type, the same elements decoded as plain JSON values and ``False``. After iteration:
     ``metadata`` holds the top-level members other than ``traceEvents``, ``count`` the elements
     yielded, ``partial`` why the array was read only in part ("" when whole), ``notes`` what else
-    was noticed (a top-level object not closed after the array).
+    was noticed (a top-level object not closed after the array). ``bytes_read``: how many of the
+    file's bytes have been read (compressed bytes, for a gzipped file), as ``task`` (a
+    :class:`floorcalc.progress.Task`) is told each time the reading moves on, with the events
+    yielded so far as its detail.
 
     Raises :class:`TraceError` for a file that is empty, not JSON, not a JSON object, has no
     ``traceEvents`` array, or is cut before the array starts.
     """
 
-    def __init__(self, path: Path, typed: msgspec.json.Decoder, *, ahead: Callable[[Iterator[bytes]], Iterator[bytes]]
-                 = iter) -> None:
+    def __init__(self, path: Path, typed: msgspec.json.Decoder, *,
+                 ahead: Callable[[Iterator[Tuple[bytes, int]]], Iterator[Tuple[bytes, int]]] = iter,
+                 task: Task = Task()) -> None:
         self.p = path
         self.typed = typed
         self.ahead = ahead
+        self.task = task
+        self.bytes_read = 0
         self.metadata: dict = {}
         self.count = 0
         self.partial = ""
@@ -297,11 +310,15 @@ class EventStream:
     # bytes in
 
     def _more(self) -> None:
-        piece = next(self._it, None)
-        if piece is None:
+        item = next(self._it, None)
+        if item is None:
             self.eof = True
         else:
+            piece, at = item
             self.buf += piece
+            if at > self.bytes_read:
+                self.bytes_read = at
+                self.task.update(at, detail=f"{self.count:,} events")
 
     def _more_until(self, n: int) -> None:
         while not self.eof and len(self.buf) < n:

@@ -68,19 +68,22 @@ import re
 import zlib
 from operator import itemgetter
 from pathlib import Path
-from typing import Any, Dict, Iterable, Iterator, List, Optional, Tuple, Union
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Tuple, TypeVar, Union
 
 import msgspec
 import numpy as np
 
 from floorcalc.errors import TraceError
 from floorcalc.output import shown
+from floorcalc.progress import NO_PROGRESS, Progress
 from floorcalc.records import (CpuOp, DeviceSync, EventKind, GpuEvent, GpuProperties, MemorySample, OpCall,
                                ProfilerOverhead, RuntimeCall, Step, Trace, UserRange, record_builder)
 from floorcalc.trace import collectives
 from floorcalc.trace.args import op_call_from_kineto
 from floorcalc.trace.jsonstream import EventStream
 from floorcalc.trace.paths import is_trace_folder, path_error
+
+T = TypeVar("T")
 
 # event kinds (small ints keep the per-event work cheap); 0: a complete event of a category not
 # read, -1: not a complete event
@@ -420,10 +423,12 @@ class _NoCycleCollection:
             gc.enable()
 
 
-def load(path: str | Path, *, pid: Optional[int] = None) -> Trace:
+def load(path: str | Path, *, pid: Optional[int] = None, progress: Progress = NO_PROGRESS) -> Trace:
     """Parse the Kineto trace at ``path`` (see the module notes for how).
 
     ``pid``: the process whose host events to read, for a file that holds several (ranks).
+    ``progress``: where the reading is shown (floorcalc.progress): the file's bytes read of its
+    size, with the events read so far.
 
     Raises :class:`TraceError` for a missing, empty or non-Kineto file (no ``traceEvents``
     list, or no complete events at all), one cut off before its first complete event, one that
@@ -431,8 +436,8 @@ def load(path: str | Path, *, pid: Optional[int] = None) -> Trace:
     """
     p = Path(path)
     _check_file(p)
-    with _NoCycleCollection():
-        stream = EventStream(p, _TYPED, ahead=_ahead)
+    with _NoCycleCollection(), progress.task(f"reading {p.name}", total=_size(p), unit="bytes") as task:
+        stream = EventStream(p, _TYPED, ahead=_ahead, task=task)
         acc = _Acc()
         for batch, typed in stream:
             if typed:
@@ -440,8 +445,17 @@ def load(path: str | Path, *, pid: Optional[int] = None) -> Trace:
             else:
                 acc.feed_plain(batch)
             del batch
+        task.update(stream.bytes_read, description=f"indexing {p.name}", detail=f"{stream.count:,} events")
         notes = list(stream.notes)
         return acc.finish(stream.metadata, str(p), partial=stream.partial, pid=pid, notes=notes)
+
+
+def _size(p: Path) -> Optional[int]:
+    """The size of the file at ``p`` in bytes (None if it cannot be read: the reader says why)."""
+    try:
+        return p.stat().st_size
+    except OSError:
+        return None
 
 
 def parse(data: Dict[str, Any], path: str = "<memory>", *, pid: Optional[int] = None) -> Trace:
@@ -456,7 +470,7 @@ def parse(data: Dict[str, Any], path: str = "<memory>", *, pid: Optional[int] = 
         return acc.finish(data, path, pid=pid)
 
 
-def _ahead(it: Iterator[bytes], depth: int = 4) -> Iterator[bytes]:
+def _ahead(it: Iterator[T], depth: int = 4) -> Iterator[T]:
     """``it`` run in a thread a few pieces ahead: reading and decompressing (which release the
     GIL) overlap the parsing. An exception in the thread is raised here."""
     import queue
