@@ -11,12 +11,15 @@ The display is transient: when the block ends (done, failed or interrupted) it i
 the terminal holds what floorcalc printed and nothing of the bars. While it is drawn, lines
 printed to standard error (the stage messages, a model's own prints) appear above it; standard
 output is left alone, and a command writes its report there after the block, once the display
-is gone. Every task's text goes through :func:`floorcalc.render.terminal.plain`: a file name or
-a benchmark name is shown as it is, never parsed as markup or coloured by a guess.
+is gone. The display writes to its own copy of standard error's terminal, so it is drawn there
+even while capture points standard error at its profiler-line filter. Every task's text goes
+through :func:`floorcalc.render.terminal.plain`: a file name or a benchmark name is shown as it
+is, never parsed as markup or coloured by a guess.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from contextlib import contextmanager
@@ -56,8 +59,15 @@ def progress_display(quiet: bool = False) -> Iterator[Progress]:
     if not wanted(quiet):
         yield NO_PROGRESS
         return
-    display = TerminalProgress(make_console(stderr=True))
-    with display:
+    # the display writes to its own copy of the terminal's descriptor: capture points descriptor
+    # 2 at a pipe while it drives the profiler (floorcalc.capture.profiler_lines), and the
+    # display must still reach the terminal, whole, as it is drawn
+    try:
+        terminal = os.fdopen(os.dup(sys.stderr.fileno()), "w", encoding="utf-8", errors="replace")
+    except (AttributeError, ValueError, OSError):
+        yield NO_PROGRESS
+        return
+    with terminal, TerminalProgress(make_console(terminal)) as display:
         yield display
 
 
