@@ -1,0 +1,256 @@
+"""floorcalc.whatif on hand-built passes (toy device): the basis read from the work units (launches,
+batch, counts at another batch, fusion chains), each scenario's arithmetic, the section read back
+from JSON, and every bad input as one line with its exit code."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import pytest
+
+from builders import KinetoBuilder, tensor_args, toy_spec
+from floorcalc.analysis import build_report
+from floorcalc.cli import main
+from floorcalc.errors import WhatIfError
+from floorcalc.records import Figure
+from floorcalc.render import jsonfmt, jsonread
+from floorcalc.trace import load
+from floorcalc.whatif import project as pj
+from floorcalc.whatif.basis import basis, find_batch, scaled_call
+
+GRAPH = Figure(3.0, "measured", "test calibration")  # toy L is 2 us, so 1 us per kernel in a graph
+
+
+def _spec(**kw):
+    kw.setdefault("bw", 1e10)  # floors well under the kernels' times: every excess positive
+    return dataclasses.replace(toy_spec(**kw), details={"launch_graph_us": GRAPH})
+
+
+def _pass(tmp_path, ops, spec=None, name="p"):
+    """One pass: (op, shapes, kernel us) each launching one kernel, 100 us apart (host-bound)."""
+    b = KinetoBuilder()
+    b.step(0, 0.0, 100.0 * len(ops) + 50.0)
+    t = 1.0
+    for op, shapes, dur in ops:
+        ext = b.op(op, t, 5.0, tensor_args(*shapes) if shapes else None)
+        b.launch(t + 1, t + 10, dur, f"{op}_kernel", ext=ext)
+        t += 100.0
+    return build_report(load(b.write(tmp_path / f"{name}.trace.json.gz")), spec or _spec())
+
+
+MLPISH = [("aten::mm", ([8, 64], [64, 64]), 20.0), ("aten::add", ([8, 64], [8, 64]), 10.0),
+          ("aten::mul", ([8, 64], [8, 64]), 10.0), ("aten::mm", ([8, 64], [64, 64]), 20.0)]
+
+
+@pytest.fixture
+def rep(tmp_path):
+    return _pass(tmp_path, MLPISH)
+
+
+def test_basis_reads_launches_batch_and_chains(rep):
+    # GIVEN a pass mm, add, mul, mm WHEN its basis is read
+    b = rep.whatif.basis
+    # THEN four launches, batch 8 (every activation leads with it), one chain add -> mul
+    assert b.launches == 4 and b.batch == 8
+    assert [c.ops for c in b.chains] == [("aten::add", "aten::mul")]
+    c = b.chains[0]
+    # add's output [8, 64] float32 is written and read back by mul: saved twice
+    assert c.saved_bytes == 2 * 8 * 64 * 4 and c.launches == 2 and c.calls == 1
+    assert c.duration_us == pytest.approx(20.0)
+
+
+def test_counts_at_another_batch_are_recounted_from_the_shapes(rep):
+    per = {s.name: s for s in rep.whatif.basis.scaling}
+    # mm [8, 64] x [64, 64]: 2 * 8 * 64 * 64 FLOPs, 2 * 64 * 64 more per row of the batch (two calls)
+    assert per["aten::mm"].flop_per_batch == pytest.approx(2 * (2 * 64 * 64))
+    # its bytes: the activation in and out grow (64 + 64 floats per row), the weight does not
+    assert per["aten::mm"].bytes_per_batch == pytest.approx(2 * (64 + 64) * 4)
+    assert per["aten::add"].bytes_per_batch == pytest.approx(3 * 64 * 4) and per["aten::add"].recounted
+
+
+def test_scaled_call_doubles_only_tensors_led_by_the_batch():
+    from builders import tensor_meta
+    from floorcalc.records import OpCall
+
+    call = OpCall("aten::mm", (tensor_meta(8, 64), tensor_meta(64, 8), tensor_meta(8)))
+    assert [t.shape for t in scaled_call(call, 8).tensors()] == [(16, 64), (64, 8), (8,)]
+
+
+def test_measured_is_the_decomposition_without_the_profiler(rep):
+    d = rep.timeline.decomposition
+    m = rep.whatif.measured
+    assert m.step_us == pytest.approx(d.wall_us - d.other_parts_us.get("profiler", 0.0))
+    assert m.parts_us["floor_us"] == d.floor_us and m.parts_us["host_overhead_us"] == d.host_overhead_us
+
+
+def test_measured_takes_the_profilers_distortion_from_the_host_part(rep):
+    # GIVEN the same pass timed bare at 100 us WHEN projected THEN the host part is what is left
+    bare = dataclasses.replace(rep, summary=dataclasses.replace(rep.summary, bare_wall_us=100.0))
+    m = pj.measured(bare)
+    rest = sum(v for k, v in m.parts_us.items() if k != "host_overhead_us")
+    assert m.step_us == pytest.approx(100.0) and m.parts_us["host_overhead_us"] == pytest.approx(100.0 - rest)
+    assert {t.part: t.basis for t in m.terms}["host_overhead_us"] == "derived"
+
+
+def _by(w, scenario):
+    return next(p for p in w.projections if p.scenario == scenario)
+
+
+def test_no_host_overhead_is_launches_times_the_graph_cost(rep):
+    p = _by(rep.whatif, "no_host_overhead")
+    m = rep.whatif.measured
+    assert p.parts_us["host_overhead_us"] == pytest.approx(4 * (3.0 - 2.0))
+    for part in ("floor_us", "excess_us", "blocking_us", "data_movement_us", "other_us"):
+        assert p.parts_us[part] == m.parts_us[part]
+    assert p.step_us == pytest.approx(sum(p.parts_us.values()))
+    assert any("launch_graph_us" in s for s in p.sources)
+
+
+def test_fused_chain_saves_its_intermediate_bytes_and_launches(rep):
+    p = _by(rep.whatif, "fused_elementwise")
+    m = rep.whatif.measured
+    c = rep.whatif.basis.chains[0]
+    L, W = 2.0, 1e10
+    fused_floor = min(c.floor_us, (c.bytes - c.saved_bytes) / W * 1e6 + L)
+    fused_time = fused_floor * c.duration_us / c.floor_us
+    assert p.parts_us["floor_us"] == pytest.approx(m.parts_us["floor_us"] - (c.floor_us - fused_floor))
+    assert p.parts_us["excess_us"] == pytest.approx(
+        m.parts_us["excess_us"] - ((c.duration_us - c.floor_us) - (fused_time - fused_floor)))
+    # one launch fewer of four: the host part scales with the launches left
+    assert p.parts_us["host_overhead_us"] == pytest.approx(m.parts_us["host_overhead_us"] * 3 / 4)
+
+
+def test_at_floor_drops_the_excess_and_both_drops_the_host_too(rep):
+    m = rep.whatif.measured
+    a = _by(rep.whatif, "at_floor")
+    both = _by(rep.whatif, "at_floor_no_host")
+    assert a.parts_us["excess_us"] == 0 and a.step_us == pytest.approx(m.step_us - m.parts_us["excess_us"])
+    assert both.step_us == pytest.approx(a.step_us - m.parts_us["host_overhead_us"] + 4.0)
+
+
+def test_another_device_refloors_each_row(rep):
+    # GIVEN a device twice as fast in every figure, its L datasheet (not assumed)
+    fast = dataclasses.replace(toy_spec(peak=2e12, bw=2e10, latency_us=1.0), key="fast",
+                               launch_latency_us=Figure(1.0, "datasheet", "test"))
+    p = pj.on_device(rep, rep.whatif.measured, fast)
+    rows = [r for r in rep.ops if r.floor_us is not None]
+    after = sum(max(r.compute_us / 2, r.memory_us / 2) + r.overhead_us / 2 for r in rows)
+    ratio = after / sum(r.floor_us for r in rows)
+    assert p.parts_us["floor_us"] == pytest.approx(rep.whatif.measured.parts_us["floor_us"] * ratio)
+    assert p.parts_us["host_overhead_us"] == rep.whatif.measured.parts_us["host_overhead_us"]
+    assert {t.part: t.basis for t in p.terms}["excess_us"] == "assumed"
+    assert p.label == "on fast" and any("fast mem_bytes_per_s" in s for s in p.sources)
+
+
+def test_another_device_keeps_this_runs_L_when_the_others_is_assumed(rep):
+    slow_L = toy_spec(bw=1e10, latency_us=50.0)  # toy figures are all 'assumed'
+    p = pj.on_device(rep, rep.whatif.measured, slow_L)
+    assert "L kept" in {t.part: t.how for t in p.terms}["floor_us"]
+    assert p.parts_us["floor_us"] == pytest.approx(rep.whatif.measured.parts_us["floor_us"])
+
+
+def test_another_batch_rescales_compute_and_memory_and_keeps_launch_and_host(rep):
+    p = pj.at_batch(rep, rep.whatif.measured, rep.whatif.basis, 16)
+    per = {s.name: s for s in rep.whatif.basis.scaling}
+    delta = 0.0
+    for r in (r for r in rep.ops if r.floor_us is not None):
+        s = per[r.name]
+        flop, nbytes = r.flop + s.flop_per_batch * 8, r.bytes + s.bytes_per_batch * 8
+        work = max(r.compute_us * flop / r.flop if r.flop else 0.0, r.memory_us * nbytes / r.bytes)
+        delta += work + r.overhead_us - r.floor_us
+    m = rep.whatif.measured
+    assert p.parts_us["floor_us"] == pytest.approx(m.parts_us["floor_us"] + delta) and delta > 0
+    assert p.parts_us["host_overhead_us"] == m.parts_us["host_overhead_us"]
+    assert p.parts_us["excess_us"] == m.parts_us["excess_us"]
+
+
+def test_the_section_reads_back_from_json(rep):
+    text = jsonfmt.dumps(rep)
+    back = jsonread.loads(text)
+    assert back.whatif == rep.whatif and jsonfmt.dumps(back) == text
+
+
+def test_every_report_format_prints_the_section(rep, tmp_path):
+    from floorcalc.render import registry
+
+    for f in registry.formats("report"):
+        r = registry.renderer(f)
+        out = r.files(rep, tmp_path / f"r{f.extensions[0]}") if f.name == "csv" else {None: r.render(rep)}
+        text = "".join(out.values())
+        assert "fused elementwise" in text or "fused_elementwise" in text, f.name
+
+
+# --------------------------------------------------------------------------------------------
+# bad input
+
+
+def test_no_batch_in_one_dimensional_shapes(tmp_path):
+    rep = _pass(tmp_path, [("aten::add", ([64], [64]), 5.0), ("aten::mul", ([64], [64]), 5.0)])
+    assert rep.whatif.basis.batch is None and "rank 2" in rep.whatif.basis.batch_how
+    with pytest.raises(WhatIfError, match="no batch dimension"):
+        pj.at_batch(rep, rep.whatif.measured, rep.whatif.basis, 4)
+
+
+def test_find_batch_refuses_when_no_size_leads_half_the_calls(tmp_path):
+    rep = _pass(tmp_path, [("aten::mm", ([3, 64], [64, 64]), 5.0), ("aten::mm", ([5, 64], [64, 64]), 5.0),
+                           ("aten::mm", ([7, 64], [64, 64]), 5.0)])
+    b, why = find_batch(rep.units)
+    assert b is None and "leads" in why
+
+
+def test_a_spec_without_the_graph_cost_skips_in_a_report_and_fails_when_asked(tmp_path):
+    rep = _pass(tmp_path, MLPISH, spec=toy_spec())
+    assert [p.scenario for p in rep.whatif.projections] == ["fused_elementwise", "at_floor"]
+    assert any("launch_graph_us" in s for s in rep.whatif.skipped)
+    with pytest.raises(WhatIfError, match="no details.launch_graph_us"):
+        pj.graph_cost(toy_spec(), toy_spec().launch_latency_us)
+
+
+def test_a_spec_without_a_peak(rep):
+    bare = dataclasses.replace(toy_spec(), key="nopeak", peak_flop_per_s={})
+    with pytest.raises(WhatIfError, match="nopeak has no peak_flop_per_s"):
+        pj.on_device(rep, rep.whatif.measured, bare)
+
+
+def _cli(capsys, *argv):
+    code = main(list(argv))
+    return code, capsys.readouterr().err.strip().splitlines()
+
+
+def test_cli_bad_inputs_are_one_line_with_their_exit_codes(rep, tmp_path, capsys):
+    good = tmp_path / "r.json"
+    good.write_text(jsonfmt.dumps(rep))
+    # another schema version: the report reader's exit 6
+    d = json.loads(good.read_text())
+    d["schema_version"] = 99
+    (tmp_path / "v99.json").write_text(json.dumps(d))
+    code, err = _cli(capsys, "whatif", str(tmp_path / "v99.json"))
+    assert code == 6 and len(err) == 1 and "schema_version 99" in err[0]
+    # no what-if record
+    d["schema_version"] = rep.schema_version
+    d["whatif"] = None
+    (tmp_path / "none.json").write_text(json.dumps(d))
+    code, err = _cli(capsys, "whatif", str(tmp_path / "none.json"), "--graph-launch-us", "1")
+    assert code == 13 and len(err) == 1 and "no what-if record" in err[0]
+    # a spec without the graph cost (b200 has none)
+    code, err = _cli(capsys, "whatif", str(good), "--spec", "b200")
+    assert code == 13 and len(err) == 1 and "b200 has no details.launch_graph_us" in err[0]
+    # a batch when the shapes hold none
+    flat = _pass(tmp_path, [("aten::add", ([64], [64]), 5.0), ("aten::mul", ([64], [64]), 5.0)], name="flat")
+    (tmp_path / "flat.json").write_text(jsonfmt.dumps(flat))
+    code, err = _cli(capsys, "whatif", str(tmp_path / "flat.json"), "--graph-launch-us", "1", "--batch", "4")
+    assert code == 13 and len(err) == 1 and "no batch dimension" in err[0]
+
+
+def test_cli_projects_again_and_writes_json_read_back(rep, tmp_path, capsys):
+    good = tmp_path / "r.json"
+    good.write_text(jsonfmt.dumps(rep))
+    out = tmp_path / "w.json"
+    code, _ = _cli(capsys, "whatif", str(good), "--graph-launch-us", "1.5", "--batch", "16", "--on", "h100-sxm",
+                   "-o", str(out))
+    assert code == 0
+    back = jsonread.load(out)
+    assert [p.scenario for p in back.whatif.projections] == ["no_host_overhead", "fused_elementwise", "at_floor",
+                                                              "at_floor_no_host", "device", "batch"]
+    assert _by(back.whatif, "no_host_overhead").parts_us["host_overhead_us"] == pytest.approx(4 * 1.5)
