@@ -35,6 +35,7 @@ from typing import List, Optional, Sequence, Tuple, Union
 
 from floorcalc import __version__
 from floorcalc.errors import SpecError, TraceError, UsageError
+from floorcalc.gcpause import paused
 from floorcalc.grouping import DEFAULT as DEFAULT_GROUP_BY
 from floorcalc.progress import NO_PROGRESS, Progress, Task
 from floorcalc.records import (CaptureInfo, DeviceSpec, Figure, GpuProperties, GroupBy, Implausible, Link, Note,
@@ -160,7 +161,15 @@ def analyze(trace: Trace, *, spec: SpecArg = None, passes: Optional[int] = None,
 
     Raises :class:`UsageError` for options the trace contradicts, :class:`TraceError` for a
     truncated GPU trace with no device event left, :class:`SpecError` when no spec fits.
+    The cyclic garbage collector is paused meanwhile (floorcalc.gcpause).
     """
+    with paused():
+        return _analyze(trace, spec=spec, passes=passes, device=device, command=command, live=live,
+                        group_by=group_by, link=link, progress=progress)
+
+
+def _analyze(trace: Trace, *, spec: SpecArg, passes: Optional[int], device: Optional[str], command: str,
+             live: bool, group_by: GroupBy, link: Optional[Link], progress: Progress) -> Report:
     check_passes(passes)
     if passes is not None and trace.steps and passes != len(trace.steps):
         raise UsageError(f"trace has {len(trace.steps)} ProfilerStep ranges, which are its passes; "

@@ -163,7 +163,10 @@ class Partition:
     wall: float
 
     def __post_init__(self) -> None:
-        self.cum = np.vstack([np.zeros((1, len(COLUMNS))), np.cumsum(self.amounts, axis=0)])
+        # the running sums written in place below a zero row (no temporary copy of the amounts)
+        self.cum = np.empty((len(self.amounts) + 1, len(COLUMNS)))
+        self.cum[0] = 0.0
+        np.cumsum(self.amounts, axis=0, out=self.cum[1:])
 
     def integrate(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         """Per-column amounts inside each slice ``[a[i], b[i]]`` (clipped to the window)."""
@@ -196,12 +199,15 @@ def build(busy: Tuple[np.ndarray, np.ndarray, np.ndarray], busy_rows: np.ndarray
     ps, pe, pl, _ = pieces
     start = np.concatenate([bs, ps])
     end = np.concatenate([be, pe])
+    o = np.argsort(start, kind="stable")
+    at = np.empty(len(o), dtype=np.int64)     # where each segment goes in start order
+    at[o] = np.arange(len(o))
+    # the amounts written straight into their sorted rows (one matrix, not a copy of one)
     amounts = np.zeros((len(start), len(COLUMNS)))
     nb = len(bs)
     if nb:
-        amounts[:nb] = busy_rows * (be - bs)[:, None]
+        amounts[at[:nb]] = busy_rows * (be - bs)[:, None]
     if len(ps):
-        amounts[nb + np.arange(len(ps)), pl] = pe - ps
+        amounts[at[nb:], pl] = pe - ps
     owner = np.concatenate([bo, np.full(len(ps), -1, dtype=np.int64)])
-    o = np.argsort(start, kind="stable")
-    return Partition(start=start[o], end=end[o], amounts=amounts[o], owner=owner[o], wall=wall)
+    return Partition(start=start[o], end=end[o], amounts=amounts, owner=owner[o], wall=wall)

@@ -74,6 +74,7 @@ import msgspec
 import numpy as np
 
 from floorcalc.errors import TraceError
+from floorcalc.gcpause import paused
 from floorcalc.output import shown
 from floorcalc.progress import NO_PROGRESS, Progress
 from floorcalc.records import (CpuOp, DeviceSync, EventKind, GpuEvent, GpuProperties, MemorySample, OpCall,
@@ -406,23 +407,6 @@ def read_json(path: str | Path) -> Dict[str, Any]:
     return data
 
 
-class _NoCycleCollection:
-    """The cyclic garbage collector paused while a trace is read: the reader makes a million
-    objects and no reference cycles, and each collection would scan them all again."""
-
-    def __enter__(self) -> None:
-        import gc
-
-        self.was = gc.isenabled()
-        gc.disable()
-
-    def __exit__(self, *exc: Any) -> None:
-        import gc
-
-        if self.was:
-            gc.enable()
-
-
 def load(path: str | Path, *, pid: Optional[int] = None, progress: Progress = NO_PROGRESS) -> Trace:
     """Parse the Kineto trace at ``path`` (see the module notes for how).
 
@@ -436,7 +420,7 @@ def load(path: str | Path, *, pid: Optional[int] = None, progress: Progress = NO
     """
     p = Path(path)
     _check_file(p)
-    with _NoCycleCollection(), progress.task(f"reading {p.name}", total=_size(p), unit="bytes") as task:
+    with paused(), progress.task(f"reading {p.name}", total=_size(p), unit="bytes") as task:
         stream = EventStream(p, _TYPED, ahead=_ahead, task=task)
         acc = _Acc()
         for batch, typed in stream:
@@ -463,7 +447,7 @@ def parse(data: Dict[str, Any], path: str = "<memory>", *, pid: Optional[int] = 
     events = data.get("traceEvents")
     if not isinstance(events, list):
         raise TraceError(f"trace {path} is not a Kineto trace: no 'traceEvents' list")
-    with _NoCycleCollection():
+    with paused():
         acc = _Acc()
         for i in range(0, len(events), 20000):
             acc.feed_plain(events[i:i + 20000])
