@@ -98,4 +98,4 @@ def test_compiled_kernels_are_counted_like_eager(tmp_path, model):
     comp = run_report(tmp_path / "c", model, "--compile")
     assert comp["summary"]["flop"] == pytest.approx(eager["summary"]["flop"], rel=0.01)
     assert comp["summary"]["uncounted_share"] < 0.01
-    assert any(n.startswith("torch.compile:") for n in comp["notes"])
+    assert any(n["text"].startswith("torch.compile:") for n in comp["notes"])  # Note records {kind, text}
