@@ -271,8 +271,13 @@ def cpu_bandwidth() -> Figure:
 # any other GPU setting; PyTorch's own TF32 switch is set for the TF32 GEMM and restored.
 
 GEMM_SETS = 3          # rotating input sets, so no GEMM reads inputs the previous one cached
-GEMM_SAMPLES = 8       # timed samples, each the mean of GEMM_REPS products
-GEMM_REPS = 6
+GEMM_SAMPLES = 8       # timed samples, each one product timed alone after GEMM_IDLE_S of idle
+GEMM_IDLE_S = 0.005
+#: Why alone: a product inside a forward pass runs between other kernels, at the clocks of a GPU
+#: that is not power-limited; back-to-back products in a long sweep are. On the H200 (2026-12-01)
+#: the mean of back-to-back TF32 products of [4096 x 8192] x [8192 x 2048] was 357 TFLOP/s while
+#: the profiler timed the same product at 419 TFLOP/s inside a profiled step (tools/gpu_verify.sh
+#: floors, tf32_on), so a sustained figure is no ceiling for a single kernel.
 
 #: The GEMM sweep, (label, M, K, N) for [M x K] x [K x N]: squares, tall-skinny and wide
 #: products, and the projections of common LLMs at 4096 and 8192 tokens (Llama-3 8B: hidden
@@ -347,7 +352,11 @@ def _gemm_samples(dtype_key: str, m: int, k: int, n: int) -> Optional[list]:
         for _ in range(3):
             fn()
         torch.cuda.synchronize()
-        return [_events_time_s(fn, GEMM_REPS) for _ in range(GEMM_SAMPLES)]
+        samples = []
+        for _ in range(GEMM_SAMPLES):
+            time.sleep(GEMM_IDLE_S)    # the GPU idles: one product at an unthrottled clock
+            samples.append(_events_time_s(fn, 1))
+        return samples
     except (RuntimeError, TypeError):  # an unsupported dtype, or out of memory
         return None
     finally:
@@ -489,7 +498,8 @@ def calibrate_gpu(step: Callable[[str], None] = lambda s: None, quick: bool = Fa
         if candidates:
             cal.peaks[key] = best_rate(key, candidates, "FLOP/s",
                                        f"GEMM sweep over {len(candidates)} shapes on random data, {GEMM_SETS} rotating "
-                                       f"input sets, {GEMM_SAMPLES} samples of {GEMM_REPS} products each, CUDA events")
+                                       f"input sets, {GEMM_SAMPLES} products each timed alone by CUDA events after "
+                                       f"{GEMM_IDLE_S * 1e3:g} ms idle")
     mib = 2**20
     step("DRAM bandwidth")
     sizes = [64 * mib, 128 * mib, 256 * mib] if quick else [256 * mib, 512 * mib, 1024 * mib, 2048 * mib]

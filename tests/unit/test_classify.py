@@ -227,3 +227,28 @@ def test_without_l2_figures_everything_is_dram():
     rep = build_report(parse(b.to_dict()), toy_spec())
     assert {r.level for r in rep.ops} == {"dram"}
     assert [k.floor_us for k in rep.kernels] == [pytest.approx(8002.0)] * 2
+
+
+def test_a_tensor_larger_than_l2_is_partly_resident_and_the_floor_stays_a_lower_bound():
+    import dataclasses
+
+    from floorcalc.records import Figure
+
+    # toy spec + 6 MB L2 at 1e10 B/s; an 8 MB relu output read right away by a second relu
+    spec = dataclasses.replace(toy_spec(), l2_bytes_per_s=Figure(1e10, "assumed", "t"),
+                               details={"l2_bytes": Figure(6e6, "assumed", "t")})
+    b = KinetoBuilder()
+    b.step(0, 0.0, 100.0)
+    e1 = b.op("aten::relu", 1.0, 5.0, tensor_args([2000, 1000]))     # 8 MB in, 8 MB out
+    b.launch(2.0, 20.0, 10.0, "relu1", ext=e1)
+    e2 = b.op("aten::relu", 10.0, 5.0, tensor_args([2000, 1000]))    # reads what relu1 wrote
+    b.launch(11.0, 40.0, 10.0, "relu2", ext=e2)
+    rep = build_report(parse(b.to_dict()), spec)
+    k = {r.name: r for r in rep.kernels}
+    # relu1: input from DRAM (8 MB), at most 6 MB of its output left in L2 -> 10 MB over DRAM
+    assert k["relu1"].floor_us == pytest.approx(10e6 / 1e9 * 1e6 + 2.0)
+    # relu2: at most 6 MB of its input still in L2 (the last 6 MB relu1 wrote), 2 MB from DRAM;
+    # at most 6 MB of its output stays -> 4 MB over DRAM (4000 us) vs 16 MB over L2 (1600 us)
+    assert k["relu2"].floor_us == pytest.approx(4e6 / 1e9 * 1e6 + 2.0)
+    # before (all-or-nothing residency) relu2 was floored at all 16 MB over DRAM
+    assert k["relu2"].floor_us < 16e6 / 1e9 * 1e6
