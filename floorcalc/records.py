@@ -1202,6 +1202,21 @@ class Gap:
 
 
 @dataclass(frozen=True)
+class IdleSpans:
+    """Where in the window the device was idle, and why: the pieces the timeline cut the gaps
+    into (docs/timeline.md, "Idle causes"), adjacent pieces of one cause merged, in time order.
+
+    ``starts_us``/``ends_us``: microseconds from the window's start; ``causes``: each span's
+    cause (a value of :data:`GAP_CAUSES`). Kept on :class:`Timeline` for the picture of a pass
+    (floorcalc/render/timeline_plot.py), not written to the JSON (like ``Report.units``).
+    """
+
+    starts_us: Tuple[float, ...] = ()
+    ends_us: Tuple[float, ...] = ()
+    causes: Tuple[GapCause, ...] = ()
+
+
+@dataclass(frozen=True)
 class IdleRow:
     """Device idle time of one cause while the host was in one op (module), per pass."""
 
@@ -1551,6 +1566,8 @@ class Timeline:
     communication: Optional[CommunicationStats] = None
     #: every collective of the window, in start order (floorcalc.timeline.comm)
     collectives: Tuple[CollectiveTiming, ...] = ()
+    #: the idle pieces of the window by cause, for the picture (not serialised)
+    idle_spans: IdleSpans = field(default_factory=IdleSpans, compare=False, repr=False)
 
 
 # --------------------------------------------------------------------------------------------

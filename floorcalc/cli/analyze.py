@@ -113,6 +113,8 @@ def check_run_outputs(args: argparse.Namespace, inputs: Sequence[str] = ()) -> O
     from floorcalc.distributed.rank import annotated_path
 
     args.document = "run"
+    if getattr(args, "timeline", None) is not None:
+        raise UsageError("--timeline draws one pass of one trace: analyze one rank's trace to draw it")
     fmt = output_format(args)
     ann = args.annotate_trace
     args.annotate_trace = None          # a folder here, checked below (common checks a file)

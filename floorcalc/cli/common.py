@@ -48,6 +48,9 @@ def add_output_arguments(p: argparse.ArgumentParser) -> None:
                    help="device spec YAML file (or packaged key such as h200) overriding detection")
     p.add_argument("--plot", type=Path, default=None, metavar="FILE.png|svg|pdf",
                    help="also draw the roofline plot to this file (needs matplotlib)")
+    p.add_argument("--timeline", type=Path, default=None, metavar="FILE.png|svg",
+                   help="also draw a picture of one pass to this file: host ops, each GPU stream's kernels "
+                        "coloured by bound with their floors, idle time hatched by cause (needs matplotlib)")
     p.add_argument("--annotate-trace", type=Path, default=None, metavar="FILE.json.gz",
                    help="also write the trace with each kernel's floor, bound and efficiency in its args "
                         "and the GPU idle gaps on a 'floorcalc' track (for Perfetto, chrome://tracing)")
@@ -91,9 +94,9 @@ def output_renderer(args: argparse.Namespace, document: Optional[Document] = Non
 
 
 def output_paths(args: argparse.Namespace) -> List[Path]:
-    """Every file this command will write: -o (and, for csv, its siblings), --plot,
-    --annotate-trace. Raises :class:`UsageError` for a --plot or --annotate-trace name that says
-    no format floorcalc writes."""
+    """Every file this command will write: -o (and, for csv, its siblings), --plot, --timeline,
+    --annotate-trace. Raises :class:`UsageError` for a --plot, --timeline or --annotate-trace
+    name that says no format floorcalc writes."""
     out: List[Path] = []
     if args.output is not None:
         out += output_renderer(args).paths(args.output)
@@ -108,6 +111,17 @@ def output_paths(args: argparse.Namespace) -> List[Path]:
         if importlib.util.find_spec("matplotlib") is None:  # say so before any work, not after it
             raise UsageError("--plot needs matplotlib: pip install matplotlib (or 'floorcalc[plot]')")
         out.append(plot)
+    picture = getattr(args, "timeline", None)
+    if picture is not None:
+        from floorcalc.render.timeline_plot import TIMELINE_FORMATS
+
+        if picture.suffix.lower() not in TIMELINE_FORMATS:
+            raise UsageError(f"--timeline {picture.name!r}: name a .png or .svg file")
+        import importlib.util
+
+        if importlib.util.find_spec("matplotlib") is None:  # say so before any work, not after it
+            raise UsageError("--timeline needs matplotlib: pip install matplotlib (or 'floorcalc[plot]')")
+        out.append(picture)
     ann = getattr(args, "annotate_trace", None)
     if ann is not None:
         if not (ann.name.endswith(".json") or ann.name.endswith(".json.gz")):
@@ -149,7 +163,7 @@ def _real(p: Path) -> str:
 
 #: the path options of every command: made absolute before any user code runs (a model may
 #: change the working folder), so every file lands where the user asked
-PATH_OPTIONS = ("output", "trace_out", "plot", "annotate_trace")
+PATH_OPTIONS = ("output", "trace_out", "plot", "timeline", "annotate_trace")
 
 
 def absolute_paths(args: argparse.Namespace) -> None:
@@ -195,6 +209,14 @@ def emit(doc: Any, args: argparse.Namespace, trace: Optional[Trace] = None,
         from floorcalc.render.plot import PLOT_FORMATS, RooflinePlot
 
         files[plot] = RooflinePlot().render(doc, PLOT_FORMATS[plot.suffix.lower()])
+    picture = getattr(args, "timeline", None) if is_report else None
+    if picture is not None:
+        from floorcalc.render.timeline_plot import TIMELINE_FORMATS, TimelinePlot
+
+        try:
+            files[picture] = TimelinePlot().render(doc, TIMELINE_FORMATS[picture.suffix.lower()])
+        except ValueError as e:  # a CPU run: no device timeline to draw
+            print(f"floorcalc: warning: --timeline {shown(picture)} not drawn: {e}", file=sys.stderr)
     ann = getattr(args, "annotate_trace", None) if is_report else None
     if ann is not None:
         from floorcalc.render.annotate import TraceAnnotator, output_is_gzip

@@ -113,8 +113,9 @@ def _run_modes(args: argparse.Namespace, mf, device: str, log, guard) -> int:
         raise UsageError(f"--modes takes a comma list of {', '.join(MODES)} (got {args.modes!r})")
     if "cuda-graphs" in modes and device != "cuda":
         raise UsageError("--modes cuda-graphs needs a CUDA device (--device cuda)")
-    if args.plot is not None or args.annotate_trace is not None:
-        raise UsageError("--plot and --annotate-trace draw one report: run the mode you want without --modes")
+    if args.plot is not None or args.annotate_trace is not None or args.timeline is not None:
+        raise UsageError("--plot, --timeline and --annotate-trace draw one report: run the mode you want "
+                         "without --modes")
     fmt = output_format(args).name
     if fmt not in registry.names("modes"):
         raise UsageError(f"--modes writes {' or '.join(registry.names('modes'))}, not {fmt}")

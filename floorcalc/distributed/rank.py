@@ -19,7 +19,7 @@ from typing import Dict, Optional, Tuple, Union
 
 from floorcalc.errors import FloorcalcError
 from floorcalc.grouping import DEFAULT as DEFAULT_GROUP_BY
-from floorcalc.records import DeviceSpec, GroupBy, Link, RankRecord, Report, Trace
+from floorcalc.records import DeviceSpec, GroupBy, IdleSpans, Link, RankRecord, Report, Trace
 
 #: A rank number in a file name: ``rank-3``, ``rank_3``, ``rank3``, ``rank.3`` (case ignored).
 _RANK_IN_NAME = re.compile(r"rank[-_.]?(\d+)", re.IGNORECASE)
@@ -125,6 +125,8 @@ def rank_record(path: str, options: RankOptions = RankOptions()) -> RankRecord:
         return dataclasses.replace(base, error=str(e), exit_code=e.exit_code)
     start = report.window.start_us if report.window is not None else None
     small = dataclasses.replace(report, units=(), window=None)
+    if small.timeline is not None:  # the picture's idle spans stay with the rank too
+        small = dataclasses.replace(small, timeline=dataclasses.replace(small.timeline, idle_spans=IdleSpans()))
     return dataclasses.replace(base, report=small, window_start_us=start)
 
 

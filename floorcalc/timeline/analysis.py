@@ -30,7 +30,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from floorcalc.floor import bandwidth
-from floorcalc.records import (GAP_CAUSES, ColdStartKind, CopyRow, Decomposition, DeviceSpec, Gap, GpuEvent,
+from floorcalc.records import (GAP_CAUSES, ColdStartKind, CopyRow, Decomposition, DeviceSpec, Gap, GpuEvent, IdleSpans,
                                HostWait, IdleRow, InvariantCheck, KernelLaunchRow, LaunchStats, MemoryStats,
                                GapCause, RangeRow, SliceBound, Target, Timeline, Trace, WaitKind, WorkUnit)
 from floorcalc.timeline import calls, comm
@@ -151,8 +151,23 @@ def analyze(trace: Trace, win: Window, units: Sequence[WorkUnit], spec: DeviceSp
         steps=steps, step_spread=spread, launch=launch, invariants=invariants, ranges=ranges, memory=memory,
         notes=tuple(notes), partial=trace.partial, copy_totals=copy_totals,
         cold_start=cold_items, cold_start_count=cold_count, warm_passes=warm,
-        communication=comm_stats, collectives=timings,
+        communication=comm_stats, collectives=timings, idle_spans=idle_spans(ps, pe, pl),
     )
+
+
+def idle_spans(ps: np.ndarray, pe: np.ndarray, pl: np.ndarray) -> IdleSpans:
+    """The painted idle pieces (start, end, cause column) as :class:`IdleSpans`: sorted by
+    start, a piece that starts where the previous one of the same cause ends merged into it."""
+    if not len(ps):
+        return IdleSpans()
+    o = np.argsort(ps, kind="stable")
+    s, e, c = ps[o], pe[o], pl[o]
+    new = np.ones(len(s), dtype=bool)
+    new[1:] = (c[1:] != c[:-1]) | (s[1:] > e[:-1])
+    first = np.flatnonzero(new)
+    last = np.append(first[1:], len(s)) - 1
+    return IdleSpans(starts_us=tuple(s[first].tolist()), ends_us=tuple(e[last].tolist()),
+                     causes=tuple(GAP_CAUSES[int(k) - IDLE_COLUMNS.start] for k in c[first]))
 
 
 # ---------------------------------------------------------------------------------------------
