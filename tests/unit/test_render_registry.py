@@ -107,7 +107,8 @@ def test_modes_table_and_json_from_reports(tmp_path):
 @pytest.mark.parametrize("extra, needle", [
     (["-o", "m.md"], "--modes writes table or json, not md"),
     (["--format", "csv"], "--modes writes table or json, not csv"),
-    (["--plot", "r.png"], "--plot and --annotate-trace draw one report"),
+    (["--plot", "r.png"], "--plot, --timeline and --annotate-trace draw one report"),
+    (["--timeline", "t.png"], "--plot, --timeline and --annotate-trace draw one report"),
 ])
 def test_modes_refuses_what_it_cannot_write_before_any_capture(tmp_path, capsys, extra, needle):
     args = [a if not a.endswith((".md", ".png")) else str(tmp_path / a) for a in extra]
