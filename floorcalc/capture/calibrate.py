@@ -29,6 +29,7 @@ import warnings
 from typing import Any, Callable, List, Optional, Tuple
 
 from floorcalc.errors import OutputError
+from floorcalc.progress import NO_PROGRESS, Progress, Task
 from floorcalc.records import Figure
 
 LAUNCH_SAMPLES = 400
@@ -132,9 +133,10 @@ def _best_time_s(fn, repeats: int, inner: int) -> float:
     return best
 
 
-def measure_cpu_ceilings(quick: bool = False, step: Callable[[str], None] = lambda s: None) -> dict:
+def measure_cpu_ceilings(quick: bool = False, progress: Progress = NO_PROGRESS) -> dict:
     """Measure this CPU's L2, L3 and DRAM bandwidth with torch ops; returns the figures as
-    :func:`floorcalc.device.cpu.store_ceilings` keeps them.
+    :func:`floorcalc.device.cpu.store_ceilings` keeps them. ``progress``: each benchmark shown
+    as it starts, ``benchmark i of N: NAME`` (floorcalc.progress).
 
     Method (docs/method.md, "CPU ceilings"): the fixed cost ``t0`` of one op call is the
     shortest time of a 1-element ``copy_``; for each level, ``copy_`` and ``add(out=)`` over
@@ -156,6 +158,10 @@ def measure_cpu_ceilings(quick: bool = False, step: Callable[[str], None] = lamb
     today = _dt.date.today().isoformat()
     sysfs = cache_levels_sysfs()
     out: dict = {}
+    levels = [name for name in ("l2", "l3") if name in sysfs]
+    names = [f"{name.upper()} bandwidth" for name in levels] + ["DRAM bandwidth", "FP32 rate"]
+    task = progress.task("calibrating the CPU", total=len(names), unit="benchmarks")
+    step = _stepper(task, names)
 
     def sweep(name: str, ws_sizes) -> None:
         best = None
@@ -184,20 +190,32 @@ def measure_cpu_ceilings(quick: bool = False, step: Callable[[str], None] = lamb
                        f"({t * 1e6:.1f} us per call)"),
         }
 
-    for name in ("l2", "l3"):
-        if name in sysfs:
+    with task:
+        for name in levels:
             step(f"{name.upper()} bandwidth")
             cap = sysfs[name][0]
             sweep(name, [cap / 8, cap / 4, cap * 3 / 8, cap / 2])
             if name in out:
                 out[name]["capacity_bytes"] = cap
-    step("DRAM bandwidth")
-    llc = max([v[0] for v in sysfs.values()] or [32 * 2**20])
-    data = min(max(4 * llc, 64 * 2**20), 256 * 2**20)
-    sweep("dram", [data])
-    step("FP32 rate")
-    out["fp32"] = _cpu_fp32_rate(3 if quick else reps, threads, today, quick=quick)
+        step("DRAM bandwidth")
+        llc = max([v[0] for v in sysfs.values()] or [32 * 2**20])
+        data = min(max(4 * llc, 64 * 2**20), 256 * 2**20)
+        sweep("dram", [data])
+        step("FP32 rate")
+        out["fp32"] = _cpu_fp32_rate(3 if quick else reps, threads, today, quick=quick)
+        task.update(len(names))
     return out
+
+
+def _stepper(task: Task, names: List[str]) -> Callable[[str], None]:
+    """``step(name)``: the benchmark ``name`` (one of ``names``, in order) starts: ``task`` shows
+    ``benchmark i of N: name`` with the ones before it done."""
+
+    def step(name: str) -> None:
+        i = names.index(name)
+        task.update(i, description=f"benchmark {i + 1} of {len(names)}: {name}")
+
+    return step
 
 
 #: FP32 work of the CPU rate sweep: (label, function of torch -> callable, FLOP per call).
@@ -465,15 +483,23 @@ def _launch_figures():
     return out
 
 
-def calibrate_gpu(step: Callable[[str], None] = lambda s: None, quick: bool = False):
+#: the GEMM peaks calibrate measures, in order
+GEMM_KEYS = ("tensor.bfloat16", "tensor.float16", "tensor.tfloat32", "vector.float32", "tensor.float8")
+#: calibrate_gpu's benchmarks, in the order they run
+GPU_BENCHMARKS = tuple(f"GEMM {k}" for k in GEMM_KEYS) + ("DRAM bandwidth", "L2 bandwidth", "host transfers",
+                                                          "launch latency")
+
+
+def calibrate_gpu(progress: Progress = NO_PROGRESS, quick: bool = False):
     """Measure this GPU's ceilings (see the notes above each helper); returns a Calibration.
 
-    ``step`` is called with a label before each stage (for a progress display). ``quick``
-    shrinks sizes and repeats, for tests. Raises RuntimeError without a CUDA GPU.
+    ``progress``: each of :data:`GPU_BENCHMARKS` shown as it starts, ``benchmark i of N: NAME``
+    (floorcalc.progress). ``quick`` shrinks sizes and repeats, for tests. Raises RuntimeError
+    without a CUDA GPU.
     """
     import torch
 
-    from floorcalc.device.calibration import Calibration, Measured, best_rate, sweep_bandwidth
+    from floorcalc.device.calibration import Calibration
 
     if not torch.cuda.is_available():
         raise RuntimeError("calibrate needs a CUDA GPU")
@@ -482,7 +508,19 @@ def calibrate_gpu(step: Callable[[str], None] = lambda s: None, quick: bool = Fa
     cal.environment = {"torch": torch.__version__, "cuda": str(torch.version.cuda)}
     shapes = GEMM_SHAPES_QUICK if quick else GEMM_SHAPES
     tf32_before = torch.backends.cuda.matmul.allow_tf32
-    for key in ("tensor.bfloat16", "tensor.float16", "tensor.tfloat32", "vector.float32", "tensor.float8"):
+    with progress.task("calibrating the GPU", total=len(GPU_BENCHMARKS), unit="benchmarks") as task:
+        _calibrate_gpu(cal, props, shapes, tf32_before, _stepper(task, list(GPU_BENCHMARKS)), quick)
+        task.update(len(GPU_BENCHMARKS))
+    return cal
+
+
+def _calibrate_gpu(cal, props, shapes, tf32_before, step: Callable[[str], None], quick: bool) -> None:
+    """:func:`calibrate_gpu`'s benchmarks, into ``cal``; ``step(name)`` as each starts."""
+    import torch
+
+    from floorcalc.device.calibration import Measured, best_rate, sweep_bandwidth
+
+    for key in GEMM_KEYS:
         step(f"GEMM {key}")
         torch.backends.cuda.matmul.allow_tf32 = key == "tensor.tfloat32"
         candidates = []
@@ -529,4 +567,3 @@ def calibrate_gpu(step: Callable[[str], None] = lambda s: None, quick: bool = Fa
     cal.figures["launch_kernel"] = Measured("launch_kernel", lat.value, lat.value, lat.value, "us",
                                             lat.source.replace("capture-time probe", "kernel-duration probe"),
                                             samples=LAUNCH_SAMPLES)
-    return cal

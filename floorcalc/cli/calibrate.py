@@ -22,6 +22,7 @@ from pathlib import Path
 
 from floorcalc.errors import DeviceUnavailableError, OutputError, UsageError
 from floorcalc.output import check_new_file, write_atomic
+from floorcalc.render.progress import progress_display
 from floorcalc.render.terminal import PlainTable, make_console, plain
 
 NAME = "calibrate"
@@ -39,6 +40,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="with several GPUs, skip the collective (NCCL) bus-bandwidth sweep")
     p.add_argument("--collectives-only", action="store_true",
                    help="with several GPUs, measure only the collectives (the spec keeps its other figures)")
+    p.add_argument("--quiet", "-q", action="store_true",
+                   help="no progress display on stderr (it is shown only when stderr is a terminal)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -58,7 +61,6 @@ def run(args: argparse.Namespace) -> int:
 
 def _run_gpu(args: argparse.Namespace) -> int:
     import torch
-    from rich.progress import Progress
 
     from floorcalc.capture.calibrate import calibrate_gpu
     from floorcalc.device import match_spec
@@ -72,26 +74,20 @@ def _run_gpu(args: argparse.Namespace) -> int:
     collectives = gpus > 1 and not args.no_collectives
     if args.collectives_only and gpus < 2:
         raise DeviceUnavailableError(f"--collectives-only needs at least 2 GPUs; torch sees {gpus}")
-    console = make_console(stderr=True)
-    with Progress(console=console, transient=True) as progress:
-        task = progress.add_task("calibrating", total=None if args.collectives_only else 9)
-
-        def step(label: str) -> None:
-            progress.update(task, advance=1, description=label)
-
+    with progress_display(args.quiet) as progress:
         if args.collectives_only:
             cal = Calibration(device_name=name, base_key=None)
             cal.environment = {"torch": torch.__version__, "cuda": str(torch.version.cuda)}
         else:
-            cal = calibrate_gpu(step, quick=args.quick)
+            cal = calibrate_gpu(progress, quick=args.quick)
         notes = []
         if collectives:
             from floorcalc.capture.collectives import MIB, SIZES, bus_bandwidths, collective_sweep, errors
 
-            step(f"collectives over {gpus} GPUs")
             sizes = (8 * 1024, MIB, 16 * MIB, 64 * MIB) if args.quick else SIZES
             try:
-                sweep = collective_sweep(gpus, sizes=sizes, iters=5 if args.quick else 10)
+                with progress.task(f"collectives over {gpus} GPUs (NCCL bus bandwidth)"):
+                    sweep = collective_sweep(gpus, sizes=sizes, iters=5 if args.quick else 10)
             except RuntimeError as e:
                 notes.append(f"collectives not measured: {e}")
             else:
@@ -120,7 +116,8 @@ def _run_cpu(args: argparse.Namespace) -> int:
 
     out = args.output or args.cwd / "cpu-host-calibrated.yaml"
     check_new_file(out, args.force)
-    measured = measure_cpu_ceilings(quick=args.quick)
+    with progress_display(args.quiet) as progress:
+        measured = measure_cpu_ceilings(quick=args.quick, progress=progress)
     figures = measured
     try:
         cache = store_ceilings(measured)

@@ -125,7 +125,7 @@ class _TerminalTask(Task):
         if detail is not None:
             kw["detail"] = detail
         self._bars.update(self._id, **kw)
-        self._owner.tick()
+        self._owner.tick(now=description is not None)
 
     def advance(self, amount: float = 1, *, description: Optional[str] = None, detail: Optional[str] = None) -> None:
         if self._id is None:
@@ -136,7 +136,7 @@ class _TerminalTask(Task):
         if detail is not None:
             kw["detail"] = detail
         self._bars.update(self._id, **kw)
-        self._owner.tick()
+        self._owner.tick(now=description is not None)
 
     def close(self) -> None:
         if self._id is not None:
@@ -152,7 +152,8 @@ class TerminalProgress(Progress):
     standard output is not touched.
 
     The display is redrawn only when a task is opened, moved or closed, at most every
-    ``interval_s`` seconds (always when one opens or closes), in the thread doing the work: no
+    ``interval_s`` seconds (always when one opens, closes or says what it is doing now), in the
+    thread doing the work: no
     thread of its own wakes up during a timed or profiled pass, so the display costs the passes
     nothing (their tasks move between passes, never inside one). A task that is not moved is
     shown as it was last drawn (so no clock is shown: it would stand still between draws)."""

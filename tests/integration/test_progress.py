@@ -183,3 +183,23 @@ def test_names_and_version_reach_the_terminal_without_colour_codes_inside(tmp_pa
     buf = io.StringIO()
     Console(file=buf, force_terminal=True, color_system="256").print(f"floorcalc {__version__} mlp_v2.1.0_4096x1024")
     assert f"floorcalc {__version__}" not in buf.getvalue() and "mlp_v2.1.0_4096x1024" not in buf.getvalue()
+
+
+def test_calibrate_in_a_terminal_names_each_benchmark(tmp_path):
+    # GIVEN a terminal, WHEN calibrate measures this CPU (quick sweep)
+    env = {**_env(), "FLOORCALC_CACHE_DIR": str(tmp_path / "cache")}  # this machine's ceilings cache left alone
+    rec = record.run_in_pty(floorcalc("calibrate", "--device", "cpu", "--quick", "-o", tmp_path / "cpu.yaml"),
+                            cols=120, rows=40, env=env, cwd=str(tmp_path))
+    assert rec.returncode == 0, rec.data[-2000:]
+    # THEN each benchmark was shown as "benchmark i of N: NAME", in order, ending with the FP32 rate
+    shown = [re.search(r"benchmark (\d+) of (\d+): ([A-Z0-9]+ [a-z]+)", line) for line in drawn(rec)]
+    names = list(dict.fromkeys((int(m[1]), int(m[2]), m[3]) for m in shown if m))
+    n = names[-1][1]
+    assert [i for i, _, _ in names] == list(range(1, n + 1)), names
+    assert names[-2][2] == "DRAM bandwidth" and names[-1][2] == "FP32 rate"
+    # AND none of it is left on the terminal (its table of ceilings has a heavy rule of its own)
+    for _, screen in record.screens(rec):
+        pass
+    final = record.all_lines(screen)
+    assert not any(re.search(r"benchmark \d+ of|calibrating the CPU", line) for line in final), final
+    assert any(line.startswith("floorcalc: wrote ") for line in final)
