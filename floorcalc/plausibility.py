@@ -40,6 +40,8 @@ import dataclasses
 from collections import defaultdict
 from typing import Dict, List, Optional, Sequence, Tuple
 
+import numpy as np
+
 from floorcalc.records import (Decomposition, DeviceSpec, GpuEvent, Implausible, ImplausibleCause, OpRow, Summary,
                                Target, Timeline, Trace, WorkUnit)
 
@@ -70,25 +72,35 @@ def clip_stream_overlaps(trace: Trace) -> Tuple[Trace, Optional[Implausible]]:
 
     Events replayed from a CUDA graph are left as they are (its branches may overlap).
     """
-    by_stream: Dict[Tuple[int, int], List[GpuEvent]] = defaultdict(list)
-    for ev in trace.gpu:
-        if not _graph_replayed(trace, ev):
-            by_stream[(ev.device, ev.stream)].append(ev)
+    evs = [ev for ev in trace.gpu if not _graph_replayed(trace, ev)]
+    keys = [(ev.device, ev.stream) for ev in evs]
+    group_of = {k: g for g, k in enumerate(dict.fromkeys(keys))}    # streams in order of first event
+    group = np.fromiter(map(group_of.__getitem__, keys), dtype=np.int64, count=len(keys))
+    ts = np.fromiter((ev.ts_us for ev in evs), dtype=np.float64, count=len(evs))
+    end = ts + np.fromiter((ev.duration_us for ev in evs), dtype=np.float64, count=len(evs))
+    index = np.fromiter((ev.index for ev in evs), dtype=np.int64, count=len(evs))
+    # per stream in (start, index) order: the latest end of the events before each one (a running
+    # maximum); an event starting before it overlaps. Only those few are visited one by one.
+    order = np.lexsort((index, ts, group))
+    g_o, ts_o, end_o = group[order], ts[order], end[order]
+    first = np.ones(len(order), dtype=bool)
+    first[1:] = g_o[1:] != g_o[:-1]
+    starts = np.flatnonzero(first).tolist() + [len(order)]
+    prev = np.full(len(order), -np.inf)
+    for a, b in zip(starts[:-1], starts[1:]):
+        prev[a + 1:b] = np.maximum.accumulate(end_o[a:b - 1])
+    late = np.flatnonzero(ts_o < prev - OVERLAP_EPS_US)
     fixed: Dict[int, GpuEvent] = {}
     worst, worst_name, total = 0.0, "", 0.0
     streams = set()
-    for key, evs in by_stream.items():
-        evs.sort(key=lambda e: (e.ts_us, e.index))
-        end = -float("inf")
-        for ev in evs:
-            if ev.ts_us < end - OVERLAP_EPS_US:
-                cut = min(end, ev.end_us) - ev.ts_us
-                fixed[ev.index] = dataclasses.replace(ev, ts_us=end, duration_us=max(ev.end_us - end, 0.0))
-                total += cut
-                streams.add(key)
-                if cut > worst:
-                    worst, worst_name = cut, ev.name
-            end = max(end, ev.end_us)
+    for k in late.tolist():
+        ev, last = evs[int(order[k])], float(prev[k])
+        cut = min(last, ev.end_us) - ev.ts_us
+        fixed[ev.index] = dataclasses.replace(ev, ts_us=last, duration_us=max(ev.end_us - last, 0.0))
+        total += cut
+        streams.add((ev.device, ev.stream))
+        if cut > worst:
+            worst, worst_name = cut, ev.name
     if not fixed:
         return trace, None
     gpu = tuple(fixed.get(ev.index, ev) for ev in trace.gpu)

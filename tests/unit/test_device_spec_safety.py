@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from floorcalc.cli import main
-from floorcalc.device.spec import ECHO_CHARS, MAX_SPEC_BYTES, load_file, packaged_dir
+from floorcalc.device.spec import (ECHO_CHARS, MAX_SPEC_BYTES, load_file, packaged_dir, parse_packaged_text,
+                                   parse_spec_text)
 from floorcalc.errors import SpecError
 
 H200 = (packaged_dir() / "h200.yaml").read_text(encoding="utf-8")
@@ -180,3 +181,20 @@ def test_load_file_raises_only_spec_error_for_these(tmp_path):
     for name, text in [("l.yaml", laughs(9, 9)), ("d.yaml", "a: " + "{b: " * 5000 + "}" * 5000)]:
         with pytest.raises(SpecError):
             load_file(write(tmp_path / name, text))
+
+
+@pytest.mark.parametrize("path", sorted(packaged_dir().glob("*.yaml")), ids=lambda p: p.stem)
+def test_shipped_specs_read_through_libyaml_are_what_the_careful_loader_reads(path):
+    # the shipped files are parsed with libyaml (speed, issue 10 item 8); every value, type and
+    # key order must be the careful loader's, 4.8e12 read as a float included
+    text = path.read_text(encoding="utf-8")
+    careful = parse_spec_text(text, path.name)
+    fast = parse_packaged_text(text, path.name)
+    assert fast == careful and repr(fast) == repr(careful)
+
+
+def test_a_shipped_spec_the_fast_loader_cannot_read_gets_the_careful_loaders_error():
+    bad = "schema_version: 1\nkey: x\nkey: y\n"                       # a duplicate key
+    with pytest.raises(SpecError, match="duplicate key 'key'"):
+        parse_packaged_text(bad, "x.yaml")
+    assert parse_packaged_text("peak: 4.8e12\n", "x.yaml") == {"peak": 4.8e12}
