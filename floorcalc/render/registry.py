@@ -71,6 +71,8 @@ FORMATS: Tuple[Format, ...] = (
            "GitHub-flavoured Markdown tables, for issues and notes"),
     Format("report", "latex", (".tex",), "floorcalc.render.latex:LatexRenderer",
            "a booktabs table for a paper, with the ceilings and versions in its note"),
+    Format("report", "html", (".html", ".htm"), "floorcalc.render.html:HtmlRenderer",
+           "one self-contained page: summary, decomposition, timeline picture, roofline, grouped ops, notes"),
     Format("diff", "table", (".txt",), "floorcalc.render.diff:DiffTableRenderer", "text tables: totals, ops ranked"),
     Format("diff", "json", (".json",), "floorcalc.render.diff:DiffJsonRenderer", "every op and total (kind floorcalc.diff)"),
     Format("diff", "md", (".md",), "floorcalc.render.diff:DiffMarkdownRenderer", "Markdown tables"),

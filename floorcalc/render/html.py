@@ -1,0 +1,239 @@
+"""A report as one self-contained HTML file (``-o report.html``): everything inline, nothing
+fetched when it is opened (no script, no font, no stylesheet from elsewhere), so it can be
+mailed, attached to an issue or opened on a machine without network.
+
+Sections, in order: the header (model, device, passes) and the report's warnings; the pass
+summary (every figure with its definition, as the table and Markdown give it); the
+decomposition of a pass (hardware floor, excess, data movement, host overhead, blocking,
+other...) with each part's share drawn as a bar in CSS; the picture of one pass
+(floorcalc/render/timeline_plot.py) and the roofline (floorcalc/render/plot.py), each a PNG
+inside the page (base64 ``data:`` URI); the op rows as the report groups them
+(``Report.grouping``); the longest kernels; the ceilings with their basis and source; the
+provenance; the notes.
+
+Every piece of text that comes from a trace or a user (op, module and kernel names, notes,
+commands, file names) is escaped with :func:`html.escape`, so a name such as ``<script>`` is
+shown as written and never read as markup. A figure that cannot be drawn (matplotlib missing,
+a CPU run without a device timeline, a report with no device spec for the roofs) is replaced
+by one sentence saying why.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import importlib.util
+from typing import Iterable, List, Optional, Sequence, Tuple
+
+from floorcalc.records import Report
+from floorcalc.render.base import Renderer
+from floorcalc.render.figures import (bound_label, ceilings_used, figure_value, format_figure, groups_of, groups_title,
+                                      grouped, outlier_text, pass_figures, provenance, spread_text)
+
+__all__ = ["HtmlRenderer"]
+
+_STYLE = """
+body { font-family: -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 24px auto; max-width: 1500px;
+       color: #1b1b1b; padding: 0 16px; }
+h1 { font-size: 22px; margin-bottom: 4px; }
+h2 { font-size: 17px; margin-top: 28px; border-bottom: 1px solid #ddd; padding-bottom: 4px; }
+p.sub { color: #555; margin-top: 0; }
+table { border-collapse: collapse; font-size: 13px; margin: 8px 0; }
+th, td { padding: 3px 8px; border-bottom: 1px solid #eee; text-align: left; vertical-align: top; }
+th { background: #f5f5f5; position: sticky; top: 0; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+td.name { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 12px; max-width: 520px;
+          overflow-wrap: anywhere; }
+.warning { background: #fff4e5; border-left: 4px solid #e69f00; padding: 6px 10px; margin: 6px 0; }
+.note { margin: 4px 0; }
+.bar { display: inline-block; height: 11px; background: #0072b2; vertical-align: middle; }
+.bar.neg { background: #d55e00; }
+figure { margin: 10px 0; }
+figure img { max-width: 100%; height: auto; border: 1px solid #eee; }
+figure.roofline img { max-width: 900px; }
+figcaption { color: #555; font-size: 13px; }
+.missing { color: #8a5a00; font-style: italic; }
+code { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 12px; }
+"""
+
+
+def _e(text: object) -> str:
+    """Trace or user text as HTML text (``&``, ``<``, ``>`` and quotes escaped)."""
+    return html.escape(str(text), quote=True)
+
+
+def _us(x: Optional[float]) -> str:
+    if x is None:
+        return "-"
+    return f"{x:,.1f}" if abs(x) >= 10 else f"{x:.2f}"
+
+
+def _pct(x: Optional[float], violation: bool = False) -> str:
+    if x is None:
+        return "-"
+    return f"{100 * x:.1f}%" + (" !" if violation else "")
+
+
+def _table(header: Sequence[str], kinds: str, rows: Iterable[Sequence[str]], cls: str = "") -> List[str]:
+    """An HTML table; ``kinds`` has one letter per column: ``n`` number, ``c`` code-like name,
+    ``t`` text. Cells are escaped here."""
+    css = {"n": ' class="num"', "c": ' class="name"', "t": ""}
+    out = [f'<table{f" class={chr(34)}{cls}{chr(34)}" if cls else ""}>',
+           "<thead><tr>" + "".join(f"<th>{_e(h)}</th>" for h in header) + "</tr></thead>", "<tbody>"]
+    for r in rows:
+        out.append("<tr>" + "".join(_cell(k, v, css[k]) for k, v in zip(kinds, r)) + "</tr>")
+    out.append("</tbody></table>")
+    return out
+
+
+#: names longer than this are shortened in the middle; the whole name is the cell's tooltip
+NAME_WIDTH = 90
+
+
+def _cell(kind: str, value: str, css: str) -> str:
+    if kind == "c" and len(value) > NAME_WIDTH:
+        half = (NAME_WIDTH - 3) // 2
+        return f'<td{css} title="{_e(value)}">{_e(value[:half] + "..." + value[-half:])}</td>'
+    return f"<td{css}>{_e(value)}</td>"
+
+
+def _img(data: bytes, alt: str, caption: str, cls: str = "") -> List[str]:
+    b64 = base64.b64encode(data).decode("ascii")
+    return [f'<figure{f" class={chr(34)}{cls}{chr(34)}" if cls else ""}>',
+            f'<img src="data:image/png;base64,{b64}" alt="{_e(alt)}">',
+            f"<figcaption>{_e(caption)}</figcaption>", "</figure>"]
+
+
+class HtmlRenderer(Renderer):
+    """Render a report as one self-contained HTML page (see the module notes).
+
+    ``top``: op rows (groups) shown, the rest summed in one line; ``kernels``: kernel rows shown;
+    ``figures``: draw the timeline picture and the roofline (False: tables only, e.g. without
+    matplotlib).
+    """
+
+    def __init__(self, top: int = 25, kernels: int = 15, figures: bool = True) -> None:
+        self.top = top
+        self.kernels = kernels
+        self.figures = figures
+
+    def render(self, report: Report) -> str:
+        s = report.summary
+        d = report.device
+        model = report.capture.model_file or report.capture.trace or ""
+        title = f"floorcalc: {model} on the {d.name}" if model else f"floorcalc: {d.name}"
+        passes = f"{s.passes} pass{'es' if s.passes != 1 else ''}"
+        body: List[str] = [f"<h1>{_e(title)}</h1>",
+                           f'<p class="sub">floorcalc {_e(report.tool_version)}; target {_e(report.target)}, device '
+                           f"spec <code>{_e(d.key)}</code>; {_e(passes)}, every figure per pass. floor = max(F/P, "
+                           "B/W) + L; efficiency = floor / measured.</p>"]
+        body += [f'<div class="warning"><b>warning:</b> {_e(n.text)}</div>' for n in report.notes
+                 if n.kind == "warning"]
+        body += ["<h2>Pass summary</h2>"]
+        body += _table(["figure", "value", "definition"], "tnt",
+                       [[f.label, format_figure(f), f.definition] for f in pass_figures(report)], "summary")
+        body += self._decomposition(report)
+        body += self._figures(report)
+        body += [f"<h2>{_e(groups_title(report)[0].upper() + groups_title(report)[1:])}</h2>"]
+        body += self._groups(report)
+        if self.kernels and report.kernels:
+            body += [f"<h2>Kernels, the {min(self.kernels, len(report.kernels))} longest of "
+                     f"{len(report.kernels)}</h2>"]
+            body += _table(["#", "kernel", "op", "module", "calls", "measured (us)", "floor (us)", "efficiency",
+                            "bound"], "ncctnnnnt",
+                           [[str(i), k.name, k.op, k.module, f"{k.calls:g}", _us(k.duration_us), _us(k.floor_us),
+                             _pct(k.efficiency, k.floor_violation), k.bound]
+                            for i, k in enumerate(report.kernels[: self.kernels], 1)], "kernels")
+        body += ["<h2>Ceilings</h2>"]
+        if d.has_ceilings:
+            body += _table(["ceiling", "value", "basis", "source"], "tntt",
+                           [[n, figure_value(n, f), f.basis, f.source] for n, f in ceilings_used(report)], "ceilings")
+        else:
+            body += [f"<p>None: {_e('; '.join(d.origin))}.</p>"]
+        body += ["<h2>Provenance</h2>"]
+        body += _table(["what", "value"], "tt", list(provenance(report).items()), "provenance")
+        notes = [n for n in report.notes if n.kind == "note"]
+        if notes:
+            body += ["<h2>Notes</h2>"] + [f'<p class="note"><b>note:</b> {_e(n.text)}</p>' for n in notes]
+        return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+                '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+                f"<title>{_e(title)}</title>\n<style>{_STYLE}</style>\n</head>\n<body>\n"
+                + "\n".join(body) + "\n</body>\n</html>\n")
+
+    def _decomposition(self, report: Report) -> List[str]:
+        t = report.timeline
+        dec = t.decomposition if t is not None else None
+        if dec is None:
+            return ["<h2>Where the wall time goes</h2>",
+                    '<p class="missing">No decomposition: this report has no device timeline.</p>']
+        parts: List[Tuple[str, float]] = [("hardware floor", dec.floor_us), ("above the floor (kernel excess)",
+                                                                              dec.excess_us),
+                                          ("data movement", dec.data_movement_us)]
+        if dec.communication_us or dec.peer_wait_us:
+            parts += [("communication", dec.communication_us), ("waiting on peers", dec.peer_wait_us)]
+        parts += [("host overhead", dec.host_overhead_us), ("blocking", dec.blocking_us), ("other", dec.other_us)]
+        parts += [(f"  other: {k.replace('_', ' ')}", v) for k, v in sorted(dec.other_parts_us.items()) if v]
+        wall = dec.wall_us or 1.0
+        rows = []
+        for name, us in parts:
+            width = min(abs(us) / wall, 1.0) * 300
+            bar = f'<span class="bar{" neg" if us < 0 else ""}" style="width:{width:.1f}px"></span>'
+            rows.append(f'<tr><td>{_e(name)}</td><td class="num">{_e(_us(us))}</td>'
+                        f'<td class="num">{_e(_pct(us / wall))}</td><td>{bar}</td></tr>')
+        out = ["<h2>Where the wall time goes (per pass)</h2>",
+               f"<p>Wall time {_e(_us(dec.wall_us))} us per pass, split into parts that add up to it "
+               f"(bound: {_e(dec.bound)}; docs/timeline.md).</p>",
+               '<table class="decomposition"><thead><tr><th>part</th><th>us</th><th>share</th><th></th></tr>'
+               "</thead><tbody>"] + rows + ["</tbody></table>"]
+        return out
+
+    def _figures(self, report: Report) -> List[str]:
+        out = ["<h2>One pass</h2>"]
+        if not self.figures or importlib.util.find_spec("matplotlib") is None:
+            why = "figures not drawn" if not self.figures else "matplotlib is not installed (pip install 'floorcalc[plot]')"
+            return out + [f'<p class="missing">No timeline picture or roofline: {_e(why)}.</p>']
+        from floorcalc.render.plot import RooflinePlot
+        from floorcalc.render.timeline_plot import TimelinePlot
+
+        try:
+            png = TimelinePlot().render(report, "png")
+        except ValueError as e:
+            out.append(f'<p class="missing">No timeline picture: {_e(e)}.</p>')
+        else:
+            out += _img(png, "timeline of one pass", "Host ops, each GPU stream's kernels coloured by what bounds "
+                        "them with their floors drawn darker from their start, and the GPU's idle time by cause.")
+        out.append("<h2>Roofline</h2>")
+        if not report.device.has_ceilings:
+            out.append('<p class="missing">No roofline: it needs a device spec (pass --spec FILE.yaml).</p>')
+        else:
+            out += _img(RooflinePlot().render(report, "png"), "roofline",
+                        "Each op: arithmetic intensity against achieved FLOP/s, area its share of op time, "
+                        "colour its bound; the roofs are the spec's peaks and bandwidths.", "roofline")
+        return out
+
+    def _groups(self, report: Report) -> List[str]:
+        many = grouped(report)
+        groups = groups_of(report)
+        rows = []
+        for i, g in enumerate(groups[: self.top], 1):
+            row = [str(i), g.name, g.module or "(top)"]
+            if many:
+                row.append(f"x{g.instances}")
+            row += [f"{g.calls:g}", _us(g.duration_us)]
+            if many:
+                row += [_us(g.median_us), spread_text(g, _us)]
+            row += [_us(g.floor_us), _pct(g.efficiency, g.floor_violation), bound_label(g)]
+            if many:
+                row.append(outlier_text(g))
+            rows.append(row)
+        rest = groups[self.top:]
+        if rest:
+            row = ["", f"{len(rest)} more {'groups' if many else 'ops'}", ""] + ([""] if many else [])
+            row += ["", _us(sum(g.duration_us for g in rest))] + (["", ""] if many else [])
+            row += [_us(sum(g.floor_us or 0 for g in rest)), "", ""] + ([""] if many else [])
+            rows.append(row)
+        if many:
+            return _table(["#", "op", "module", "n", "calls", "measured (us)", "median (us)", "min-max (us)",
+                           "floor (us)", "efficiency", "bound", "outlier"], "nccnnnnnnntt", rows, "ops")
+        return _table(["#", "op", "module", "calls", "measured (us)", "floor (us)", "efficiency", "bound"],
+                      "nccnnnnt", rows, "ops")

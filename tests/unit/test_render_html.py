@@ -1,0 +1,63 @@
+"""The single-file HTML report (floorcalc/render/html.py): every section present, trace text
+escaped, nothing loaded from elsewhere."""
+
+import dataclasses
+import re
+from pathlib import Path
+
+import pytest
+
+import floorcalc
+from floorcalc.cli import main
+from floorcalc.records import Note
+from floorcalc.render.html import HtmlRenderer
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+DECODE = DATA / "h200_llama_decode_eager.trace.json.gz"
+HOSTILE = '<script>alert("x")</script> & <img src=http://example.invalid/a.png>'
+
+
+@pytest.fixture(scope="module")
+def decode():
+    return floorcalc.analyze(str(DECODE)).record
+
+
+def test_every_section_and_figure_is_in_the_page(decode):
+    pytest.importorskip("matplotlib")
+    page = HtmlRenderer().render(decode)
+    for heading in ("Pass summary", "Where the wall time goes (per pass)", "One pass", "Roofline",
+                    "Ops, per pass, grouped by layer", "Kernels, the 15 longest", "Ceilings", "Provenance"):
+        assert f"<h2>{heading}" in page, heading
+    assert len(re.findall(r'<img src="data:image/png;base64,[A-Za-z0-9+/=]{1000,}"', page)) == 2
+    # the grouped table: one row per layer kind, with its instances and spread
+    assert "layers.*.attention" in page and "x4" in page
+    # the decomposition's parts add up to the pass's wall time
+    dec = decode.timeline.decomposition
+    assert f"{dec.host_overhead_us:,.1f}" in page
+
+
+def test_trace_text_is_escaped_and_nothing_is_fetched(decode):
+    ops = (dataclasses.replace(decode.ops[0], name=HOSTILE, module=HOSTILE),) + decode.ops[1:]
+    kernels = (dataclasses.replace(decode.kernels[0], name=HOSTILE * 3),) + decode.kernels[1:]
+    r = dataclasses.replace(decode, ops=ops, kernels=kernels, grouping=None,
+                            notes=decode.notes + (Note("warning", HOSTILE), Note("note", HOSTILE)))
+    page = HtmlRenderer(figures=False).render(r)
+    assert "<script" not in page and "example.invalid/a.png>" not in page
+    assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &lt;img" in page
+    # no resource from elsewhere: every src is inline, no stylesheet or script is linked
+    assert not re.search(r'(src|href)="(?!data:)', page)
+    assert "<link" not in page
+
+
+def test_without_figures_the_page_says_why(decode):
+    page = HtmlRenderer(figures=False).render(decode)
+    assert "No timeline picture or roofline: figures not drawn." in page and "<img" not in page
+
+
+def test_html_from_the_cli(tmp_path):
+    pytest.importorskip("matplotlib")
+    out = tmp_path / "r.html"
+    assert main(["analyze", str(DECODE), "-o", str(out)]) == 0
+    assert out.read_text().startswith("<!DOCTYPE html>")
+    assert main(["analyze", str(DECODE), "-o", str(out)]) == 8
+    assert main(["analyze", str(DECODE), "--format", "html", "-o", str(tmp_path / "r.htm")]) == 0
