@@ -51,13 +51,20 @@ def find_batch(units: Sequence[WorkUnit]) -> Tuple[Optional[int], str]:
     and the reason when none is."""
     votes: Counter[int] = Counter()
     firsts: List[int] = []
+    # the leading sizes of each distinct call once (the reader shares one OpCall per distinct
+    # call; the call is kept in the value so that its id is not reused)
+    leading: Dict[int, Tuple[OpCall, Tuple[int, ...]]] = {}
     for u in units:
         if u.count is None or u.op is None or u.op.call is None:
             continue
-        ts = _leading_tensors(u.op.call)
-        if ts:
-            votes.update(t.shape[0] for t in ts)
-            firsts.append(ts[0].shape[0])
+        call = u.op.call
+        hit = leading.get(id(call))
+        if hit is None:
+            hit = leading[id(call)] = (call, tuple(t.shape[0] for t in _leading_tensors(call)))
+        sizes = hit[1]
+        if sizes:
+            votes.update(sizes)
+            firsts.append(sizes[0])
     if not firsts:
         return None, "no counted op call has a tensor of rank 2 or more (no shapes recorded?)"
     b, n = votes.most_common(1)[0]
@@ -105,16 +112,24 @@ def _per_batch(u: WorkUnit, b: int) -> Optional[Tuple[float, float]]:
 def scaling(units: Sequence[WorkUnit], passes: int, b: int) -> Tuple[OpScaling, ...]:
     """One :class:`OpScaling` per counted op row (name, module) of ``units``, per pass."""
     memo: Dict[Tuple[OpCall, str, float, float], Optional[Tuple[float, float]]] = {}
+    # the same keyed by the call's identity first (hashing an OpCall walks all its arguments);
+    # the call is kept in the value so that its id is not reused
+    by_id: Dict[Tuple[int, str, float, float], Tuple[OpCall, Optional[Tuple[float, float]]]] = {}
     rows: Dict[Tuple[str, str], List[float]] = defaultdict(lambda: [0.0, 0.0, 1.0])
     for u in units:
         if u.count is None:
             continue
         row = rows[(u.name, u.module)]
-        key = (u.op.call, u.count.formula, u.count.flop, u.count.bytes) if u.op is not None and u.op.call else None
-        if key is not None and not u.kernel:
-            if key not in memo:
-                memo[key] = _per_batch(u, b)
-            got = memo[key]
+        call = u.op.call if u.op is not None else None
+        if call and not u.kernel:
+            fast = (id(call), u.count.formula, u.count.flop, u.count.bytes)
+            hit = by_id.get(fast)
+            if hit is None:
+                key = (call, u.count.formula, u.count.flop, u.count.bytes)
+                if key not in memo:
+                    memo[key] = _per_batch(u, b)
+                hit = by_id[fast] = (call, memo[key])
+            got = hit[1]
         else:
             got = None
         if got is None:
@@ -126,18 +141,28 @@ def scaling(units: Sequence[WorkUnit], passes: int, b: int) -> Tuple[OpScaling, 
                  for (n, m), v in rows.items())
 
 
-def _fusible(u: WorkUnit) -> bool:
+def _fusible(u: WorkUnit, families: Optional[Dict[str, bool]] = None) -> bool:
+    """Whether ``u`` may join a fusion chain (note 4); ``families``: a memo of op name ->
+    whether its formula family is fusible."""
     if u.count is None or u.floor is None or u.op is None or u.kernel or u.collective is not None or not u.events:
         return False
     if any(e.kind != "kernel" for e in u.events):
         return False
     if u.count.formula == BYTES_ONLY:
         return True
-    return family_of(u.op.name) in FUSIBLE_FAMILIES
+    if families is None:
+        return family_of(u.op.name) in FUSIBLE_FAMILIES
+    fusible = families.get(u.op.name)
+    if fusible is None:
+        fusible = families[u.op.name] = family_of(u.op.name) in FUSIBLE_FAMILIES
+    return fusible
 
 
 def _start(u: WorkUnit) -> float:
-    return min(e.ts_us for e in u.events) if u.events else 0.0
+    evs = u.events
+    if len(evs) == 1:
+        return evs[0].ts_us
+    return min(e.ts_us for e in evs) if evs else 0.0
 
 
 def fusion_chains(units: Sequence[WorkUnit], passes: int) -> Tuple[FusionChain, ...]:
@@ -145,8 +170,9 @@ def fusion_chains(units: Sequence[WorkUnit], passes: int) -> Tuple[FusionChain, 
     ordered = sorted((u for u in units if u.events), key=_start)
     runs: List[List[WorkUnit]] = []
     current: List[WorkUnit] = []
+    families: Dict[str, bool] = {}
     for u in ordered:
-        if _fusible(u):
+        if _fusible(u, families):
             current.append(u)
             continue
         if len(current) >= 2:
