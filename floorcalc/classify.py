@@ -591,7 +591,7 @@ def mark_l2_resident(units: Sequence[_Pending], spec: DeviceSpec) -> None:
     l2 = spec.details.get("l2_bytes")
     if l2 is None or spec.l2_bytes_per_s is None:
         return
-    l2_size = l2.value
+    l2_size = int(l2.value)
     # The bytes moved since an earlier op wrote a tensor are counted on one running total:
     # ``moved - moved_at[w]`` for the latest write of ``w`` bytes (the latest write of a size
     # has moved least since, so it alone decides whether some write of that size is recent).
