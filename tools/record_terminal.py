@@ -12,9 +12,9 @@ Steps:
    JSON header line with ``version``, ``width``, ``height``, ``timestamp``, ``title``, ``env``,
    then one ``[seconds, "o", text]`` line per piece), playable with ``asciinema play OUT.cast``.
 3. Feed the pieces, in order, to a terminal emulator (pyte, a VT100/xterm emulator from PyPI)
-   and keep its screen: for each ``--shot TEXT=NAME``, the first screen on which TEXT appears
-   (a stage's progress line), and ``final`` once the command has exited (its last
-   ``--rows`` lines); each drawn to
+   and keep its screen: for each ``--shot TEXT=NAME``, the screen half-way through those on
+   which TEXT appears (a stage's progress line, half-way through the stage), and ``final``
+   once the command has exited (its last ``--rows`` lines); each drawn to
    ``DIR/NAME.png`` in DejaVu Sans Mono (matplotlib's copy) with the screen's colours.
 
 :func:`run_in_pty` and :func:`screens` are also what tests/integration/test_progress.py uses
@@ -201,7 +201,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("cast", type=Path)
     p.add_argument("--png-dir", type=Path, default=None)
     p.add_argument("--shot", action="append", default=[], metavar="TEXT=NAME",
-                   help="draw the first screen showing TEXT to NAME.png (repeatable); 'final' is drawn too")
+                   help="draw the screen half-way through those showing TEXT to NAME.png (repeatable); "
+                        "'final' is drawn too")
     p.add_argument("--cols", type=int, default=100)
     p.add_argument("--rows", type=int, default=30)
     p.add_argument("--title", default="")
@@ -219,18 +220,25 @@ def main(argv: Optional[List[str]] = None) -> int:
     if opts.png_dir is not None:
         opts.png_dir.mkdir(parents=True, exist_ok=True)
         wanted = [tuple(s.split("=", 1)) for s in opts.shot]
-        done = set()
-        screen = None
-        for t, screen in screens(rec):
+        shown: Dict[str, List[int]] = {name: [] for _, name in wanted}
+        for i, (_, screen) in enumerate(screens(rec)):
             text = "\n".join(screen_text(screen))
             for pattern, name in wanted:
-                if name not in done and pattern in text:
-                    draw(screen, opts.png_dir / f"{name}.png")
-                    done.add(name)
-                    print(f"  {name}.png at {t:.2f} s", file=sys.stderr)
+                if pattern in text:
+                    shown[name].append(i)
+        # each stage drawn half-way through the screens that show it
+        at: Dict[int, List[str]] = {}
+        for _, name in wanted:
+            if shown[name]:
+                at.setdefault(shown[name][len(shown[name]) // 2], []).append(name)
+        screen = None
+        for i, (t, screen) in enumerate(screens(rec)):
+            for name in at.get(i, ()):
+                draw(screen, opts.png_dir / f"{name}.png")
+                print(f"  {name}.png at {t:.2f} s", file=sys.stderr)
         if screen is not None:
             draw(screen, opts.png_dir / "final.png")
-        missed = [n for _, n in wanted if n not in done]
+        missed = [n for _, n in wanted if not shown[n]]
         if missed:
             print(f"  never on screen: {', '.join(missed)}", file=sys.stderr)
     return rec.returncode

@@ -125,7 +125,7 @@ class _TerminalTask(Task):
         if detail is not None:
             kw["detail"] = detail
         self._bars.update(self._id, **kw)
-        self._owner.tick(now=description is not None)
+        self._owner.tick(now=description is not None or detail is not None)
 
     def advance(self, amount: float = 1, *, description: Optional[str] = None, detail: Optional[str] = None) -> None:
         if self._id is None:
@@ -136,7 +136,7 @@ class _TerminalTask(Task):
         if detail is not None:
             kw["detail"] = detail
         self._bars.update(self._id, **kw)
-        self._owner.tick(now=description is not None)
+        self._owner.tick(now=description is not None or detail is not None)
 
     def close(self) -> None:
         if self._id is not None:
@@ -151,12 +151,13 @@ class TerminalProgress(Progress):
     leaving it erases it. While it runs, what is printed to standard error is shown above it;
     standard output is not touched.
 
-    The display is redrawn only when a task is opened, moved or closed, at most every
-    ``interval_s`` seconds (always when one opens, closes or says what it is doing now), in the
-    thread doing the work: no
-    thread of its own wakes up during a timed or profiled pass, so the display costs the passes
-    nothing (their tasks move between passes, never inside one). A task that is not moved is
-    shown as it was last drawn (so no clock is shown: it would stand still between draws)."""
+    The display is redrawn only when a task is opened, moved or closed, in the thread doing the
+    work: at once when a task opens or closes or is given a description or detail (a new step
+    of a stage, the events read with each megabyte of a trace), else at most every
+    ``interval_s`` seconds. No thread of its own wakes up during a timed or profiled pass, so
+    the display costs the passes nothing (their tasks move between passes, never inside one).
+    A task that is not moved is shown as it was last drawn (so no clock is shown: it would stand
+    still between draws)."""
 
     shown = True
 
