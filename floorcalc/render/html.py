@@ -5,7 +5,8 @@ mailed, attached to an issue or opened on a machine without network.
 Sections, in order: the header (model, device, passes) and the report's warnings; the pass
 summary (every figure with its definition, as the table and Markdown give it); the
 decomposition of a pass (hardware floor, excess, data movement, host overhead, blocking,
-other...) with each part's share drawn as a bar in CSS; the picture of one pass
+other...) with each part's share drawn as a bar in CSS; the what-if projections
+(``Report.whatif``), when the report has them; the picture of one pass
 (floorcalc/render/timeline_plot.py) and the roofline (floorcalc/render/plot.py), each a PNG
 inside the page (base64 ``data:`` URI); the op rows as the report groups them
 (``Report.grouping``); the longest kernels; the ceilings with their basis and source; the
@@ -54,6 +55,7 @@ figure.roofline img { max-width: 900px; }
 figcaption { color: #555; font-size: 13px; }
 .missing { color: #8a5a00; font-style: italic; }
 code { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 12px; }
+ul { font-size: 13px; color: #333; }
 """
 
 
@@ -133,6 +135,7 @@ class HtmlRenderer(Renderer):
         body += _table(["figure", "value", "definition"], "tnt",
                        [[f.label, format_figure(f), f.definition] for f in pass_figures(report)], "summary")
         body += self._decomposition(report)
+        body += self._whatif(report)
         body += self._figures(report)
         body += [f"<h2>{_e(groups_title(report)[0].upper() + groups_title(report)[1:])}</h2>"]
         body += self._groups(report)
@@ -185,6 +188,21 @@ class HtmlRenderer(Renderer):
                f"(bound: {_e(dec.bound)}; docs/timeline.md).</p>",
                '<table class="decomposition"><thead><tr><th>part</th><th>us</th><th>share</th><th></th></tr>'
                "</thead><tbody>"] + rows + ["</tbody></table>"]
+        return out
+
+    def _whatif(self, report: Report) -> List[str]:
+        """The what-if section (floorcalc/whatif), as the other formats print it."""
+        if report.whatif is None:
+            return []
+        from floorcalc.render.whatif import _basis_lines, _header, rows
+
+        w = report.whatif
+        header = _header(w)
+        out = ["<h2>What if</h2>",
+               f"<p>Projected step times from this pass; measured {w.measured.step_us:.1f} us "
+               f"({_e(w.measured.assumption)}).</p>"]
+        out += _table(header, "t" + "n" * (len(header) - 2) + "t", rows(w), "whatif")
+        out += ["<ul>"] + [f"<li>{_e(x.strip())}</li>" for x in _basis_lines(w)] + ["</ul>"]
         return out
 
     def _figures(self, report: Report) -> List[str]:
