@@ -10,7 +10,8 @@ other...) with each part's share drawn as a bar in CSS; the what-if projections
 (floorcalc/render/timeline_plot.py) and the roofline (floorcalc/render/plot.py), each a PNG
 inside the page (base64 ``data:`` URI); the op rows as the report groups them
 (``Report.grouping``); the longest kernels; the ceilings with their basis and source; the
-provenance; the notes.
+provenance; the notes (``<li class="note">`` or ``"warning"`` each, in the report's order; the
+warnings are also shown first, under the header).
 
 Every piece of text that comes from a trace or a user (op, module and kernel names, notes,
 commands, file names) is escaped with :func:`html.escape`, so a name such as ``<script>`` is
@@ -46,7 +47,9 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: now
 td.name { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 12px; max-width: 520px;
           overflow-wrap: anywhere; }
 .warning { background: #fff4e5; border-left: 4px solid #e69f00; padding: 6px 10px; margin: 6px 0; }
-.note { margin: 4px 0; }
+ul.notes li { margin: 3px 0; }
+ul.notes li.warning::before { content: "warning: "; font-weight: bold; color: #a06000; }
+ul.notes li.note::before { content: "note: "; font-weight: bold; }
 .bar { display: inline-block; height: 11px; background: #0072b2; vertical-align: middle; }
 .bar.neg { background: #d55e00; }
 figure { margin: 10px 0; }
@@ -130,7 +133,7 @@ class HtmlRenderer(Renderer):
                            f"spec <code>{_e(d.key)}</code>; {_e(passes)}, every figure per pass. floor = max(F/P, "
                            "B/W) + L; efficiency = floor / measured.</p>"]
         body += [f'<div class="warning"><b>warning:</b> {_e(n.text)}</div>' for n in report.notes
-                 if n.kind == "warning"]
+                 if n.kind == "warning"]  # at the top too, where they are seen
         body += ["<h2>Pass summary</h2>"]
         body += _table(["figure", "value", "definition"], "tnt",
                        [[f.label, format_figure(f), f.definition] for f in pass_figures(report)], "summary")
@@ -155,9 +158,10 @@ class HtmlRenderer(Renderer):
             body += [f"<p>None: {_e('; '.join(d.origin))}.</p>"]
         body += ["<h2>Provenance</h2>"]
         body += _table(["what", "value"], "tt", list(provenance(report).items()), "provenance")
-        notes = [n for n in report.notes if n.kind == "note"]
-        if notes:
-            body += ["<h2>Notes</h2>"] + [f'<p class="note"><b>note:</b> {_e(n.text)}</p>' for n in notes]
+        if report.notes:  # every note and warning, in the report's order (the warnings also head the page)
+            body += ["<h2>Notes</h2>", '<ul class="notes">']
+            body += [f'<li class="{n.kind}">{_e(n.text)}</li>' for n in report.notes]
+            body += ["</ul>"]
         return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
                 '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
                 f"<title>{_e(title)}</title>\n<style>{_STYLE}</style>\n</head>\n<body>\n"
