@@ -209,6 +209,46 @@ print("API on cuda:", rep.device.key, "wall", s.wall_us, "busy", s.gpu_busy_us, 
 PY
 }
 
+## progress: issue 18 on the GPU: `calibrate --quick` and `report examples/gpt2.py` run on a pseudo-terminal (tools/record_terminal.py), their progress display kept as asciinema casts (calibrate.cast, report-gpt2-cuda.cast) and, where pyte is installed, PNG screens; then checked: every benchmark i of 9 and every profiled pass shown, nothing of the display left at the end (about 1.5 minutes)
+section_progress() {
+  local with_png=()
+  python3 -c "import pyte" 2> /dev/null && with_png=(--png-dir "$D/png-calibrate")
+  python3 tools/record_terminal.py "$D/calibrate.cast" --cols 120 --rows 32 --prompt "floorcalc calibrate --quick" \
+    ${with_png[@]+"${with_png[@]}"} --shot "benchmark 1 of=1-gemm-bf16" --shot "benchmark 6 of=6-dram" \
+    -- python3 -m floorcalc calibrate --quick --no-collectives -o "$D/calibrated.yaml"
+  [ ${#with_png[@]} -eq 0 ] || with_png=(--png-dir "$D/png-report")
+  python3 tools/record_terminal.py "$D/report-gpt2-cuda.cast" --cols 120 --rows 32 \
+    --prompt "floorcalc report examples/gpt2.py" ${with_png[@]+"${with_png[@]}"} --shot "warm-up =1-warm-up" \
+    --shot "profiled pass=2-profiled-passes" --shot "building the report=3-building" \
+    -- python3 -m floorcalc report examples/gpt2.py --device cuda --trace-out "$D/gpt2.trace.json.gz"
+  python3 - "$D" <<'PY'
+import importlib.util, json, re, sys
+from pathlib import Path
+spec = importlib.util.spec_from_file_location("record_terminal", "tools/record_terminal.py")
+rt = importlib.util.module_from_spec(spec); sys.modules["record_terminal"] = rt; spec.loader.exec_module(rt)
+ansi = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+for name, want in (("calibrate", [f"benchmark {i} of 9" for i in range(1, 10)]),
+                   ("report-gpt2-cuda", ["warm-up", "profiled pass", "reading gpt2", "building the report"])):
+    lines = (Path(sys.argv[1]) / f"{name}.cast").read_text().splitlines()
+    chunks = [(e[0], e[2].encode()) for e in map(json.loads, lines[1:])]
+    text = ansi.sub("", "".join(c.decode() for _, c in chunks))
+    frames = [f for f in re.split(r"[\r\n]", text) if "\u2501" in f]
+    missing = [w for w in want if not any(w in f for f in frames)]
+    print(name, len(frames), "progress frames; missing:", missing or "none")
+    assert not missing, missing
+    try:
+        import pyte  # noqa: F401
+    except ImportError:
+        print(name, "end of the terminal not checked: pyte is not installed")
+        continue
+    for _, screen in rt.screens(rt.Recording(chunks=chunks, cols=120, rows=32)):
+        pass
+    left = [l for l in rt.all_lines(screen) if any(l.startswith(w) for w in want + ["calibrating the GPU"])]
+    print(name, "progress lines left on the terminal:", left or "none")
+    assert not left, left
+PY
+}
+
 ## counting: K15 (torch._grouped_mm), a Mixtral-size grouped-GEMM MoE and K16 (MultiheadAttention cross-attention) through `report` on CUDA against `count` on meta: FLOPs and bytes must agree (about 2 minutes)
 section_counting() {
   local m
