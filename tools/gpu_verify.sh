@@ -488,6 +488,33 @@ PY
   fi
 }
 
+## whatif_batch: issue 15's batch proof where the step is device time: the Llama decode step with CUDA graphs at batch 4, 8 and 16 (FLOORCALC_LLAMA_BATCH; batch 8 recorded again beside section whatif's to measure run-to-run spread), then eager at batch 8 twice more (the host-bound step's run-to-run spread); each a gzipped trace (--iters 3, as the fixtures) and its report JSON, the bare pass times of each, and `floorcalc whatif --batch 4 --batch 16` of the batch-8 runs (about 3 minutes)
+section_whatif_batch() {
+  local b n
+  for b in 4 8 16; do
+    n="h200_llama_decode_b${b}_cuda-graphs"; [ "$b" = 8 ] && n="${n}_r2"  # whatif has b8's first
+    FLOORCALC_LLAMA_BATCH=$b fc report examples/llama_decode.py --device cuda -q --iters 3 --cuda-graphs \
+      --trace-out "$D/$n.trace.json.gz" -o "$D/$n.json"
+  done
+  for b in r2 r3; do
+    FLOORCALC_LLAMA_BATCH=8 fc report examples/llama_decode.py --device cuda -q --iters 3 \
+      --trace-out "$D/h200_llama_decode_b8_eager_$b.trace.json.gz" -o "$D/h200_llama_decode_b8_eager_$b.json"
+  done
+  python3 - "$D" <<'PY'
+import json, sys
+from pathlib import Path
+for p in sorted(Path(sys.argv[1]).glob("*.json")):
+    d = json.loads(p.read_text())
+    s = d["summary"]
+    print(f"{p.name:44s}", {k: s.get(k) for k in ("wall_us", "bare_wall_us", "gpu_busy_us", "floor_us")},
+          "bare passes", d["capture"].get("bare_wall_us_runs"))
+PY
+  ls -la "$D" | tee "$D/sizes.txt"
+  for f in "$D"/h200_llama_decode_b8_*.json; do
+    fc whatif "$f" --batch 4 --batch 16 | tee "${f%.json}.whatif.txt"
+  done
+}
+
 # --------------------------------------------------------------------------------------------
 # the runner: everything below reads the "## NAME:" lines above and needs no change
 
