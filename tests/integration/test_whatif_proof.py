@@ -41,6 +41,32 @@ def test_the_docs_table_is_the_committed_one(recomputed):
 
 def test_graph_projections_hold_within_15_percent(recomputed):
     # the issue's target for the CUDA-graph projections (the fusion ones are reported as they are)
-    for r in recomputed:
-        if r["scenario"] in ("no_host_overhead", "batch"):
-            assert abs(r["error"]) <= 0.15, r
+    rows = [r for r in recomputed if r["scenario"] == "no_host_overhead"]
+    assert len(rows) >= 4
+    for r in rows:
+        assert abs(r["error"]) <= _tool().TARGET, r
+
+
+def test_batch_projections_hold_within_15_percent_where_the_step_is_device_time(recomputed):
+    # an eager decode step is ~85% host time, which moves from run to run (next test): the target
+    # holds on the device busy time for every batch row, and on the step where both runs replay a
+    # CUDA graph (the step is then device time)
+    rows = [r for r in recomputed if r["scenario"] == "batch"]
+    assert {r["argument"] for r in rows} >= {"4", "16"}
+    for r in rows:
+        assert abs(r["busy_error"]) <= _tool().TARGET, r
+        if "cuda-graphs" in r["from"] and "cuda-graphs" in r["measured_run"]:
+            assert abs(r["error"]) <= _tool().TARGET, r
+
+
+def test_the_eager_host_time_moves_from_run_to_run_with_the_same_work(recomputed):
+    # whatif.md's reading of the eager batch rows: two batch-1 runs of the same decode step, the
+    # same launches and device work, steps far apart; the batch projection keeps the host part
+    # of the run it starts from, so its step error there is the runs' host difference
+    tool = _tool()
+    cache: dict = {}
+    a = tool._report("h200_llama_decode_eager", cache)
+    b = tool._report("h200_llama_decode_b1_eager", cache)
+    assert a.whatif.basis.launches == b.whatif.basis.launches
+    assert b.summary.gpu_busy_us == pytest.approx(a.summary.gpu_busy_us, rel=0.02)
+    assert b.summary.bare_wall_us > 1.5 * a.summary.bare_wall_us
