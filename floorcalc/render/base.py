@@ -10,6 +10,8 @@ constructor takes.
 
 from __future__ import annotations
 
+import os
+import sys
 from pathlib import Path
 from typing import Any, List, Mapping, Union
 
@@ -42,14 +44,27 @@ class Renderer:
         return {path: self.render(doc)}
 
 
+#: the width of the text tables when standard output is not a terminal and COLUMNS is unset
+PIPE_WIDTH = 160
+
+
+def _stdout_is_terminal() -> bool:
+    try:
+        return sys.stdout.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
 def captured(print_to: Any, width: Union[int, None] = None, terminal: bool = False) -> str:
     """What ``print_to(console)`` prints on a rich Console, as text: to a plain 160-column
     page (``terminal`` False: the width given, else 160, no colour), or as it would appear on
-    standard output (``terminal`` True: the terminal's width, unless ``width``, and its
-    colours)."""
+    standard output (``terminal`` True: ``width``, else COLUMNS or the terminal's width, else,
+    when standard output is a pipe or a file, :data:`PIPE_WIDTH`; and its colours)."""
     from floorcalc.render.terminal import make_console
 
     if terminal:
+        if width is None and not os.environ.get("COLUMNS") and not _stdout_is_terminal():
+            width = PIPE_WIDTH  # a log, a pipe, a file: wide, so no number is cut
         console = make_console(width=width)
         with console.capture() as cap:
             print_to(console)

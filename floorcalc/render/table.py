@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, List, Optional, Tuple
 
 from rich import box
 from rich.console import Console
 
 from floorcalc.records import Report
 from floorcalc.render.base import Renderer, captured
-from floorcalc.render.figures import bound_label
+from floorcalc.render.figures import bound_label, grouped, groups_of, groups_title, outlier_text, spread_text
 from floorcalc.render.terminal import PlainTable, make_console, plain, styled
 
 BOUND_STYLE = {"compute": "green", "memory": "cyan", "overhead": "yellow", "communication": "blue",
@@ -65,6 +65,103 @@ class TableRenderer(Renderer):
         """The tables as the terminal shows them (its width and colours)."""
         return captured(lambda console: self.print(report, console), self.width, terminal=True)
 
+    def _ops_table(self, report: Report, width: int) -> PlainTable:
+        """The op rows as the report groups them (``Report.grouping``), ``top`` groups.
+
+        Numbers are never cut or wrapped: each numeric column is at least as wide as its widest
+        cell. What gives way on a narrow console, in this order: the achieved-rate columns, the
+        median and spread columns, then the module moves under the op name; names are shortened
+        in the middle (the JSON keeps them whole). A line under the table says what was dropped.
+        """
+        many = grouped(report)
+        tries = [(True, many, False), (False, many, False), (False, False, False), (False, False, True)]
+        for wide, spread, narrow in tries:
+            t, needed = self._ops_table_as(report, width, wide, spread, narrow)
+            if needed <= width:
+                return t
+        return t
+
+    def _ops_table_as(self, report: Report, width: int, wide: bool, spread: bool,
+                      narrow: bool) -> Tuple[PlainTable, int]:
+        """The op table with the achieved rates (``wide``), the median and spread (``spread``),
+        or the module under the op name (``narrow``); and the width it needs."""
+        d = report.device
+        ref = report.reference
+        many = grouped(report)
+        groups = groups_of(report)
+        shown = groups[: self.top]
+        ref_eff = _reference_efficiencies(report) if ref is not None else {}
+        dropped: List[str] = []
+        if not wide:
+            dropped.append("achieved TFLOP/s and GB/s")
+        if many and not spread:
+            dropped.append("median and min-max")
+        if narrow:
+            dropped.append("the module column (shown under the op)")
+        t = PlainTable(box=box.SIMPLE_HEAD, title=groups_title(report), title_justify="left",
+                       caption=f"columns left out at this width ({width}): {'; '.join(dropped)}; "
+                               "widen the terminal or set COLUMNS" if dropped else None,
+                       caption_justify="left", padding=(0, 1))
+        name_w = (22 if width >= 90 else 20) if narrow else 40
+        outliers = many and wide and any(g.outlier for g in shown)
+        rows: List[List[Any]] = []
+        for i, g in enumerate(shown, 1):
+            module = g.module or "(top)"
+            if narrow:
+                cells = [styled(plain(_middle(g.name, name_w)), "\n  ", plain(_middle(module, name_w - 2), style="dim"))]
+            else:
+                cells = [plain(_middle(g.name, name_w)), plain(_middle(module, 40))]
+            eff = styled((_pct(g.efficiency) + " !", "bold red")) if g.floor_violation else _pct(g.efficiency)
+            row: List[Any] = [str(i), *cells]
+            if many:
+                row.append(f"x{g.instances}")
+            row += [f"{g.calls:g}", _us(g.duration_us)]
+            if spread:
+                row += [_us(g.median_us), spread_text(g, _us)]
+            row += [_us(g.floor_us), eff]
+            if ref is not None:
+                row.append(_pct(ref_eff.get((g.name, g.module))))
+            if wide:
+                secs = g.duration_us * 1e-6
+                row += [_rate(g.flop / secs if g.flop is not None and secs > 0 else None, 1e12),
+                        _rate(g.bytes / secs if g.bytes is not None and secs > 0 else None, 1e9)]
+            row.append(plain(bound_label(g), style=BOUND_STYLE.get(g.bound, "")))
+            if outliers:
+                row.append(plain(outlier_text(g)))
+            rows.append(row)
+        rest = groups[self.top:]
+        if rest:
+            row = ["", f"... {len(rest)} more {'groups' if many else 'ops'}"] + ([] if narrow else [""])
+            row += ([""] if many else []) + ["", _us(sum(g.duration_us for g in rest))] + (["", ""] if spread else [])
+            row += [_us(sum(g.floor_us or 0 for g in rest)), ""] + ([""] if ref is not None else [])
+            row += ([""] * 2 if wide else []) + [""] + ([""] if outliers else [])
+            rows.append(row)
+        numeric = ["#"] + (["n"] if many else []) + ["calls", "measured\nus"] + \
+            (["median\nus", "min-max\nus"] if spread else []) + ["floor\nus", "eff" if ref is None else f"eff\n{_label(d)}"] + \
+            ([f"eff\n{_label(ref)}"] if ref is not None else []) + (["achieved\nTFLOP/s", "achieved\nGB/s"] if wide else [])
+        header = ["#", "op"] + ([] if narrow else ["module"]) + (["n"] if many else []) + ["calls", "measured\nus"] + \
+            (["median\nus", "min-max\nus"] if spread else []) + ["floor\nus", "eff" if ref is None else f"eff\n{_label(d)}"] + \
+            ([f"eff\n{_label(ref)}"] if ref is not None else []) + \
+            (["achieved\nTFLOP/s", "achieved\nGB/s"] if wide else []) + ["bound"] + (["outlier"] if outliers else [])
+        needed = 0
+        for j, h in enumerate(header):
+            cells = [r[j] for r in rows]
+            longest = max([len(x) for c in cells for x in str(c).split("\n")] + [len(x) for x in h.split("\n")])
+            needed += (min(longest, name_w) if h == "op" else longest) + 3
+            if h in numeric:
+                t.add_column(h, justify="right", no_wrap=True, min_width=longest)
+            elif h == "op":
+                t.add_column(h, no_wrap=True, overflow="ellipsis", min_width=min(name_w, longest))
+            elif h == "module":
+                t.add_column(h, overflow="fold", min_width=min(30, longest))
+            elif h == "bound":
+                t.add_column(h, no_wrap=True, min_width=9)
+            else:
+                t.add_column(h, overflow="fold")
+        for r in rows:
+            t.add_row(*r)
+        return t, needed
+
     def print(self, report: Report, console: Optional[Console] = None) -> None:
         """Print the tables on ``console`` (default: standard output)."""
         console = console or make_console(width=self.width)
@@ -77,47 +174,7 @@ class TableRenderer(Renderer):
             console.print(styled(("warning: ", "bold yellow"), plain(note.text)))
         if warnings:
             console.print()
-        # Narrow terminals drop the achieved-rate columns first, then move the module under the
-        # op name; op names and bounds never wrap.
-        wide = console.width >= 120
-        narrow = console.width < 100
-        t = PlainTable(box=box.SIMPLE_HEAD, title="ops, per pass, ranked by measured time", title_justify="left")
-        t.add_column("#", justify="right", no_wrap=True, min_width=2)
-        t.add_column("op", no_wrap=True, overflow="ellipsis",
-                     min_width=min(34 if not narrow else 20, max((len(r.name) for r in report.ops[: self.top]), default=4)))
-        if not narrow:
-            t.add_column("module", overflow="fold", min_width=min(24, max((len(r.module) for r in report.ops[: self.top]), default=6)))
-        t.add_column("calls", justify="right", no_wrap=True, min_width=5)
-        t.add_column("measured\nus", justify="right", no_wrap=True)
-        t.add_column("floor\nus", justify="right", no_wrap=True)
-        ref = report.reference
-        t.add_column("eff" if ref is None else f"eff\n{_label(d)}", justify="right", no_wrap=True)
-        if ref is not None:
-            t.add_column(f"eff\n{_label(ref)}", justify="right", no_wrap=True)
-        if wide:
-            t.add_column("achieved\nTFLOP/s", justify="right")
-            t.add_column("achieved\nGB/s", justify="right")
-        t.add_column("bound", no_wrap=True, min_width=9)
-        for i, r in enumerate(report.ops[: self.top], 1):
-            style = BOUND_STYLE.get(r.bound, "")
-            eff = styled((_pct(r.efficiency) + " !", "bold red")) if r.floor_violation else _pct(r.efficiency)
-            rates = [_rate(r.achieved_flop_per_s, 1e12), _rate(r.achieved_bytes_per_s, 1e9)] if wide else []
-            module = r.module or "(top)"
-            if narrow:
-                name = r.name if len(r.name) <= 26 else r.name[:25] + "…"
-                mod = module if len(module) <= 24 else "…" + module[-23:]
-                cells = [styled(plain(name), "\n  ", plain(mod, style="dim"))]
-            else:
-                cells = [plain(r.name), plain(module)]
-            refcell = [_pct(r.reference_efficiency)] if ref is not None else []
-            t.add_row(str(i), *cells, f"{r.calls:g}", _us(r.duration_us), _us(r.floor_us),
-                      eff, *refcell, *rates, plain(bound_label(r), style=style))
-        rest = report.ops[self.top:]
-        if rest:
-            t.add_row("", f"... {len(rest)} more ops", *([] if narrow else [""]), "", _us(sum(r.duration_us for r in rest)),
-                      _us(sum(r.floor_us or 0 for r in rest)), "", *([""] if ref is not None else []),
-                      *([""] * (2 if wide else 0)), "")
-        console.print(t)
+        console.print(self._ops_table(report, console.width))
         st = PlainTable(box=box.SIMPLE_HEAD, title="pass summary", title_justify="left", show_header=False)
         st.add_column("figure")
         st.add_column("value", justify="right")
@@ -166,3 +223,29 @@ class TableRenderer(Renderer):
         for note in report.notes:
             if note.kind == "note":
                 console.print(plain(f"note: {note.text}", style="dim"))
+
+
+def _middle(name: str, width: int) -> str:
+    """``name`` shortened in the middle to ``width`` characters (the JSON has it whole)."""
+    if len(name) <= width:
+        return name
+    half = (width - 1) // 2
+    return name[:half] + "…" + name[len(name) - (width - 1 - half):]
+
+
+def _reference_efficiencies(report: Report) -> dict:
+    """(group name, group module) -> floor on the reference spec / measured time, summed over
+    the op rows each group holds (the same grouping rule, floorcalc.grouping)."""
+    from floorcalc.grouping import _key
+
+    by = report.grouping.by if report.grouping is not None else "none"
+    floors: dict = {}
+    times: dict = {}
+    for r in report.ops:
+        _k, name, module, _label_ = _key(r, by)
+        if by == "module":
+            continue
+        if r.reference_floor_us is not None:
+            floors[(name, module)] = floors.get((name, module), 0.0) + r.reference_floor_us
+            times[(name, module)] = times.get((name, module), 0.0) + r.duration_us
+    return {k: floors[k] / times[k] for k in floors if times[k] > 0}

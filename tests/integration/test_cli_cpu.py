@@ -56,9 +56,10 @@ def test_analyze_reproduces_the_report_from_its_trace(mlp_run, tmp_path):
 
 def test_table_output(mlp_run, capsys):
     _, trace, _ = mlp_run
-    assert main(["analyze", str(trace), "--top", "3"]) == 0
+    assert main(["analyze", str(trace), "--top", "1"]) == 0
     out = capsys.readouterr().out
-    assert "aten::linear" in out and "pass summary" in out and "sum of floors" in out and "more ops" in out
+    for needle in ("aten::linear", "pass summary", "sum of floors", "more groups"):
+        assert needle in out, needle
 
 
 def test_existing_trace_is_never_overwritten(mlp_run, tmp_path, capsys):

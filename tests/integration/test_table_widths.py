@@ -1,0 +1,48 @@
+"""Tables that degrade gracefully (issue 14, item 1): piped output is wide, numbers are never cut
+at any width, the columns left out are named, and the table shows one row per layer kind."""
+
+from pathlib import Path
+
+import pytest
+
+import floorcalc
+from floorcalc.cli import main
+from floorcalc.render.table import _us
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+GPT2 = Path(__file__).resolve().parents[2] / "docs" / "examples" / "gpt2.h200.trace.json.gz"
+LLAMA = DATA / "h200_llama_decode_eager.trace.json.gz"
+
+
+@pytest.mark.parametrize("columns", [None, "120", "100", "80"])
+def test_every_number_in_full_at_any_width(columns, monkeypatch, capsys):
+    # GIVEN a committed H200 trace, printed to a pipe (pytest's capture is not a terminal)
+    if columns is None:
+        monkeypatch.delenv("COLUMNS", raising=False)
+    else:
+        monkeypatch.setenv("COLUMNS", columns)
+    assert main(["analyze", str(GPT2), "--top", "10"]) == 0
+    out = capsys.readouterr().out
+    # THEN the table is as wide as asked (160 for a pipe) and each group's figures are there whole
+    assert max(len(x) for x in out.splitlines()) <= int(columns or 160)
+    groups = floorcalc.analyze(str(GPT2)).groups[:10]
+    table = out.split("pass summary")[0]
+    for g in groups:
+        for figure in (_us(g.duration_us), _us(g.floor_us), f"{100 * g.efficiency:.1f}%", f"x{g.instances}"):
+            assert figure in table, (columns, g.name, figure)
+    assert "…" not in "".join(line for line in table.splitlines() if "us" in line)
+    if columns == "80":
+        flat = " ".join(out.split())  # the caption wraps at 80 columns
+        assert "columns left out at this width (80): achieved TFLOP/s and GB/s; median and" in flat
+    if columns is None:
+        assert "median" in table and "min-max" in table and "columns left out" not in out
+
+
+def test_the_llama_table_is_one_row_per_layer_kind_with_spread(monkeypatch, capsys):
+    monkeypatch.delenv("COLUMNS", raising=False)
+    assert main(["analyze", str(LLAMA)]) == 0
+    table = capsys.readouterr().out.split("pass summary")[0]
+    rows = [line for line in table.splitlines() if "layers.*.feed_forward.w2" in line]
+    assert len(rows) == 1 and " x4 " in rows[0]
+    assert "4.37-4.45" in rows[0]  # the four instances' min-max, us
+    assert "layers.0." not in table and "layers.3." not in table
