@@ -110,14 +110,17 @@ def capture_dict(c: CaptureInfo) -> Dict[str, Any]:
 
     A report made by the run that captured it (``live``) gives the capture's every field; a
     trace read back gives this ``command``, the ``capture_command`` that recorded it (null when
-    floorcalc did not capture it) and the capture's fields the trace records.
+    floorcalc did not capture it) and the capture's fields the trace records; both end with
+    ``cuda_graphs: true`` for a pass replayed from a CUDA graph.
     """
     runs = list(c.bare_wall_us_runs) if c.bare_wall_us_runs is not None else None
+    out: Dict[str, Any]
     if c.live:
-        return {"command": c.command, "model_file": c.model_file, "device": c.device, "gpu_name": c.gpu_name,
-                "warmup": c.warmup, "iters": c.iters, "trace": c.trace, "bare_wall_us_runs": runs,
-                "torch_version": c.torch_version, "cuda_version": c.cuda_version, "allow_tf32": c.allow_tf32}
-    out: Dict[str, Any] = {"command": c.command, "capture_command": c.capture_command or None}
+        out = {"command": c.command, "model_file": c.model_file, "device": c.device, "gpu_name": c.gpu_name,
+               "warmup": c.warmup, "iters": c.iters, "trace": c.trace, "bare_wall_us_runs": runs,
+               "torch_version": c.torch_version, "cuda_version": c.cuda_version, "allow_tf32": c.allow_tf32}
+        return _graphs(out, c)
+    out = {"command": c.command, "capture_command": c.capture_command or None}
     # a CPU build of torch has no CUDA version: recorded beside the torch version, as null
     cuda_recorded = c.cuda_version is not None or c.torch_version is not None
     for key, value, recorded in (("model_file", c.model_file, c.model_file is not None),
@@ -130,6 +133,14 @@ def capture_dict(c: CaptureInfo) -> Dict[str, Any]:
         if recorded:
             out[key] = value
     out["trace"] = c.trace
+    return _graphs(out, c)
+
+
+def _graphs(out: Dict[str, Any], c: CaptureInfo) -> Dict[str, Any]:
+    """``cuda_graphs: true`` where the pass was replayed from a CUDA graph (floorcalc whatif keeps
+    such a run's host part); written only then, so that other reports are unchanged."""
+    if c.cuda_graphs:
+        out["cuda_graphs"] = True
     return out
 
 

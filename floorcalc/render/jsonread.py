@@ -339,7 +339,7 @@ def _capture(c: Dict[str, Any], where: str) -> CaptureInfo:
     writes ``capture_command`` and the fields the trace recorded (jsonfmt.capture_dict)."""
     live = "capture_command" not in c
     known = ("command", "trace", "gpu_name", "device") + _RECORDED if live else ("command", "trace") + _RECORDED
-    fields = {k: c[k] for k in known if k in c}
+    fields = {k: c[k] for k in known + ("cuda_graphs",) if k in c}
     if not live:
         fields["capture_command"] = c["capture_command"] if c["capture_command"] is not None else ""
         # a CPU build of torch records no CUDA version: written as null beside the torch version

@@ -16,7 +16,10 @@ measured, derived or assumed. docs/method.md ("What if") states each model; in s
    device-side cost of one kernel in a graph beyond the kernel itself:
    ``details.launch_graph_us - launch_latency_us`` of the spec that holds it (floorcalc calibrate
    measures both: 1000 tiny kernels replayed in one graph, and the shortest tiny kernel). Device
-   parts, syncs and blocking copies (``blocking_us``) and the rest are kept as measured.
+   parts, syncs and blocking copies (``blocking_us``) and the rest are kept as measured. A run
+   that already replays a CUDA graph (``CaptureInfo.cuda_graphs``) is kept as measured: its gaps
+   between kernels (``other_us``, queued) already hold the graph's cost, and adding g per launch
+   would count it twice.
 3. **Fused elementwise**: each fusion chain (floorcalc.whatif.basis) becomes one kernel per
    call: floor ``max(F / P, (B - saved) / W) + calls x L`` (P the chain's peak, W DRAM, capped
    at the chain's floor), its time that floor over the chain's measured efficiency
@@ -139,9 +142,15 @@ def graph_cost(spec: DeviceSpec, kernel: Figure, user_us: Optional[float] = None
     return GraphCost(f, kernel, spec.key)
 
 
-def no_host_overhead(base: Projection, basis: WhatIfBasis, graph: GraphCost) -> Projection:
-    """Note 2."""
+def no_host_overhead(base: Projection, basis: WhatIfBasis, graph: GraphCost, replayed: bool = False) -> Projection:
+    """Note 2. ``replayed``: the run already replays its launches from a CUDA graph (its capture
+    says so), so its gaps hold the graph's own cost already and the host part is kept."""
     t = _terms(base)
+    if replayed:
+        host = t["host_overhead_us"][0]
+        t["host_overhead_us"] = (host, "measured", "as measured: the run already replays its launches from a CUDA "
+                                 "graph (the graph's own cost is in its measured gaps)")
+        return _projection("no_host_overhead", t, "the run already replays a CUDA graph: as measured")
     t["host_overhead_us"] = (basis.launches * graph.us, "derived",
                              f"{basis.launches:g} launches per pass x {graph.us:.3g} us per kernel in a CUDA graph")
     return _projection("no_host_overhead", t, "every launch replayed from one CUDA graph: Python, dispatch and launch "
@@ -197,7 +206,7 @@ def at_floor(report: Report, base: Projection) -> Projection:
 
 def at_floor_no_host(report: Report, base: Projection, basis: WhatIfBasis, graph: GraphCost) -> Projection:
     """Note 4: the excess and the host overhead gone (the hardware floor of the step)."""
-    t = _terms(no_host_overhead(base, basis, graph))
+    t = _terms(no_host_overhead(base, basis, graph, _replayed(report)))
     t["excess_us"] = (0.0, "derived", "every kernel at its floor")
     return _projection("at_floor_no_host", t, f"every kernel at its floor on {_spec_source(report.device)}, launched "
                        "from a CUDA graph; copies, syncs and blocking copies as measured",
@@ -309,6 +318,11 @@ def at_batch(report: Report, base: Projection, basis: WhatIfBasis, k: int) -> Pr
                        "rescaled, launch and host terms kept", (), label=f"at batch {k}")
 
 
+def _replayed(report: Report) -> bool:
+    """Whether the run replayed its launches from a CUDA graph (``--cuda-graphs``)."""
+    return bool(report.capture is not None and report.capture.cuda_graphs)
+
+
 def project(report: Report, basis: WhatIfBasis, *, graph: Optional[GraphCost] = None, graph_missing: str = "",
             on: Sequence[DeviceSpec] = (), batches: Sequence[int] = ()) -> WhatIf:
     """The what-if section of ``report``: the measured pass, scenarios 2 to 4 on the report's
@@ -319,7 +333,7 @@ def project(report: Report, basis: WhatIfBasis, *, graph: Optional[GraphCost] = 
     out: List[Projection] = []
     skipped: List[str] = []
     if graph is not None:
-        out.append(no_host_overhead(base, basis, graph))
+        out.append(no_host_overhead(base, basis, graph, _replayed(report)))
     else:
         skipped.append(f"{LABELS['no_host_overhead']}: {graph_missing}")
     out.append(fused(report, base, basis))

@@ -107,6 +107,28 @@ def test_no_host_overhead_is_launches_times_the_graph_cost(rep):
     assert any("launch_graph_us" in s for s in p.sources)
 
 
+def test_no_host_overhead_keeps_a_run_that_already_replays_a_graph(rep):
+    # a --cuda-graphs run's gaps hold the graph's cost already: adding g per launch counted it twice
+    # (the H200 decode step's graph run was projected 21% slower than itself)
+    from floorcalc.records import CaptureInfo
+
+    graphed = dataclasses.replace(rep, capture=dataclasses.replace(rep.capture or CaptureInfo(), cuda_graphs=True))
+    w = pj.project(graphed, rep.whatif.basis, graph=pj.graph_cost(graphed.device, graphed.device.launch_latency_us))
+    m = w.measured
+    p = _by(w, "no_host_overhead")
+    assert p.parts_us == m.parts_us and p.step_us == pytest.approx(m.step_us)
+    both = _by(w, "at_floor_no_host")
+    assert both.step_us == pytest.approx(m.step_us - m.parts_us["excess_us"])
+    # the same report not replayed gets the graph term
+    assert _by(rep.whatif, "no_host_overhead").parts_us["host_overhead_us"] == pytest.approx(4.0)
+    # and floorcalc whatif REPORT.json knows it too: the capture's cuda_graphs survives the JSON
+    text = jsonfmt.dumps(graphed)
+    assert json.loads(text)["capture"]["cuda_graphs"] is True
+    back = jsonread.loads(text)
+    assert back.capture.cuda_graphs is True and jsonfmt.dumps(back) == text
+    assert "cuda_graphs" not in json.loads(jsonfmt.dumps(rep))["capture"]
+
+
 def test_fused_chain_saves_its_intermediate_bytes_and_launches(rep):
     p = _by(rep.whatif, "fused_elementwise")
     m = rep.whatif.measured
