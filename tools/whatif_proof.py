@@ -27,6 +27,7 @@ PAIRS: List[Tuple[str, str, Optional[str], str]] = [
     ("h200_mlp_eager", "no_host_overhead", None, "h200_mlp_graphs"),
     ("h200_gpt2_eager", "no_host_overhead", None, "h200_gpt2_cuda-graphs"),
     ("h200_llama_decode_b8_eager", "no_host_overhead", None, "h200_llama_decode_b8_cuda-graphs"),
+    ("h200_llama_decode_b8_eager_r2", "no_host_overhead", None, "h200_llama_decode_b8_cuda-graphs_r2"),
     ("h200_llama_decode_eager", "fused_elementwise", None, "h200_llama_decode_compiled"),
     ("h200_mlp_eager", "fused_elementwise", None, "h200_mlp_compiled"),
     ("h200_gpt2_eager", "fused_elementwise", None, "h200_gpt2_compile"),
@@ -35,8 +36,18 @@ PAIRS: List[Tuple[str, str, Optional[str], str]] = [
     ("h200_llama_decode_b8_eager", "batch", "16", "h200_llama_decode_b16_eager"),
     ("h200_llama_decode_b8_eager", "batch", "1", "h200_llama_decode_b1_eager"),
     ("h200_llama_decode_b4_eager", "batch", "16", "h200_llama_decode_b16_eager"),
-    # no projection: the same step (batch 1, eager) recorded in two sessions, the run-to-run spread
+    # batch where the step is device time: CUDA-graph runs (section whatif_batch; _r2 the batch-8
+    # run of that section, the first one from section whatif)
+    ("h200_llama_decode_b8_cuda-graphs_r2", "batch", "4", "h200_llama_decode_b4_cuda-graphs"),
+    ("h200_llama_decode_b8_cuda-graphs_r2", "batch", "16", "h200_llama_decode_b16_cuda-graphs"),
+    ("h200_llama_decode_b8_cuda-graphs", "batch", "4", "h200_llama_decode_b4_cuda-graphs"),
+    ("h200_llama_decode_b8_cuda-graphs", "batch", "16", "h200_llama_decode_b16_cuda-graphs"),
+    ("h200_llama_decode_b4_cuda-graphs", "batch", "16", "h200_llama_decode_b16_cuda-graphs"),
+    # no projection: the same work recorded twice or more, the run-to-run spread
     ("h200_llama_decode_eager", "measured", None, "h200_llama_decode_b1_eager"),
+    ("h200_llama_decode_b8_eager", "measured", None, "h200_llama_decode_b8_eager_r2"),
+    ("h200_llama_decode_b8_eager", "measured", None, "h200_llama_decode_b8_eager_r3"),
+    ("h200_llama_decode_b8_cuda-graphs", "measured", None, "h200_llama_decode_b8_cuda-graphs_r2"),
 ]
 
 #: scenarios whose issue-15 target is 15% on the step time (graph) or on the device busy time

@@ -53,6 +53,8 @@ def test_batch_projections_hold_within_15_percent_where_the_step_is_device_time(
     # CUDA graph (the step is then device time)
     rows = [r for r in recomputed if r["scenario"] == "batch"]
     assert {r["argument"] for r in rows} >= {"4", "16"}
+    graphed = [r for r in rows if "cuda-graphs" in r["from"] and "cuda-graphs" in r["measured_run"]]
+    assert {r["argument"] for r in graphed} >= {"4", "16"}
     for r in rows:
         assert abs(r["busy_error"]) <= _tool().TARGET, r
         if "cuda-graphs" in r["from"] and "cuda-graphs" in r["measured_run"]:
