@@ -32,8 +32,8 @@ def run(args: argparse.Namespace) -> int:
 
     output_format(args)
     check_output(args)
-    a = load(args.a, "A")
-    b = load(args.b, "B")
+    a = load(args.a, "A", reader="floorcalc diff")
+    b = load(args.b, "B", reader="floorcalc diff")
     comparison = compare(a, b, a_source=str(args.a), b_source=str(args.b))
     for w in comparison.warnings:
         print(f"floorcalc: warning: {w}", file=sys.stderr)

@@ -49,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
 
     output_format(args)
     check_output(args)
-    report = load(args.report)
+    report = load(args.report, reader="floorcalc whatif")
     if report.whatif is None:
         raise WhatIfError(f"report {args.report} has no what-if record (a CPU run, a run with no spec, or a report "
                           "written before floorcalc had one): run floorcalc analyze on its trace again")

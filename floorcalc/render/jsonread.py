@@ -60,10 +60,12 @@ class _Bad(Exception):
         super().__init__(f"{where}: {what}" if where else what)
 
 
-def load(path: Union[str, Path], label: str = "") -> Report:
+def load(path: Union[str, Path], label: str = "", reader: str = "floorcalc") -> Report:
     """The report in the JSON file at ``path``. ``label`` names it in errors (``"A"``: "report A
-    (path) ..."). Raises :class:`ReportFileError` when the file is missing, not JSON, not a
-    floorcalc report, of another schema_version, or not what floorcalc writes."""
+    (path) ..."), ``reader`` the command that reads it (``"floorcalc diff"``: "floorcalc diff reads
+    the JSON reports ..." when given a trace). Raises :class:`ReportFileError` when the file is
+    missing, not JSON (a gzipped file: a trace, most likely), not a floorcalc report (a Kineto
+    trace is named as one), of another schema_version, or not what floorcalc writes."""
     p = Path(path)
     who = f"report {label}" if label else "report"
     try:
@@ -78,7 +80,7 @@ def load(path: Union[str, Path], label: str = "") -> Report:
         raw = p.read_bytes()
     except OSError as e:
         raise ReportFileError(f"cannot read {who} {shown(p)}: {e.strerror or e}") from None
-    return loads(raw, name=str(p), label=label)
+    return loads(raw, name=str(p), label=label, reader=reader)
 
 
 class _NotWritten(ValueError):
@@ -96,12 +98,21 @@ def _finite(token: str) -> float:
     return x
 
 
-def loads(text: Union[str, bytes], name: str = "<text>", label: str = "") -> Report:
-    """The report in the JSON ``text``; ``name`` (its file) and ``label`` say which in errors.
-    Raises :class:`ReportFileError` (see :func:`load`)."""
+def _reads_reports(reader: str) -> str:
+    """What a reader of reports takes, in words, for the error given a trace or another file."""
+    return (f"{reader} reads the JSON reports that `floorcalc analyze TRACE -o X.json` or "
+            "`floorcalc report MODEL.py -o X.json` write")
+
+
+def loads(text: Union[str, bytes], name: str = "<text>", label: str = "", reader: str = "floorcalc") -> Report:
+    """The report in the JSON ``text``; ``name`` (its file) and ``label`` say which in errors,
+    ``reader`` which command reads it. Raises :class:`ReportFileError` (see :func:`load`)."""
     from floorcalc.analysis import SCHEMA_VERSION
 
     who = f"report {label} ({name})" if label else f"report {name}"
+    head = text[:2] if isinstance(text, bytes) else b""
+    if head == b"\x1f\x8b":  # gzip's magic number (RFC 1952, section 2.3.1): a trace, as floorcalc writes none
+        raise ReportFileError(f"{who} is a gzipped file (a trace?), not a floorcalc report: {_reads_reports(reader)}")
     try:
         data = json.loads(text, parse_constant=_no_constant, parse_float=_finite)
     except _NotWritten as e:
@@ -111,9 +122,11 @@ def loads(text: Union[str, bytes], name: str = "<text>", label: str = "") -> Rep
     except RecursionError:
         raise ReportFileError(f"{who} is nested deeper than the JSON reader goes (floorcalc writes a few levels): "
                               "not what floorcalc writes") from None
+    if isinstance(data, dict) and "traceEvents" in data:
+        raise ReportFileError(f"{who} is a Kineto trace, not a floorcalc report: {_reads_reports(reader)}")
     if not isinstance(data, dict) or not isinstance(data.get("tool"), dict) or data["tool"].get("name") != "floorcalc":
-        raise ReportFileError(f"{name} is not a floorcalc report (no tool.name 'floorcalc'); floorcalc reads back "
-                              "the JSON that report/analyze write with -o FILE.json")
+        raise ReportFileError(f"{name} is not a floorcalc report (no tool.name 'floorcalc'); "
+                              f"{_reads_reports(reader)}")
     version = data.get("schema_version")
     if version != SCHEMA_VERSION:
         from floorcalc import __version__

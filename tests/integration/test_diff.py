@@ -126,7 +126,8 @@ def test_different_devices_are_warned_about(reports, tmp_path, capsys):
 @pytest.mark.parametrize("content, needle", [
     (None, "report A not found"),
     ("{not json", "is not valid JSON"),
-    ('{"traceEvents": []}', "is not a floorcalc report"),
+    ('{"traceEvents": []}', "is a Kineto trace, not a floorcalc report: floorcalc diff reads the JSON reports that "
+     "`floorcalc analyze TRACE -o X.json`"),
     ("[1, 2]", "is not a floorcalc report"),
     ('{"tool": {"name": "floorcalc"}, "schema_version": 2, "ops": [], "summary": {}, "device": {}}',
      "has schema_version 2; this floorcalc"),
@@ -139,6 +140,18 @@ def test_bad_reports_are_one_line_errors(reports, tmp_path, capsys, content, nee
     assert main(["diff", str(bad), str(reports["gpt2"])]) == 6
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("floorcalc: error: ") and needle in err[0], err
+
+
+def test_a_gzipped_trace_given_to_diff_says_what_diff_reads(reports, capsys):
+    # GIVEN the committed GPT-2 trace (gzipped) where a report belongs
+    trace = ROOT / "docs" / "examples" / "gpt2.h200.trace.json.gz"
+    # WHEN diff reads it THEN one line says what diff reads, not a UTF-8 decoding error
+    assert main(["diff", str(trace), str(reports["gpt2"])]) == 6
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "codec" not in err[0], err
+    assert err[0].startswith(f"floorcalc: error: report A ({trace}) is a gzipped file (a trace?), not a floorcalc "
+                             "report: floorcalc diff reads the JSON reports that `floorcalc analyze TRACE -o X.json` "
+                             "or `floorcalc report MODEL.py -o X.json` write"), err
 
 
 def test_diff_output_rules(reports, tmp_path, capsys):
