@@ -22,6 +22,7 @@ from pathlib import Path
 
 from floorcalc.errors import DeviceUnavailableError, OutputError, UsageError
 from floorcalc.output import check_new_file, write_atomic
+from floorcalc.render.base import stdout_width
 from floorcalc.render.progress import progress_display
 from floorcalc.render.terminal import PlainTable, make_console, plain
 
@@ -101,7 +102,7 @@ def _run_gpu(args: argparse.Namespace) -> int:
         t.add_column(col)
     for row in summary_rows(cal, base):
         t.add_row(*row)
-    make_console().print(t)
+    make_console(width=stdout_width()).print(t)
     for note in notes:
         print(f"floorcalc: note: {note}", file=sys.stderr)
     print(f"floorcalc: wrote {out} (use it with --spec {out})", file=sys.stderr)
@@ -137,9 +138,9 @@ def _run_cpu(args: argparse.Namespace) -> int:
                   f"{level.bytes_per_s.value / 1e9:,.1f} GB/s", level.bytes_per_s.basis, reached)
     t.add_row("DRAM", "-", f"{spec.mem_bytes_per_s.value / 1e9:,.1f} GB/s", spec.mem_bytes_per_s.basis,
               figures.get("dram", {}).get("reached_by", "-"))
-    make_console().print(t)
+    make_console(width=stdout_width()).print(t)
     fp32 = spec.peak_flop_per_s["vector.float32"]
-    make_console().print(plain(f"peak FP32 {fp32.value / 1e9:,.1f} GFLOP/s ({spec.details['fp32_flop_per_cycle_per_core'].value:g} "
+    make_console(width=stdout_width()).print(plain(f"peak FP32 {fp32.value / 1e9:,.1f} GFLOP/s ({spec.details['fp32_flop_per_cycle_per_core'].value:g} "
                     f"FLOP/cycle/core; {spec.details['fp32_flop_per_cycle_per_core'].source}); per-op latency L "
                     f"{spec.launch_latency_us.value:.2f} us"), soft_wrap=True)
     if kept:

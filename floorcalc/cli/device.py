@@ -32,8 +32,9 @@ def _fmt(key: str, value: float) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from floorcalc.device import cpu_spec, detect_gpu, resolve_spec
+    from floorcalc.device import cpu_spec, detect_gpu, resolve_spec, shown_origin
     from floorcalc.floor import ridge_point
+    from floorcalc.render.base import stdout_width
     from floorcalc.render.terminal import PlainTable, make_console, plain, styled
 
     detected = None
@@ -49,10 +50,10 @@ def run(args: argparse.Namespace) -> int:
 
         raise DeviceUnavailableError("no GPU found through NVML; pass --name 'NVIDIA H200' or --spec")
     spec = resolve_spec(target, gpu_name=name, spec_path=args.spec, cpu=cpu_spec() if target == "cpu" else None)
-    console = make_console()
+    console = make_console(width=stdout_width())  # 160 columns in a pipe or a file, as the reports
     console.print(styled(plain(spec.name, style="bold"), "  key ", plain(spec.key), f"  kind {spec.kind}",
                          plain(f"  (detected: {detected.name}, driver {detected.driver_version})" if detected else "")))
-    console.print(styled("spec read from: ", plain('; '.join(spec.origin) or '-')))
+    console.print(styled("spec read from: ", plain(shown_origin(spec.origin) or '-')))
     t = PlainTable(title="figures", title_justify="left")
     t.add_column("figure", no_wrap=True)
     t.add_column("value", no_wrap=True, justify="right")

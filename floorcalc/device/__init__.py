@@ -22,6 +22,7 @@ from floorcalc.device.spec import (
     no_spec,
     packaged_dir,
     resolve_spec,
+    shown_origin,
     user_config_dir,
 )
 
@@ -38,6 +39,7 @@ __all__ = [
     "levels_of",
     "TraceGpuMatch",
     "list_specs",
+    "shown_origin",
     "load_file",
     "load_spec",
     "match_spec",

@@ -141,6 +141,23 @@ def packaged_dir(module_file: "os.PathLike[str] | str" = __file__) -> Path:
     return here.parents[2] / "devices"
 
 
+def shown_origin(origin: Sequence[str]) -> str:
+    """The files a spec was read from (``DeviceSpec.origin``) as text shows them: a shipped spec
+    as ``devices/<key>.yaml`` (where it lives in the repository, whatever folder floorcalc is
+    installed in), any other file as its path was given; ``"; "``-joined, ``""`` for none.
+    The records and the JSON keep the full paths."""
+    shipped = packaged_dir().resolve()
+    shown = []
+    for o in origin:
+        p = Path(o)
+        try:
+            inside = p.is_absolute() and p.resolve().parent == shipped
+        except (OSError, RuntimeError):
+            inside = False
+        shown.append(f"devices/{p.name}" if inside else o)
+    return "; ".join(shown)
+
+
 def user_config_dir() -> Path:
     """The user's spec folder (it need not exist).
 

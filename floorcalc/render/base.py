@@ -55,6 +55,16 @@ def _stdout_is_terminal() -> bool:
         return False
 
 
+def stdout_width(width: Union[int, None] = None) -> Union[int, None]:
+    """The width a table printed on standard output gets: ``width`` when given; else None (rich
+    takes COLUMNS or the terminal's width) when COLUMNS is set or standard output is a terminal;
+    else, for a pipe or a file, :data:`PIPE_WIDTH`, so that no column is squeezed to a few
+    characters."""
+    if width is None and not os.environ.get("COLUMNS") and not _stdout_is_terminal():
+        return PIPE_WIDTH
+    return width
+
+
 def captured(print_to: Any, width: Union[int, None] = None, terminal: bool = False) -> str:
     """What ``print_to(console)`` prints on a rich Console, as text: to a plain 160-column
     page (``terminal`` False: the width given, else 160, no colour), or as it would appear on
@@ -63,9 +73,7 @@ def captured(print_to: Any, width: Union[int, None] = None, terminal: bool = Fal
     from floorcalc.render.terminal import make_console
 
     if terminal:
-        if width is None and not os.environ.get("COLUMNS") and not _stdout_is_terminal():
-            width = PIPE_WIDTH  # a log, a pipe, a file: wide, so no number is cut
-        console = make_console(width=width)
+        console = make_console(width=stdout_width(width))  # a log, a pipe, a file: wide
         with console.capture() as cap:
             print_to(console)
         return cap.get()

@@ -7,6 +7,7 @@ from typing import Any, List, Optional, Tuple
 from rich import box
 from rich.console import Console
 
+from floorcalc.device.spec import shown_origin
 from floorcalc.records import Report
 from floorcalc.render.base import Renderer, captured
 from floorcalc.render.figures import bound_label, grouped, groups_of, groups_title, outlier_text, spread_text
@@ -216,7 +217,7 @@ class TableRenderer(Renderer):
             print_whatif(report.whatif, console, details=False)
         if d.has_ceilings:
             console.print(plain(f"peak and bandwidth: {', '.join(sorted({f.basis for f in d.peak_flop_per_s.values()}))}"
-                                f" figures from {'; '.join(d.origin) or d.key}; L = {d.launch_latency_us.value:.3g} us "
+                                f" figures from {shown_origin(d.origin) or d.key}; L = {d.launch_latency_us.value:.3g} us "
                                 f"({_provenance(d.launch_latency_us)})", style="dim"))
         else:
             console.print(plain(f"peak and bandwidth: none ({'; '.join(d.origin)})", style="dim"))
