@@ -1443,7 +1443,8 @@ class ActivitySpan:
     ``kind``: ``kernel`` (the device ran a compute kernel), ``communication`` (another
     collective), ``data_movement`` (a copy), or, with the device idle, the host's cause
     (:data:`GAP_CAUSES`: ``python``, ``launch``, ``sync``...); on a trace with no device
-    timeline, ``cpu`` (the host ran an op); ``other``: the rest of a summed block. ``name``: the
+    timeline, ``cpu`` (the host ran an op) or ``host_collective`` (no op ran while an earlier
+    collective of the thread did: it waited in it); ``other``: the rest of a summed block. ``name``: the
     op that launched the device work, or the host op running while the device was idle ("" when
     none). ``share``: the part of ``[start_us, end_us]`` it took: 1 for a span kept as it was,
     less for one of a block of older activity summed by kind and name
@@ -1724,6 +1725,33 @@ class CollectiveRow:
 
 
 @dataclass(frozen=True)
+class LateRank:
+    """A rank the others waited for at the same collective of every pass (the cross-rank
+    step 6, floorcalc.distributed.crossrank): what a run means by "rank R is late".
+
+    ``rank``: the rank that arrived last; ``group`` and ``kind``: the collective's process group
+    and operation; ``position``: its place among the group's collectives of one pass (0: the
+    first) of ``per_pass``; ``passes``: the passes it was last in (every pass of the window);
+    ``min_skew_us``, ``median_skew_us``: how long after the first rank it arrived, the smallest
+    and the median over those passes; ``share``: the smallest skew over the median wall time
+    per pass of the ranks that waited; ``waiting``: those ranks; ``activity``: what the late
+    rank was doing during the longest wait of each pass, (what, us per pass), largest first.
+    """
+
+    rank: int
+    group: str
+    kind: CollectiveKind
+    position: int
+    per_pass: int
+    passes: int
+    min_skew_us: float
+    median_skew_us: float
+    share: float
+    waiting: Tuple[int, ...]
+    activity: Tuple[Tuple[str, float], ...] = ()
+
+
+@dataclass(frozen=True)
 class RunReport:
     """The cross-rank report of a distributed run (output of floorcalc.distributed.analyze_run).
 
@@ -1734,6 +1762,8 @@ class RunReport:
     (``unmatched``: collectives some rank of their group lacks). ``reference_rank``: the rank
     whose clock the others were put on; ``clock``: how the clocks were aligned, in words.
     ``partial``: why the result covers less than the whole run ("" when it does not).
+    ``late``: the ranks late at the same collective in every pass (:class:`LateRank`; empty:
+    none is, or the window has fewer than two passes).
     ``reports``: each readable rank's own report (not in the run's JSON document beyond a
     summary; kept for per-rank output).
     """
@@ -1752,6 +1782,7 @@ class RunReport:
     partial: str = ""
     notes: Tuple[str, ...] = ()
     command: str = ""
+    late: Tuple[LateRank, ...] = ()
     reports: Mapping[int, "Report"] = field(default_factory=dict, compare=False, repr=False)
 
 

@@ -4,6 +4,9 @@
     python3 tests/golden.py --summary    # each fixture's decomposition and idle causes, per pass
 
 A golden file is the analyze JSON with the fields that depend on where it ran (paths) removed.
+Runs of several ranks (:data:`RUNS`, folders of tests/data/distributed/) are analysed together,
+``floorcalc analyze FOLDER --format json``, against the spec of the CPU that recorded them
+(tests/data/distributed/cpu_host.yaml), so their goldens do not depend on the checking machine.
 Review the diff of a regenerated golden file like code: every changed number needs a reason.
 """
 
@@ -21,6 +24,11 @@ GOLDEN = DATA / "golden"
 FIXTURES = ["h200_gpt2", "h200_k13_pageable_copy", "h200_k14_item", "h200_two_streams", "h200_tiny_ops",
             "h200_cold_mlp", "h200_mlp_eager", "h200_mlp_graphs", "h200_mlp_compiled", "h200_llama_decode_eager",
             "h200_llama_decode_graphs", "h200_llama_decode_compiled"]
+#: Runs of several ranks, folders of tests/data/distributed/, with goldens ``<name>.json``.
+RUNS = ["cpu_gloo_tp_llama_block_balanced", "cpu_gloo_tp_llama_block_late"]
+DISTRIBUTED = DATA / "distributed"
+#: The spec the runs are analysed against (the CPU that recorded them).
+RUN_SPEC = DISTRIBUTED / "cpu_host.yaml"
 
 
 def analyze(name: str) -> dict:
@@ -33,11 +41,40 @@ def analyze(name: str) -> dict:
         if code != 0:
             raise RuntimeError(f"analyze {name} exited {code}")
         rep = json.loads(out.read_text())
+    return _normalised(rep)
+
+
+def _normalised(rep: dict) -> dict:
+    """One report's JSON without what depends on where it ran (command, paths, version)."""
     rep["capture"].pop("command", None)
     rep["capture"].pop("trace", None)
     rep["device"].pop("source", None)
     rep["tool"].pop("version", None)
     return rep
+
+
+def analyze_run(name: str) -> dict:
+    """Run the CLI's analyze on the folder tests/data/distributed/<name> (every rank together, in
+    this process) and return its normalised run JSON: each rank's path as its file name."""
+    from floorcalc.cli import main
+
+    with tempfile.TemporaryDirectory() as d:
+        out = Path(d) / "out.json"
+        code = main(["analyze", str(DISTRIBUTED / name), "--spec", str(RUN_SPEC), "--workers", "1",
+                     "--format", "json", "-o", str(out)])
+        if code != 0:
+            raise RuntimeError(f"analyze {name} exited {code}")
+        text = out.read_text()
+    for spec in {str(RUN_SPEC), str(RUN_SPEC.resolve())}:   # figure sources name the spec file
+        text = text.replace(json.dumps(spec)[1:-1], "tests/data/distributed/cpu_host.yaml")
+    run = json.loads(text)
+    run.pop("command", None)
+    run["tool"].pop("version", None)
+    run["device"].pop("source", None)
+    for r in run["ranks"]:
+        r["path"] = Path(r["path"]).name if r["path"] else r["path"]
+    run["reports"] = {k: _normalised(v) for k, v in run["reports"].items()}
+    return run
 
 
 def diff(a: Any, b: Any, path: str = "", rel: float = 1e-9) -> list[str]:
@@ -63,6 +100,9 @@ def update() -> None:
     GOLDEN.mkdir(exist_ok=True)
     for name in FIXTURES:
         (GOLDEN / f"{name}.json").write_text(json.dumps(analyze(name), indent=1, sort_keys=True) + "\n")
+        print(f"wrote {GOLDEN / name}.json")
+    for name in RUNS:
+        (GOLDEN / f"{name}.json").write_text(json.dumps(analyze_run(name), indent=1, sort_keys=True) + "\n")
         print(f"wrote {GOLDEN / name}.json")
 
 

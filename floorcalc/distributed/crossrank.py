@@ -30,6 +30,13 @@ Steps of :func:`combine` (the method, with its reasons, is in docs/timeline.md, 
    runs: RunError.
 5. **What the late rank was doing**: its lead-in spans (``CollectiveTiming.lead_in``) over the
    last ``wait`` microseconds before its own start, summed by what they were.
+6. **Who is late.** A collective's place in the pass is its ordinal among its group's
+   collectives modulo their number per pass (when every rank has the same whole number per
+   pass). A rank is named late (:class:`~floorcalc.records.LateRank`) at a place where it
+   arrived last in every pass of the window, at least two, each time by at least
+   :data:`LATE_MIN_SHARE` of the waiting ranks' median wall time per pass. Being last by
+   chance is not enough: of two ranks one is always last, and on a busy host by a lot now and
+   then; a rank held back on purpose, or by its own work, is last there every time.
 """
 
 from __future__ import annotations
@@ -37,12 +44,13 @@ from __future__ import annotations
 import dataclasses
 import statistics
 from collections import Counter, defaultdict
-from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
 from floorcalc import __version__
 from floorcalc.errors import RunError
 from floorcalc.records import (CAUSE_TERM, CollectiveInstance, CollectiveRow, CollectiveTiming, Decomposition,
-                               GapCause, PeerWait, RankRecord, RankStatus, RankSummary, Report, RunReport, SliceBound)
+                               GapCause, LateRank, PeerWait, RankRecord, RankStatus, RankSummary, Report, RunReport,
+                               SliceBound)
 
 #: The run report's JSON layout version (docs/json-schema.md, "Runs").
 RUN_SCHEMA_VERSION = 1
@@ -52,8 +60,11 @@ LIST_INSTANCES = 40
 MAX_SHIFT = 8
 #: Clock offsets beyond this (us) are not clock drift between hosts but traces of two runs.
 MAX_CLOCK_OFFSET_US = 60e6
-#: Label of wait time before the late rank's lead-in (before its previous collective started).
-NOT_KEPT = "(before its previous collective)"
+#: Label of wait time before the late rank's lead-in (which begins where its previous collective
+#: started, or for its first collective of the window where the window does).
+NOT_KEPT = "(earlier than the lead-in kept)"
+#: The smallest skew, as a share of a pass, at which a rank last in every pass is named late (step 6).
+LATE_MIN_SHARE = 0.05
 
 _P2P = ("send", "recv")
 Key = Tuple[object, ...]
@@ -62,11 +73,14 @@ Key = Tuple[object, ...]
 def activity_label(kind: str, name: str) -> str:
     """Words for one lead-in span: ``GPU: aten::mm``, ``GPU collective: c10d::allreduce_``,
     ``GPU copy: aten::copy_``, ``host python in aten::randn``, ``host sync in aten::item``;
-    on a CPU run ``CPU: aten::mm`` and ``host python (no op)``."""
+    on a CPU run ``CPU: aten::mm``, ``CPU collective: gloo:all_reduce`` (the thread waited in an
+    earlier collective) and ``host python (no op)``."""
     if kind == "kernel":
         return f"GPU: {name or '(unattributed)'}"
     if kind == "communication":
         return f"GPU collective: {name or '(unattributed)'}"
+    if kind == "host_collective":
+        return f"CPU collective: {name or '(unattributed)'}"
     if kind == "data_movement":
         return f"GPU copy: {name or '(unattributed)'}"
     if kind == "cpu":
@@ -377,6 +391,8 @@ def combine(records: Sequence[RankRecord], *, command: str = "") -> RunReport:
     per_peer: Dict[Tuple[int, int], List[float]] = defaultdict(lambda: [0.0, 0])
     peer_activity: Dict[Tuple[int, int], Dict[str, float]] = defaultdict(lambda: defaultdict(float))
     built: List[CollectiveInstance] = []
+    placed: List[_Placed] = []
+    per_pass = _per_pass(per_rank, passes)
     t0 = min((t.ts_us + off.get(r, 0.0) for _, m in instances for r, t in m.items()), default=0.0)
     for key, m in instances:
         ranks = sorted(m)
@@ -397,6 +413,12 @@ def combine(records: Sequence[RankRecord], *, command: str = "") -> RunReport:
                 peer_activity[(r, late)][label] += v
         lt = m[late]
         act = _late_activity(lt, longest) if longest > 0 else {}
+        first = m[ranks[0]]
+        n_pass = per_pass.get(first.call.group_name)
+        if n_pass and first.call.kind not in _P2P:
+            placed.append(_Placed(group=first.call.group_name, kind=first.call.kind, position=first.ordinal % n_pass,
+                                  pass_index=first.ordinal // n_pass, late=late,
+                                  skew_us=arrival[late] - min(arrival.values()), ranks=tuple(ranks), activity=act))
         built.append(CollectiveInstance(
             group=lt.call.group_name, kind="send" if lt.call.kind in _P2P else lt.call.kind, ordinal=lt.ordinal, seq=lt.call.seq, ranks=tuple(ranks),
             arrival_us=tuple(arrival[r] - t0 for r in ranks), duration_us=tuple(m[r].duration_us for r in ranks),
@@ -442,6 +464,11 @@ def combine(records: Sequence[RankRecord], *, command: str = "") -> RunReport:
             waited_on=pw[0].peer if pw else None, waited_on_us=pw[0].wait_us if pw else 0.0,
             clock_offset_us=off.get(k, 0.0), collectives=len(per_rank[k]), decomposition=dec, waits=pw))
     rows = _rows(built, passes)
+    late_ranks = _late_ranks(placed, per_pass, passes, {k: rep.summary.wall_us for k, rep in reports.items()})
+    notes += [late_words(v) for v in late_ranks]
+    if not late_ranks and placed and min(passes.values()) >= 2:
+        notes.append(f"no rank arrived last at the same collective in every pass by {LATE_MIN_SHARE:.0%} of a pass "
+                     "or more: none is late throughout (waits above are the ranks' pass-to-pass spread)")
     built.sort(key=lambda i: -max(i.waits_us, default=0.0))
     if unmatched:
         notes.append(f"{unmatched} collective timings could not be matched with every rank of their group "
@@ -457,7 +484,81 @@ def combine(records: Sequence[RankRecord], *, command: str = "") -> RunReport:
     return RunReport(schema_version=RUN_SCHEMA_VERSION, tool_version=__version__, world_size=world,
                      ranks=tuple(summaries), collectives=tuple(rows), instances=tuple(built[:LIST_INSTANCES]),
                      instance_count=len(built), unmatched=unmatched, reference_rank=ref, clock=clock, device=device,
-                     partial=partial, notes=tuple(notes), command=command, reports=reports)
+                     partial=partial, notes=tuple(notes), command=command, late=tuple(late_ranks), reports=reports)
+
+
+# ---------------------------------------------------------------------------------------------
+# 6. who is late
+
+
+@dataclasses.dataclass(frozen=True)
+class _Placed:
+    """One matched instance at its place in the pass (step 6)."""
+
+    group: str
+    kind: str
+    position: int
+    pass_index: int
+    late: int
+    skew_us: float
+    ranks: Tuple[int, ...]
+    activity: Mapping[str, float]
+
+
+def _per_pass(per_rank: Mapping[int, Sequence[CollectiveTiming]], passes: Mapping[int, int]) -> Dict[str, int]:
+    """Collectives per pass of each process group (point-to-point left out), for the groups in
+    which every rank holding some has the same whole number per pass."""
+    seen: Dict[str, Set[float]] = defaultdict(set)
+    for r, ts in per_rank.items():
+        for g, k in Counter(t.call.group_name for t in ts if t.call.kind not in _P2P).items():
+            seen[g].add(k / passes[r])
+    out: Dict[str, int] = {}
+    for g, vs in seen.items():
+        v = next(iter(vs))
+        if len(vs) == 1 and v >= 1 and v.is_integer():
+            out[g] = int(v)
+    return out
+
+
+def _late_ranks(placed: Sequence[_Placed], per_pass: Mapping[str, int], passes: Mapping[int, int],
+                walls: Mapping[int, float]) -> List[LateRank]:
+    """The ranks late at the same place of every pass (step 6), the largest skews first."""
+    at: Dict[Tuple[str, str, int], List[_Placed]] = defaultdict(list)
+    for p in placed:
+        at[(p.group, p.kind, p.position)].append(p)
+    out: List[LateRank] = []
+    for (g, kind, pos), xs in at.items():
+        n = min(passes[r] for r in xs[0].ranks)
+        lates = {x.late for x in xs}
+        if n < 2 or len({x.pass_index for x in xs}) < n or len(lates) != 1:
+            continue
+        late = lates.pop()
+        waiting = tuple(sorted({r for x in xs for r in x.ranks} - {late}))
+        wall = statistics.median(walls[r] for r in waiting)
+        low = min(x.skew_us for x in xs)
+        if wall <= 0 or low < LATE_MIN_SHARE * wall:
+            continue
+        act: Dict[str, float] = defaultdict(float)
+        for x in xs:
+            for what, v in x.activity.items():
+                act[what] += v / len(xs)
+        out.append(LateRank(rank=late, group=g, kind=kind, position=pos, per_pass=per_pass[g],  # type: ignore[arg-type]
+                            passes=len(xs), min_skew_us=low, median_skew_us=statistics.median(x.skew_us for x in xs),
+                            share=low / wall, waiting=waiting,
+                            activity=tuple(sorted(act.items(), key=lambda kv: -kv[1])[:4])))
+    out.sort(key=lambda v: -v.median_skew_us)
+    return out
+
+
+def late_words(v: LateRank) -> str:
+    """One line for a :class:`LateRank`: who, where, by how much, who waited, what it was doing."""
+    group = f" of group {v.group!r}" if v.group else ""
+    who = ", ".join(str(r) for r in v.waiting)
+    doing = "; ".join(f"{what} {x:,.0f} us" for what, x in v.activity)
+    return (f"rank {v.rank} is late: last at {v.kind} #{v.position} (of {v.per_pass} a pass{group}) in every one of "
+            f"the {v.passes} passes, {v.min_skew_us:,.0f} to {v.median_skew_us:,.0f} us (smallest, median) after the "
+            f"first rank, at least {v.share:.0%} of a pass; rank{'s' if len(v.waiting) > 1 else ''} {who} waited "
+            f"for it" + (f"; it was doing, per pass: {doing}" if doing else ""))
 
 
 def _rows(instances: Sequence[CollectiveInstance], passes: Mapping[int, int]) -> List[CollectiveRow]:

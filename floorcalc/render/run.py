@@ -17,7 +17,7 @@ import json
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
-from floorcalc.records import CollectiveInstance, CollectiveRow, Decomposition, RankSummary, RunReport
+from floorcalc.records import CollectiveInstance, CollectiveRow, Decomposition, LateRank, RankSummary, RunReport
 from floorcalc.render.base import FileData, Renderer, captured
 
 #: The decomposition parts of a rank, in display order: (attribute, label).
@@ -87,6 +87,12 @@ def instance_dict(i: CollectiveInstance) -> Dict[str, Any]:
             "efficiency": i.efficiency, "late_activity": [{"what": a, "us": v} for a, v in i.late_activity]}
 
 
+def late_dict(v: LateRank) -> Dict[str, Any]:
+    return {"rank": v.rank, "group": v.group, "kind": v.kind, "position": v.position, "per_pass": v.per_pass,
+            "passes": v.passes, "min_skew_us": v.min_skew_us, "median_skew_us": v.median_skew_us, "share": v.share,
+            "waiting": list(v.waiting), "activity": [{"what": a, "us": x} for a, x in v.activity]}
+
+
 def to_dict(run: RunReport, reports: bool = True) -> Dict[str, Any]:
     """The run as a JSON-ready dict; ``reports``: with each readable rank's own report."""
     from floorcalc.render.jsonfmt import device_dict
@@ -107,6 +113,7 @@ def to_dict(run: RunReport, reports: bool = True) -> Dict[str, Any]:
         "instances": [instance_dict(i) for i in run.instances],
         "instance_count": run.instance_count,
         "unmatched": run.unmatched,
+        "late": [late_dict(v) for v in run.late],
         "notes": list(run.notes),
         "reports": {str(k): report_dict(v) for k, v in sorted(run.reports.items())} if reports else {},
     }

@@ -177,6 +177,7 @@ def host_collectives(trace: Trace, win: Window, passes: int
     out: List[CollectiveTiming] = []
     ordinals: Dict[Tuple[str, str, Optional[int]], int] = {}
     prev_start: Dict[int, float] = {}
+    earlier: Dict[int, List[Tuple[float, float, str]]] = {}   # per thread, its collectives so far
     link_sum, msg_sum, uncounted = 0.0, 0.0, 0
     starts, ends = [], []
     for ts, end, tid, op_name, root, c in spans:
@@ -190,8 +191,12 @@ def host_collectives(trace: Trace, win: Window, passes: int
             link_sum += cc.link_bytes
             msg_sum += cc.message_bytes
         since = max(prev_start.get(tid, W0), W0)
-        lead = _host_lead_in(by_tid.get(tid, []), since, ts, root, trace)
+        # the thread's collectives still running at ``since`` (the previous one, and any still
+        # in flight); ``since`` only grows, so those over by then are dropped for good
+        live = earlier[tid] = [x for x in earlier.get(tid, ()) if x[1] > since]
+        lead = _host_lead_in(by_tid.get(tid, []), since, ts, root, trace, live)
         prev_start[tid] = ts
+        live.append((ts, end, op_name))
         starts.append(ts - W0)
         ends.append(end - W0)
         out.append(CollectiveTiming(
@@ -209,9 +214,12 @@ def host_collectives(trace: Trace, win: Window, passes: int
 
 
 def _host_lead_in(roots: Sequence[Tuple[float, float, str]], since: float, a: float, own_root: int,
-                  trace: Trace) -> Tuple[ActivitySpan, ...]:
+                  trace: Trace, earlier: Sequence[Tuple[float, float, str]] = ()) -> Tuple[ActivitySpan, ...]:
     """What one host thread ran in ``[since, a]``: its top-level ops (``cpu``) and the stretches
-    between them (``python``), latest last, merged and cut to LEAD_IN_SPANS, relative to ``a``."""
+    between them, latest last, merged and cut to LEAD_IN_SPANS, relative to ``a``. A stretch
+    with no op is ``host_collective`` where one of the thread's ``earlier`` collectives
+    ``(start, end, name)`` was running (the thread waited in it: a gloo range on its worker
+    thread, or the collective's own op), else ``python``."""
     own = trace.ops[own_root] if own_root >= 0 else None
     spans: List[Tuple[float, float, str, str]] = []   # latest first
     cur = a
@@ -229,7 +237,34 @@ def _host_lead_in(roots: Sequence[Tuple[float, float, str]], since: float, a: fl
         cur = min(cur, s2)
     if cur > since + 1e-9:
         spans.append((since, cur, "python", ""))
+    if earlier:
+        spans = _in_collectives(spans, [(s, e, n) for s, e, n in earlier if s < a])
     return compress([x for x in spans if x[1] > x[0]], since, a)
+
+
+def _in_collectives(spans: Sequence[Tuple[float, float, str, str]], colls: Sequence[Tuple[float, float, str]]
+                    ) -> List[Tuple[float, float, str, str]]:
+    """``spans`` (latest first) with each ``python`` stretch cut where a collective of ``colls``
+    ran: those pieces ``host_collective`` named by it, the rest still ``python``."""
+    out: List[Tuple[float, float, str, str]] = []
+    for s, e, kind, name in spans:
+        if kind != "python":
+            out.append((s, e, kind, name))
+            continue
+        pieces: List[Tuple[float, float, str, str]] = []
+        cur = s
+        for cs, ce, cn in sorted(colls):
+            lo, hi = max(cs, cur), min(ce, e)
+            if hi <= lo:
+                continue
+            if lo > cur:
+                pieces.append((cur, lo, "python", ""))
+            pieces.append((lo, hi, "host_collective", cn))
+            cur = hi
+        if cur < e:
+            pieces.append((cur, e, "python", ""))
+        out += reversed(pieces)
+    return out
 
 
 def _names(trace: Trace) -> List[str]:

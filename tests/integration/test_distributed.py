@@ -383,3 +383,46 @@ def test_a_report_with_collectives_reads_back_from_its_json(tmp_path):
     assert back.timeline.communication == rep.timeline.communication
     assert dumps(back) == dumps(rep)
     assert any(r.bound == "communication" for r in back.ops)
+
+
+# ---------------------------------------------------------------------------------------------
+# who is late (crossrank step 6)
+
+
+def test_a_rank_late_before_every_pass_is_named_at_that_collective_only(tmp_path):
+    # two all_reduces a pass; rank 1 spends 300 us on the host before its GEMM each pass, so it
+    # is last at the first all_reduce of every pass; the second starts together on both ranks
+    bs = collective_run(2, [("0", [0, 1]), ("0", [0, 1])], late={1: 300.0}, steps=4)
+    run = run_of(bs, tmp_path)
+    (v,) = run.late
+    assert (v.rank, v.kind, v.position, v.per_pass, v.passes, v.waiting) == (1, "all_reduce", 0, 2, 4, (0,))
+    assert v.min_skew_us == pytest.approx(300.0) and v.median_skew_us == pytest.approx(300.0)
+    assert v.share == pytest.approx(300.0 / run.ranks[0].wall_us)
+    # the 300 us before its collective: its GEMM (100 us), its launch (10 us), and before them
+    # the host time it was held up by
+    assert dict(v.activity) == pytest.approx({"host python (no op)": 190.0, "GPU: aten::mm": 100.0,
+                                              "host launch (no op)": 8.0, "host launch in aten::mm": 2.0})
+    assert any(n.startswith("rank 1 is late: last at all_reduce #0 (of 2 a pass of group '0') in every one of the 4 passes")
+               for n in run.notes)
+
+
+def test_a_skew_below_the_share_of_a_pass_or_a_single_pass_names_no_one(tmp_path):
+    from floorcalc.distributed.crossrank import LATE_MIN_SHARE
+
+    small = collective_run(2, [("0", [0, 1])], late={1: 5.0}, steps=4)
+    run = run_of(small, tmp_path / "a")
+    assert 5.0 < LATE_MIN_SHARE * run.ranks[0].wall_us
+    assert run.late == () and any("none is late throughout" in n for n in run.notes)
+    one = run_of(collective_run(2, [("0", [0, 1])], late={1: 300.0}, steps=1), tmp_path / "b")
+    assert one.late == () and not any("late throughout" in n for n in one.notes)
+    assert one.instances[0].late_rank == 1       # the instance still says who came last
+
+
+def test_a_cpu_lead_in_names_the_earlier_collective_the_thread_waited_in():
+    from floorcalc.timeline.comm import _in_collectives
+
+    spans = [(50.0, 100.0, "python", ""), (40.0, 50.0, "cpu", "aten::mm"), (0.0, 40.0, "python", "")]
+    got = _in_collectives(spans, [(10.0, 30.0, "gloo:all_reduce"), (60.0, 70.0, "gloo:all_reduce")])
+    assert got == [(70.0, 100.0, "python", ""), (60.0, 70.0, "host_collective", "gloo:all_reduce"),
+                   (50.0, 60.0, "python", ""), (40.0, 50.0, "cpu", "aten::mm"), (30.0, 40.0, "python", ""),
+                   (10.0, 30.0, "host_collective", "gloo:all_reduce"), (0.0, 10.0, "python", "")]
