@@ -15,15 +15,18 @@ the entry point the CLI and the API use.
 
 from __future__ import annotations
 
+import gzip
+import re
+import zlib
 from pathlib import Path
-from typing import List, Optional, Sequence, Union
+from typing import List, Optional, Sequence, Tuple, Union
 
 from floorcalc.errors import TraceError, UsageError
 from floorcalc.grouping import DEFAULT as DEFAULT_GROUP_BY
 from floorcalc.progress import NO_PROGRESS, Progress
 from floorcalc.records import DeviceSpec, GroupBy, Link, RunReport
 from floorcalc.distributed.crossrank import LIST_INSTANCES, combine
-from floorcalc.distributed.rank import RankOptions, rank_record
+from floorcalc.distributed.rank import RankOptions, rank_from_name, rank_record
 from floorcalc.distributed.runner import map_ranks
 from floorcalc.trace.paths import is_trace_folder, path_error
 
@@ -31,14 +34,55 @@ __all__ = ["LIST_INSTANCES", "RankOptions", "analyze_run", "combine", "discover"
 
 #: File names read as traces when a folder is given.
 TRACE_SUFFIXES = (".json", ".json.gz")
+#: How much of a folder's file (bytes, after gunzip) is looked at to tell a trace from other JSON.
+SNIFF_BYTES = 1 << 16
+#: not_a_trace's reason for a document floorcalc wrote (a report, a run's or modes' document).
+REPORT = "a floorcalc report"
+#: The tool member every document floorcalc writes near its top (render/jsonfmt.py).
+_FLOORCALC_TOOL = re.compile(rb'"tool"\s*:\s*\{\s*"name"\s*:\s*"floorcalc"')
+
+
+def not_a_trace(path: Union[str, Path]) -> Optional[str]:
+    """Why a file found in a folder is no rank's trace, in words (``"a floorcalc report"``,
+    ``"JSON that is not an object"``, ``"JSON with no traceEvents"``), or None when it may be one.
+    Only the first :data:`SNIFF_BYTES` are read (a Kineto trace is one JSON object whose
+    ``traceEvents`` member the trace loader finds); a file that cannot be read here, or whose
+    head does not settle it, is None: the trace loader then says what is wrong with it."""
+    try:
+        with open(path, "rb") as f:
+            raw = f.read(SNIFF_BYTES)
+        if raw[:2] == b"\x1f\x8b":
+            with gzip.open(path, "rb") as g:
+                raw = g.read(SNIFF_BYTES)
+    except (OSError, EOFError, zlib.error):
+        return None
+    if _FLOORCALC_TOOL.search(raw):
+        return REPORT
+    if b"traceEvents" in raw:
+        return None
+    head = raw.lstrip()
+    if head[:1] in (b"[", b'"') or head[:1].isdigit():
+        return "JSON that is not an object"
+    if len(raw) < SNIFF_BYTES and head[:1] == b"{":  # the whole file was read
+        return "JSON with no traceEvents"
+    return None
 
 
 def discover(paths: Sequence[Union[str, Path]]) -> List[str]:
-    """The trace files of ``paths``: files as given, folders as the ``.json``/``.json.gz`` files
-    directly in them (sorted; annotated traces floorcalc wrote, ``*.annotated.json.gz``, left
-    out). Raises :class:`TraceError` for a path that does not exist or a folder with no trace,
-    :class:`UsageError` when a file is given twice."""
+    """The trace files of ``paths`` (:func:`discover_skipping`'s first list)."""
+    return discover_skipping(paths)[0]
+
+
+def discover_skipping(paths: Sequence[Union[str, Path]]) -> Tuple[List[str], List[str]]:
+    """The trace files of ``paths``, and the files of its folders left out as no trace. Files
+    are taken as given; folders as the ``.json``/``.json.gz`` files directly in them (sorted;
+    annotated traces floorcalc wrote, ``*.annotated.json.gz``, left out, and so are floorcalc's
+    own reports, and other JSON that :func:`not_a_trace` tells from a trace unless its name gives
+    a rank (``rank-1.json``: a damaged rank's trace is read, and reported, as that rank): they
+    are listed second, as ``"name (why)"``). Raises :class:`TraceError` for a path that does not
+    exist or a folder with no trace, :class:`UsageError` when a file is given twice."""
     out: List[str] = []
+    skipped: List[str] = []
     for p in map(Path, paths):
         if is_trace_folder(p):
             try:
@@ -46,9 +90,21 @@ def discover(paths: Sequence[Union[str, Path]]) -> List[str]:
                                if f.is_file() and f.name.endswith(TRACE_SUFFIXES) and ".annotated." not in f.name)
             except OSError as e:
                 raise path_error(p, e, "trace folder") from None
+            why = {f: not_a_trace(f) for f in found}
+            for f, w in why.items():  # a rank's file that is damaged stays, as an unreadable rank
+                if w is not None and w != REPORT and rank_from_name(f) is not None:
+                    why[f] = None
+            left = [f"{Path(f).name} ({w})" for f, w in why.items() if w is not None]
+            found = [f for f in found if why[f] is None]
+            if not found and left:
+                raise TraceError(f"folder {p} holds no Kineto trace, only {len(left)} other JSON file"
+                                 f"{'s' if len(left) > 1 else ''} ({'; '.join(left[:3])}"
+                                 f"{'; ...' if len(left) > 3 else ''}): analyze reads a folder as the traces of one "
+                                 "run, one per rank; floorcalc diff compares two reports")
             if not found:
                 raise TraceError(f"folder {p} holds no trace (.json or .json.gz)")
             out += found
+            skipped += left
         else:
             out.append(str(p))
     seen = set()
@@ -57,7 +113,7 @@ def discover(paths: Sequence[Union[str, Path]]) -> List[str]:
         if r in seen:
             raise UsageError(f"trace {f} is given twice")
         seen.add(r)
-    return out
+    return out, skipped
 
 
 def analyze_run(paths: Sequence[Union[str, Path]], *, spec: Union[None, str, Path, DeviceSpec] = None,
@@ -67,9 +123,9 @@ def analyze_run(paths: Sequence[Union[str, Path]], *, spec: Union[None, str, Pat
                 group_by: GroupBy = DEFAULT_GROUP_BY, capture: Optional[str] = None,
                 progress: Progress = NO_PROGRESS) -> RunReport:
     """See :func:`floorcalc.analysis.analyze_run` (the documented entry point)."""
-    files = discover(paths)
+    files, skipped = discover_skipping(paths)
     options = RankOptions(spec=str(spec) if isinstance(spec, Path) else spec, passes=passes, device=device, link=link,
                           command=command, annotate_dir=annotate_dir, formulas=tuple(formulas), live=live,
                           group_by=group_by, capture=capture)
     records = map_ranks(files, options, workers=workers, scheduler=scheduler, progress=progress)
-    return combine(records, command=command)
+    return combine(records, command=command, skipped=skipped)

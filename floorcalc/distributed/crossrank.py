@@ -94,10 +94,15 @@ def activity_label(kind: str, name: str) -> str:
 # 1. one run
 
 
-def _check_one_run(records: Sequence[RankRecord]) -> Tuple[int, List[str]]:
-    """The world size, and notes (step 1). Raises RunError for traces of several runs."""
+def _check_one_run(records: Sequence[RankRecord], skipped: Sequence[str] = ()) -> Tuple[int, List[str]]:
+    """The world size, and notes (step 1). Raises RunError for traces of several runs, or a
+    trace whose rank cannot be told (``skipped``: the files of the folders left out as no trace,
+    named in that error and in a note)."""
     ok = [r for r in records if r.report is not None or r.distributed is not None]
     notes: List[str] = []
+    if skipped:
+        notes.append(f"{len(skipped)} file{'s' if len(skipped) > 1 else ''} of the folder skipped, no trace: "
+                     + "; ".join(skipped[:5]) + ("; ..." if len(skipped) > 5 else ""))
     worlds = {r.world_size for r in ok if r.world_size is not None}
     if len(worlds) > 1:
         by = defaultdict(list)
@@ -113,10 +118,20 @@ def _check_one_run(records: Sequence[RankRecord]) -> Tuple[int, List[str]]:
             raise RunError(f"two traces claim rank {r.rank} ({ranks[r.rank]} and {r.path}, rank from the "
                            f"{r.rank_source or 'trace'}): traces of two runs mixed?")
         ranks[r.rank] = r.path
+    unread = [r for r in records if r.rank is None and r.error and not r.identity and r.report is None]
+    if unread:  # not read as a trace at all: its own error says why, no rank could be asked of it
+        raise RunError(f"{unread[0].error}" + (f" (and {len(unread) - 1} more file" + ("s" if len(unread) > 2 else "")
+                                               + " not read)" if len(unread) > 1 else "")
+                       + "; it cannot be a rank of the run")
     unknown = [r.path for r in records if r.rank is None]
     if unknown:
+        alone = ""
+        if len(records) == 1:
+            alone = f"; to analyse this one trace alone give the file itself: floorcalc analyze {unknown[0]}"
+        if skipped:
+            alone += f" ({len(skipped)} other JSON file{'s' if len(skipped) > 1 else ''} of the folder skipped: no trace)"
         raise RunError(f"no rank for {unknown[0]}" + (f" and {len(unknown) - 1} more" if len(unknown) > 1 else "")
-                       + ": it has no distributedInfo and its file name gives none (name it rank-N.json...)")
+                       + ": it has no distributedInfo and its file name gives none (name it rank-N.json...)" + alone)
     keys = sorted({k for r in ok for k in r.identity})
     for k in keys:
         values = defaultdict(list)
@@ -365,12 +380,13 @@ def _moved(d: Decomposition, exposed: Mapping[str, float], passes: int) -> Decom
                                idle_by_cause_us=by_cause, bound=bound)
 
 
-def combine(records: Sequence[RankRecord], *, command: str = "") -> RunReport:
-    """The cross-rank report of the per-rank records (steps 1-5 of the module notes).
+def combine(records: Sequence[RankRecord], *, command: str = "", skipped: Sequence[str] = ()) -> RunReport:
+    """The cross-rank report of the per-rank records (steps 1-5 of the module notes);
+    ``skipped``: files of the input folders left out as no trace (``"name (why)"``, noted).
 
     Raises :class:`RunError` when the records are not of one run (step 1).
     """
-    world, notes = _check_one_run(records)
+    world, notes = _check_one_run(records, skipped)
     by_rank = {r.rank: r for r in records if r.rank is not None}
     readable = {k: r for k, r in by_rank.items() if r.report is not None}
     reports: Dict[int, Report] = {k: r.report for k, r in readable.items() if r.report is not None}

@@ -214,6 +214,45 @@ def test_traces_without_distributed_info_take_their_rank_from_the_file_name(tmp_
         analyze_run([tmp_path / "b"], spec=h200_spec(), workers=1)
 
 
+def test_a_folder_of_reports_is_not_read_as_ranks_without_rank_names(tmp_path, capsys):
+    # GIVEN a folder like docs/examples: floorcalc reports, other JSON, and one trace without rank info
+    import shutil
+
+    ex = ROOT / "docs" / "examples"
+    folder = tmp_path / "examples"
+    folder.mkdir()
+    for name in ("gpt2.h200.json", "gpt2.h200.calibrated.json", "llama_decode.h200.modes.json", "whatif.proof.json"):
+        shutil.copy(ex / name, folder / name)
+    # WHEN only the JSON files are there THEN the folder is said to hold no trace (no rename advice)
+    assert main(["analyze", str(folder)]) == 6
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "rank-N" not in err[0], err
+    assert f"folder {folder} holds no Kineto trace, only 4 other JSON files (gpt2.h200.calibrated.json (a floorcalc " \
+           "report); gpt2.h200.json (a floorcalc report); llama_decode.h200.modes.json (a floorcalc report); ...)" \
+           in err[0], err
+    # WHEN the trace is there too THEN the reports are no ranks; only the trace lacks a rank, and the
+    # line says how to analyse it alone
+    shutil.copy(ex / "gpt2.h200.trace.json.gz", folder / "gpt2.h200.trace.json.gz")
+    assert main(["analyze", str(folder)]) == 12
+    err = capsys.readouterr().err.strip().splitlines()
+    trace = folder / "gpt2.h200.trace.json.gz"
+    assert len(err) == 1 and err[0].startswith(f"floorcalc: error: no rank for {trace}: it has no distributedInfo"), err
+    assert "and 4 more" not in err[0] and f"give the file itself: floorcalc analyze {trace}" in err[0], err
+    assert "(4 other JSON files of the folder skipped: no trace)" in err[0], err
+    # WHEN a report is given by name among traces THEN its own error says why, with no rename advice
+    assert main(["analyze", str(folder / "gpt2.h200.json"), str(trace)]) == 12
+    err = capsys.readouterr().err.strip()
+    assert "is not a Kineto trace" in err and "cannot be a rank of the run" in err and "rank-N" not in err, err
+
+
+def test_reports_beside_the_ranks_traces_are_skipped_with_a_note(tmp_path):
+    paths = write(tp_pass(), tmp_path / "run")
+    (tmp_path / "run" / "summary.json").write_text((ROOT / "docs" / "examples" / "gpt2.h200.json").read_text())
+    run = analyze_run([tmp_path / "run"], spec=h200_spec(), workers=1)
+    assert run.world_size == 2 and [r.status for r in run.ranks] == ["ok", "ok"] and len(paths) == 2
+    assert "1 file of the folder skipped, no trace: summary.json (a floorcalc report)" in run.notes
+
+
 def test_a_rank_outside_the_world_is_refused(tmp_path):
     bs = tp_pass()
     bs[1].meta["distributedInfo"]["rank"] = 5          # not a rank of a world of 2: not read
