@@ -11,25 +11,31 @@ Steps:
 1. Ops are matched by (name, module). The rows of one op (counted and uncounted calls are
    separate rows) are summed: measured time, calls, and floors (None when no row of it has a
    floor). An op only in B has appeared, one only in A has vanished.
-2. Ops are ranked by the absolute change in measured time, largest first (ties by name, then
-   module).
+2. Ops are ranked by the absolute change in measured time, largest first; ties (two reports of
+   one trace against different ceilings change no time) by the absolute change in floor, then
+   in efficiency, then by name and module.
 3. Totals: the summary figures of :data:`TOTALS` side by side, and the efficiency of the whole
    (sum of floors over op time). A report with no counted op has no sum of floors (None, as
    its JSON says), not 0.
 4. Warnings: a different target, a different spec (key), or the same spec with different
    ceilings (peaks, DRAM and L2 bandwidth, launch latency L): floors and efficiencies are then
    not comparable as they stand.
+5. Notes: when no op of A matches one of B (eager against torch.compile: other kernels, other
+   names), one line says so, with each run's capture mode (:func:`capture_mode`) where the
+   reports record it: only the totals compare.
 """
 
 from __future__ import annotations
 
 import math
+import shlex
 from dataclasses import dataclass
 from typing import Dict, List, Literal, Optional, Tuple
 
-from floorcalc.records import DeviceSpec, Report
+from floorcalc.records import CaptureInfo, DeviceSpec, Report
 
-__all__ = ["TOTALS", "Comparison", "OpChange", "OpSide", "RunInfo", "TotalChange", "compare", "device_warnings"]
+__all__ = ["TOTALS", "Comparison", "OpChange", "OpSide", "RunInfo", "TotalChange", "capture_mode", "compare",
+           "device_warnings"]
 
 ChangeStatus = Literal["both", "appeared", "vanished"]
 TotalUnit = Literal["us", "ratio"]
@@ -107,25 +113,29 @@ class TotalChange:
 @dataclass(frozen=True)
 class RunInfo:
     """Which run one side is: ``source`` (the report file, or a label), its device spec's
-    ``device_key`` and ``device_name``, the ``tool_version`` that made it and the ``command``."""
+    ``device_key`` and ``device_name``, the ``tool_version`` that made it, the ``command`` and
+    the ``capture_mode`` (:func:`capture_mode`; None where the report does not record it)."""
 
     source: str
     device_key: str
     device_name: str
     tool_version: str
     command: str
+    capture_mode: Optional[str] = None
 
 
 @dataclass(frozen=True)
 class Comparison:
     """Two reports compared (module notes): the runs, the device ``warnings``, the ``totals``
-    and every op of either report in ``ops``, ranked by the absolute change in measured time."""
+    and every op of either report in ``ops``, ranked by the absolute change in measured time
+    (step 2), and ``notes`` (step 5)."""
 
     a: RunInfo
     b: RunInfo
     warnings: Tuple[str, ...]
     totals: Tuple[TotalChange, ...]
     ops: Tuple[OpChange, ...]
+    notes: Tuple[str, ...] = ()
 
     @property
     def appeared(self) -> Tuple[OpChange, ...]:
@@ -148,13 +158,57 @@ _RATIOS = ("mfu", "mbu")
 def compare(a: Report, b: Report, *, a_source: str = "A", b_source: str = "B") -> Comparison:
     """Compare report ``a`` with report ``b`` (module notes); ``a_source``/``b_source`` say
     where each came from (their files, in ``floorcalc diff``)."""
-    return Comparison(a=_run(a, a_source), b=_run(b, b_source), warnings=device_warnings(a, b),
-                      totals=_totals(a, b), ops=_op_changes(a, b))
+    ra, rb = _run(a, a_source), _run(b, b_source)
+    ops = _op_changes(a, b)
+    return Comparison(a=ra, b=rb, warnings=device_warnings(a, b), totals=_totals(a, b), ops=ops,
+                      notes=_no_match_note(ops, ra, rb))
 
 
 def _run(r: Report, source: str) -> RunInfo:
     return RunInfo(source=source, device_key=r.device.key, device_name=r.device.name, tool_version=r.tool_version,
-                   command=r.capture.command)
+                   command=r.capture.command, capture_mode=capture_mode(r.capture))
+
+
+#: capture_mode's words, by the ``floorcalc report`` flag that asks for the mode
+_MODE_FLAGS = (("--cuda-graphs", "CUDA graphs"), ("--compile", "torch.compile"))
+
+
+def capture_mode(c: CaptureInfo) -> Optional[str]:
+    """How the pass was run when it was captured: ``"CUDA graphs"``, ``"torch.compile"`` or
+    ``"eager"`` (also a compile that fell back to eager), or None when the report does not say
+    (a trace floorcalc did not capture). Read from the capture record's ``cuda_graphs`` and
+    ``compile`` where set, else from the flags of the ``floorcalc report`` command that captured
+    (``capture_command``; a report made by that run itself, ``live``, records it as ``command``),
+    which is what a report read back from JSON keeps."""
+    if c.cuda_graphs:
+        return "CUDA graphs"
+    if c.compile_fallback:
+        return "eager"
+    if c.compile:
+        return "torch.compile"
+    command = c.capture_command or (c.command if c.live else "")
+    if not command:
+        return None
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        words = command.split()
+    for flag, mode in _MODE_FLAGS:
+        if flag in words:
+            return mode
+    return "eager" if "--modes" not in words else None
+
+
+def _no_match_note(ops: Tuple[OpChange, ...], a: RunInfo, b: RunInfo) -> Tuple[str, ...]:
+    """Step 5: the note when both reports have ops and none of them matches (empty otherwise)."""
+    if not ops or any(c.status == "both" for c in ops) or not any(c.status == "appeared" for c in ops) \
+            or not any(c.status == "vanished" for c in ops):
+        return ()
+    if a.capture_mode and b.capture_mode and a.capture_mode != b.capture_mode:
+        why = f"the runs differ in capture mode (A {a.capture_mode}, B {b.capture_mode}): other kernels, other names"
+    else:
+        why = "the runs share no op (another model, or another capture mode than the reports record)"
+    return (f"no op of A matches one of B by name and module: {why}; only the totals compare",)
 
 
 def _finite(x: Optional[float]) -> Optional[float]:
@@ -181,7 +235,8 @@ def _op_sides(r: Report) -> Dict[Tuple[str, str], OpSide]:
 def _op_changes(a: Report, b: Report) -> Tuple[OpChange, ...]:
     oa, ob = _op_sides(a), _op_sides(b)
     changes = [OpChange(name=k[0], module=k[1], a=oa.get(k), b=ob.get(k)) for k in set(oa) | set(ob)]
-    changes.sort(key=lambda c: (-abs(c.time_change_us), c.name, c.module))
+    changes.sort(key=lambda c: (-abs(c.time_change_us), -abs(c.floor_change_us or 0.0),
+                                -abs(c.efficiency_change or 0.0), c.name, c.module))
     return tuple(changes)
 
 

@@ -69,11 +69,13 @@ class DiffTableRenderer(Renderer):
         lines = [printable(f"floorcalc diff, per pass: A = {c.a.source} ({c.a.device_key}), "
                            f"B = {c.b.source} ({c.b.device_key})")]
         lines += [printable(f"warning: {w}") for w in c.warnings]
+        lines += [printable(f"note: {n}") for n in c.notes]
         lines += ["", "totals"]
-        lines += ["  " + x for x in _text_table(["figure", "A", "B", "change", ""],
+        lines += ["  " + x for x in _text_table(["figure", "A", "B", "change", "relative"],
                                                 [_total_cells(t) for t in c.totals], {1, 2, 3, 4})]
         appeared, vanished = c.appeared, c.vanished
-        lines += ["", f"ops matched by name and module, ranked by |change in measured time| ({len(c.ops)} in all, "
+        lines += ["", f"ops matched by name and module, ranked by |change in measured time|, then in floor, then in "
+                      f"efficiency ({len(c.ops)} in all, "
                       f"{len(appeared)} appeared, {len(vanished)} vanished)"]
         lines += ["  " + x for x in _text_table(_OP_HEADER, [_op_cells(i, o) for i, o in enumerate(c.ops[: self.top], 1)],
                                                 {0, 3, 4, 5, 6, 7, 8, 9, 10})]
@@ -101,6 +103,7 @@ class DiffMarkdownRenderer(Renderer):
 
         lines = [f"# floorcalc diff: `{c.a.source}` (A) against `{c.b.source}` (B)", "", "Every figure per pass."]
         lines += [f"\n> **Warning:** {w}" for w in c.warnings]
+        lines += [f"\n> **Note:** {n}" for n in c.notes]
         lines += ["", "## Totals", "", row(["figure", "A", "B", "change", "relative"]),
                   "| --- | ---: | ---: | ---: | ---: |"]
         lines += [row(_total_cells(t)) for t in c.totals]
@@ -119,7 +122,8 @@ def _side(s: Optional[OpSide]) -> Optional[Dict[str, Any]]:
 
 
 def _run(r: RunInfo) -> Dict[str, Any]:
-    return {"path": r.source, "device": r.device_key, "tool_version": r.tool_version, "command": r.command}
+    return {"path": r.source, "device": r.device_key, "tool_version": r.tool_version, "command": r.command,
+            "capture_mode": r.capture_mode}
 
 
 def to_dict(c: Comparison) -> Dict[str, Any]:
@@ -129,7 +133,7 @@ def to_dict(c: Comparison) -> Dict[str, Any]:
     return {
         "schema_version": DIFF_SCHEMA_VERSION, "kind": "floorcalc.diff",
         "tool": {"name": "floorcalc", "version": __version__},
-        "a": _run(c.a), "b": _run(c.b), "warnings": list(c.warnings),
+        "a": _run(c.a), "b": _run(c.b), "warnings": list(c.warnings), "notes": list(c.notes),
         "totals": [{"figure": t.figure, "label": t.label, "unit": t.unit, "a": t.a, "b": t.b, "change": t.change}
                    for t in c.totals],
         "ops": [{"name": o.name, "module": o.module, "status": o.status, "a": _side(o.a), "b": _side(o.b),

@@ -91,6 +91,43 @@ def test_different_ceilings_are_warned_about(reports, capsys):
     assert any(o["change"]["floor_us"] for o in d_out["ops"])
 
 
+def test_equal_times_rank_ops_by_the_change_in_floor_and_the_totals_columns_are_named(reports, capsys):
+    # GIVEN one trace against two specs: no time changes, floors and efficiencies do
+    assert main(["diff", str(reports["gpt2"]), str(reports["gpt2_cal"]), "--format", "json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    # THEN the ops are ranked by |change in floor| (lm_head's moved most), then in efficiency
+    floor_moves = [abs(o["change"]["floor_us"] or 0.0) for o in d["ops"]]
+    assert floor_moves == sorted(floor_moves, reverse=True) and floor_moves[0] > 3.0
+    assert (d["ops"][0]["name"], d["ops"][0]["module"]) == ("aten::linear", "lm_head")
+    assert d["notes"] == [] and d["a"]["capture_mode"] is None  # this trace records no capture command or mode
+    # AND the table leads with lm_head and names its fifth totals column
+    assert main(["diff", str(reports["gpt2"]), str(reports["gpt2_cal"]), "--top", "3"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    header = next(x for x in lines if x.strip().startswith("figure"))
+    assert header.split() == ["figure", "A", "B", "change", "relative"], header
+    first = lines[lines.index(next(x for x in lines if x.strip().startswith("#  op"))) + 2]
+    assert first.split()[:3] == ["1", "aten::linear", "lm_head"], first
+
+
+def test_reports_of_two_capture_modes_matching_no_op_say_only_totals_compare(tmp_path, capsys):
+    # GIVEN GPT-2 captured eager and with torch.compile on the H200 (no op name in common)
+    paths = {}
+    for mode in ("eager", "compile"):
+        paths[mode] = tmp_path / f"{mode}.json"
+        trace = golden.DATA / f"h200_gpt2_{mode}.trace.json.gz"
+        assert main(["analyze", str(trace), "-o", str(paths[mode]), "-q"]) == 0
+    # WHEN they are compared THEN one note names both modes and says only the totals compare
+    assert main(["diff", str(paths["eager"]), str(paths["compile"])]) == 0
+    out = capsys.readouterr().out
+    notes = [x for x in out.splitlines() if x.startswith("note: ")]
+    assert notes == ["note: no op of A matches one of B by name and module: the runs differ in capture mode "
+                     "(A eager, B torch.compile): other kernels, other names; only the totals compare"], out
+    assert "12 appeared, 114 vanished" in out
+    # AND a report against itself has no such note
+    assert main(["diff", str(paths["eager"]), str(paths["eager"])]) == 0
+    assert "note: " not in capsys.readouterr().out
+
+
 def _json_diff(a, b):
     import contextlib
     import io
