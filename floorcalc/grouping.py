@@ -8,13 +8,18 @@ rows' figures.
 
 The groupings (``--group-by``):
 
-* ``layer`` (the default): rows whose op names are equal and whose module paths differ only in
-  layer indices are one group. A layer index is a dotted path part that is a whole number
-  (``model.layers.3.mlp.gate_proj`` -> ``model.layers.*.mlp.gate_proj``; nested indices, an
-  expert inside a layer, fold too). Each row is an *instance*. A counted row and an uncounted
-  row are never in one group (as in the op rows themselves).
+* ``layer`` (the default): rows whose op names and input shapes are equal (the same work per
+  instance) and whose module paths differ only in layer indices are one group. A layer index is
+  a dotted path part that is a whole number (``model.layers.3.mlp.gate_proj`` ->
+  ``model.layers.*.mlp.gate_proj``; nested indices, an expert inside a layer, fold too); a path
+  that is only an index (``2``: a child of an ``nn.Sequential``, each a different layer) is not
+  folded. Each row is an *instance*. A counted row and an uncounted row are never in one group
+  (as in the op rows themselves). Three Linear layers of different sizes are three groups.
 * ``module``: every op of a module, summed, with layer indices folded as for ``layer``: one
-  instance per module (``model.layers.3.mlp.gate_proj``), holding all its ops.
+  instance per module (``model.layers.3.mlp.gate_proj``), holding all its ops; modules fold only
+  when they ran the same ops on the same input shapes.
+
+A group of one instance is shown with its instance's module path, not the folded one.
 * ``op``: rows with the same op name and input shapes, wherever they run, as torch's
   ``prof.key_averages(group_by_input_shape=True)`` groups events; each row (module) is an
   instance.
@@ -37,11 +42,11 @@ import re
 import statistics
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from floorcalc.records import GROUP_BYS, Bound, GroupBy, Grouping, OpGroup, OpRow, Report
 
-__all__ = ["DEFAULT", "FAR_RATIO", "FAR_SCORE", "far_from_median", "fold_layers", "group_ops", "layer_values",
+__all__ = ["DEFAULT", "FAR_RATIO", "FAR_SCORE", "far_from_median", "fold_layers", "group_members", "group_ops", "layer_values",
            "regroup"]
 
 #: the grouping used when none is asked for
@@ -61,7 +66,10 @@ MIN_INSTANCES = 3
 
 def fold_layers(module: str) -> str:
     """``model.layers.3.mlp.gate_proj`` -> ``model.layers.*.mlp.gate_proj``: every layer
-    index (a dotted part that is a whole number) written ``*``."""
+    index (a dotted part that is a whole number) written ``*``. A path that is only an index
+    (``3``, an ``nn.Sequential``'s child) is kept as written: its siblings are other layers."""
+    if module.isdigit():
+        return module
     return LAYER_INDEX.sub("*", module)
 
 
@@ -98,14 +106,24 @@ class _Acc:
     instances: Dict[str, float] = field(default_factory=dict)  # label -> measured us
 
 
-def _key(r: OpRow, by: GroupBy) -> Tuple[Tuple[str, ...], str, str, str]:
-    """(group key, group name, group module, instance label) of a row (step 1)."""
+def _work(ops: Sequence[OpRow]) -> Dict[str, str]:
+    """Module path -> what its ops do (their names and input shapes, sorted), for ``module``
+    grouping: modules fold only when they did the same work."""
+    per: Dict[str, Set[str]] = defaultdict(set)
+    for r in ops:
+        per[r.module].add(f"{r.name}({r.shapes})")
+    return {m: "; ".join(sorted(v)) for m, v in per.items()}
+
+
+def _key(r: OpRow, by: GroupBy, work: Optional[Dict[str, str]] = None) -> Tuple[Tuple[str, ...], str, str, str]:
+    """(group key, group name, group module, instance label) of a row (step 1); ``work``:
+    :func:`_work` of all the rows, for ``module`` grouping."""
     counted = "counted" if r.bound != "uncounted" else "uncounted"
     folded = fold_layers(r.module)
     if by == "layer":
-        return (r.name, folded, counted), r.name, folded, r.module
+        return (r.name, folded, r.shapes, counted), r.name, folded, r.module
     if by == "module":
-        return (folded,), "", folded, r.module
+        return (folded, (work or {}).get(r.module, "")), "", folded, r.module
     if by == "op":
         return (r.name, r.shapes, counted), r.name, "", f"{r.name} [{r.module}]" if r.module else r.name
     return (r.name, r.module, counted), r.name, r.module, f"{r.name} [{r.module}]" if r.module else r.name
@@ -137,6 +155,8 @@ def _group(acc: _Acc, by: GroupBy) -> OpGroup:
             per_op[r.name] += r.duration_us
         name = ", ".join(sorted(per_op, key=lambda n: -per_op[n]))
     module = _joined([fold_layers(r.module) for r in rows]) if by == "op" else acc.module
+    if by in ("layer", "module") and len(labels) == 1:
+        module = labels[0]  # one instance: its own path, nothing folded
     shapes = {r.shapes for r in rows}
     return OpGroup(
         name=name, module=module, shapes=shapes.pop() if len(shapes) == 1 else "", instances=len(times),
@@ -156,16 +176,25 @@ def group_ops(ops: Sequence[OpRow], by: GroupBy = DEFAULT) -> Grouping:
     notes). Raises ValueError for another ``by``."""
     if by not in GROUP_BYS:
         raise ValueError(f"group by {by!r}: one of {', '.join(GROUP_BYS)}")
+    return Grouping(by=by, groups=tuple(g for g, _rows in group_members(ops, by)))
+
+
+def group_members(ops: Sequence[OpRow], by: GroupBy = DEFAULT) -> List[Tuple[OpGroup, Tuple[OpRow, ...]]]:
+    """Each group of :func:`group_ops` (in its order) with the op rows it sums."""
+    if by not in GROUP_BYS:
+        raise ValueError(f"group by {by!r}: one of {', '.join(GROUP_BYS)}")
+    work = _work(ops) if by == "module" else None
     accs: Dict[Tuple[str, ...], _Acc] = {}
     for r in ops:
-        key, name, module, label = _key(r, by)
+        key, name, module, label = _key(r, by, work)
         acc = accs.get(key)
         if acc is None:
             acc = accs[key] = _Acc(name=name, module=module)
         acc.rows.append(r)
         acc.instances[label] = acc.instances.get(label, 0.0) + r.duration_us
-    groups = sorted((_group(a, by) for a in accs.values()), key=lambda g: (-g.duration_us, g.name, g.module))
-    return Grouping(by=by, groups=tuple(groups))
+    pairs = [(_group(a, by), tuple(a.rows)) for a in accs.values()]
+    pairs.sort(key=lambda p: (-p[0].duration_us, p[0].name, p[0].module, p[0].shapes))
+    return pairs
 
 
 def regroup(report: Report, by: GroupBy) -> Report:

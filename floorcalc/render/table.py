@@ -121,7 +121,7 @@ class TableRenderer(Renderer):
                 row += [_us(g.median_us), spread_text(g, _us)]
             row += [_us(g.floor_us), eff]
             if ref is not None:
-                row.append(_pct(ref_eff.get((g.name, g.module))))
+                row.append(_pct(ref_eff.get((g.name, g.module, g.shapes))))
             if wide:
                 secs = g.duration_us * 1e-6
                 row += [_rate(g.flop / secs if g.flop is not None and secs > 0 else None, 1e12),
@@ -235,18 +235,17 @@ def _middle(name: str, width: int) -> str:
 
 
 def _reference_efficiencies(report: Report) -> dict:
-    """(group name, group module) -> floor on the reference spec / measured time, summed over
-    the op rows each group holds (the same grouping rule, floorcalc.grouping)."""
-    from floorcalc.grouping import _key
+    """(group name, group module, group shapes) -> floor on the reference spec / measured time,
+    summed over the op rows each group holds (the same grouping rule, floorcalc.grouping)."""
+    from floorcalc.grouping import group_members
 
     by = report.grouping.by if report.grouping is not None else "none"
-    floors: dict = {}
-    times: dict = {}
-    for r in report.ops:
-        _k, name, module, _label_ = _key(r, by)
-        if by == "module":
-            continue
-        if r.reference_floor_us is not None:
-            floors[(name, module)] = floors.get((name, module), 0.0) + r.reference_floor_us
-            times[(name, module)] = times.get((name, module), 0.0) + r.duration_us
-    return {k: floors[k] / times[k] for k in floors if times[k] > 0}
+    out: dict = {}
+    if by == "module":
+        return out
+    for g, rows in group_members(report.ops, by):
+        refs = [r for r in rows if r.reference_floor_us is not None]
+        time = sum(r.duration_us for r in refs)
+        if refs and time > 0:
+            out[(g.name, g.module, g.shapes)] = sum(r.reference_floor_us or 0.0 for r in refs) / time
+    return out

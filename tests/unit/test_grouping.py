@@ -114,3 +114,37 @@ def test_the_h200_llama_example_is_one_row_per_kind_of_layer():
     members = [r.duration_us for r in rep.ops if r.name == "aten::linear" and r.module.endswith("feed_forward.w1")]
     assert (w1.min_us, w1.max_us, w1.duration_us) == pytest.approx((min(members), max(members), sum(members)))
     assert regroup(rep, "none").grouping.groups[0].module == rep.ops[0].module
+
+
+def test_layers_of_different_sizes_in_a_sequential_are_not_one_row():
+    """examples/mlp.py: nn.Sequential(Flatten, Linear(784, 512), ReLU, Linear(512, 512), ReLU,
+    Linear(512, 10)): three Linear layers doing different work, children named 1, 3 and 5."""
+    rows = [row("aten::linear", "1", 120.0, floor=100.0, shapes="64x784, 512x784, 512"),
+            row("aten::linear", "3", 80.0, floor=60.0, shapes="64x512, 512x512, 512"),
+            row("aten::linear", "5", 10.0, floor=2.0, shapes="64x512, 10x512, 10"),
+            row("aten::relu", "2", 3.0, floor=1.0, shapes="64x512"),
+            row("aten::relu", "4", 3.1, floor=1.0, shapes="64x512")]
+    g = group_ops(rows, "layer").groups
+    # THEN each layer is its own row, shown with its own path, and none is an outlier
+    assert [(x.name, x.module, x.instances) for x in g] == [
+        ("aten::linear", "1", 1), ("aten::linear", "3", 1), ("aten::linear", "5", 1),
+        ("aten::relu", "4", 1), ("aten::relu", "2", 1)]
+    assert all(x.outlier == "" for x in g)
+    assert fold_layers("3") == "3"
+
+
+def test_layers_fold_only_when_their_shapes_match():
+    # GIVEN four layers of one kind, one of them fed a longer sequence
+    rows = [row("aten::mm", f"layers.{i}.attn", 5.0, floor=1.0, shapes="128x64, 64x64") for i in range(3)]
+    rows.append(row("aten::mm", "layers.3.attn", 9.0, floor=2.0, shapes="256x64, 64x64"))
+    g = group_ops(rows, "layer").groups
+    # THEN the three alike are one row and the odd one is a row of its own, under its own path
+    assert sorted((x.module, x.instances, x.shapes) for x in g) == [
+        ("layers.*.attn", 3, "128x64, 64x64"), ("layers.3.attn", 1, "256x64, 64x64")]
+
+
+def test_modules_fold_only_when_they_did_the_same_work():
+    rows = [row("aten::linear", f"h.{i}.mlp", 6.0, floor=2.0, shapes="8x16") for i in range(2)]
+    rows.append(row("aten::linear", "h.2.mlp", 9.0, floor=3.0, shapes="8x32"))
+    g = group_ops(rows, "module").groups
+    assert sorted((x.module, x.instances) for x in g) == [("h.*.mlp", 2), ("h.2.mlp", 1)]
