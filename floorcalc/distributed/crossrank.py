@@ -42,6 +42,7 @@ Steps of :func:`combine` (the method, with its reasons, is in docs/timeline.md, 
 from __future__ import annotations
 
 import dataclasses
+import math
 import statistics
 from collections import Counter, defaultdict
 from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
@@ -281,19 +282,31 @@ def _offsets(instances: Sequence[Tuple[Key, Dict[int, CollectiveTiming]]], ranks
     used = coll or [m for _, m in instances]
     off: Dict[int, float] = {ref: 0.0}
     pending = set(ranks) - {ref}
+    # per rank, (instance, its end there); per instance, the exact sum (math.fsum's partials) and
+    # the number of its members' aligned ends known so far: each rank's offset costs its own
+    # instances, not every instance times every member
+    ends_of: Dict[int, List[Tuple[int, float]]] = defaultdict(list)
+    for j, m in enumerate(used):
+        for r, t in m.items():
+            ends_of[r].append((j, t.end_us))
+    partials: List[List[float]] = [[] for _ in used]
+    known = [0] * len(used)
+
+    def align(r: int) -> None:
+        for j, end in ends_of[r]:
+            _add_exact(partials[j], end + off[r])
+            known[j] += 1
+
+    align(ref)
     while pending:
         progress = False
         for u in sorted(pending):
-            diffs = []
-            for m in used:
-                if u not in m:
-                    continue
-                known = [t.end_us + off[r] for r, t in m.items() if r in off]
-                if known:
-                    diffs.append(statistics.fmean(known) - m[u].end_us)
+            # the mean of the aligned ends known (statistics.fmean: their fsum over their number)
+            diffs = [math.fsum(partials[j]) / known[j] - end for j, end in ends_of[u] if known[j]]
             if diffs:
                 off[u] = statistics.median(diffs)
                 pending.discard(u)
+                align(u)
                 progress = True
         if not progress:
             break
@@ -315,6 +328,23 @@ def _offsets(instances: Sequence[Tuple[Key, Dict[int, CollectiveTiming]]], ranks
     if not used:
         words = "no collective matched across ranks: clocks left as they are"
     return off, ref, words
+
+
+def _add_exact(partials: List[float], x: float) -> None:
+    """Add ``x`` to a sum held exactly as non-overlapping floats (Shewchuk's partials, the
+    algorithm of ``math.fsum``): ``math.fsum(partials)`` is then the correctly rounded sum of all
+    the numbers added, as ``math.fsum`` of them all would give."""
+    i = 0
+    for y in partials:
+        if abs(x) < abs(y):
+            x, y = y, x
+        hi = x + y
+        lo = y - (hi - x)
+        if lo:
+            partials[i] = lo
+            i += 1
+        x = hi
+    partials[i:] = [x]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -27,7 +27,9 @@ gives busy time to events):
 
 from __future__ import annotations
 
-from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple
+from bisect import bisect_left, bisect_right
+from itertools import accumulate
+from typing import Callable, Dict, FrozenSet, List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -160,6 +162,7 @@ def host_collectives(trace: Trace, win: Window, passes: int
         if o.parent is None and o.index in win.op_ids:
             by_tid.setdefault(o.tid, []).append((o.ts_us, o.end_us, o.name))
     main_tid = max(by_tid, key=lambda t: len(by_tid[t])) if by_tid else 0
+    threads = {t: _ThreadOps.of(roots) for t, roots in by_tid.items()}
     for c in trace.collectives:
         if c.annotation is not None:       # a gloo:<op> range: the collective ran on a worker thread
             r = trace.ranges[c.annotation]
@@ -194,7 +197,7 @@ def host_collectives(trace: Trace, win: Window, passes: int
         # the thread's collectives still running at ``since`` (the previous one, and any still
         # in flight); ``since`` only grows, so those over by then are dropped for good
         live = earlier[tid] = [x for x in earlier.get(tid, ()) if x[1] > since]
-        lead = _host_lead_in(by_tid.get(tid, []), since, ts, root, trace, live)
+        lead = _host_lead_in(threads.get(tid, _NO_OPS), since, ts, root, trace, live)
         prev_start[tid] = ts
         live.append((ts, end, op_name))
         starts.append(ts - W0)
@@ -213,7 +216,29 @@ def host_collectives(trace: Trace, win: Window, passes: int
     return stats, tuple(out)
 
 
-def _host_lead_in(roots: Sequence[Tuple[float, float, str]], since: float, a: float, own_root: int,
+class _ThreadOps(NamedTuple):
+    """One thread's top-level ops ``(start, end, name)`` by start, their starts, and the running
+    maximum of their ends: those in a stretch of time found by two bisections, not a scan."""
+
+    roots: List[Tuple[float, float, str]]
+    starts: List[float]
+    max_end: List[float]
+
+    @classmethod
+    def of(cls, roots: Sequence[Tuple[float, float, str]]) -> "_ThreadOps":
+        ordered = sorted(roots, key=lambda r: r[0])
+        return cls(ordered, [r[0] for r in ordered], list(accumulate((r[1] for r in ordered), max)))
+
+    def overlapping(self, since: float, a: float) -> List[Tuple[float, float, str]]:
+        """The ops that start before ``a`` and end after ``since``, by start."""
+        lo, hi = bisect_right(self.max_end, since), bisect_left(self.starts, a)
+        return [r for r in self.roots[lo:hi] if r[1] > since]
+
+
+_NO_OPS = _ThreadOps([], [], [])
+
+
+def _host_lead_in(ops: _ThreadOps, since: float, a: float, own_root: int,
                   trace: Trace, earlier: Sequence[Tuple[float, float, str]] = ()) -> Tuple[ActivitySpan, ...]:
     """What one host thread ran in ``[since, a]``: its top-level ops (``cpu``) and the stretches
     between them, latest last, merged and cut to LEAD_IN_SPANS, relative to ``a``. A stretch
@@ -223,7 +248,7 @@ def _host_lead_in(roots: Sequence[Tuple[float, float, str]], since: float, a: fl
     own = trace.ops[own_root] if own_root >= 0 else None
     spans: List[Tuple[float, float, str, str]] = []   # latest first
     cur = a
-    for s, e, name in reversed([r for r in roots if r[0] < a and r[1] > since]):
+    for s, e, name in reversed(ops.overlapping(since, a)):
         if own is not None and s == own.ts_us and name == own.name:   # the collective's own op: up to its start
             e = a
         s2, e2 = max(s, since), min(e, cur)
