@@ -13,6 +13,9 @@ from floorcalc.render.base import Renderer, captured
 from floorcalc.render.figures import bound_label, grouped, groups_of, groups_title, outlier_text, spread_text
 from floorcalc.render.terminal import PlainTable, make_console, plain, styled
 
+#: the widest the shapes column of ``--group-by op`` gets (shapes shortened in the middle)
+SHAPES_W = 36
+
 BOUND_STYLE = {"compute": "green", "memory": "cyan", "overhead": "yellow", "communication": "blue",
                "uncounted": "magenta"}
 
@@ -89,6 +92,7 @@ class TableRenderer(Renderer):
         d = report.device
         ref = report.reference
         many = grouped(report)
+        by_op = report.grouping is not None and report.grouping.by == "op"  # a group is an op and its shapes
         groups = groups_of(report)
         shown = groups[: self.top]
         ref_eff = _reference_efficiencies(report) if ref is not None else {}
@@ -98,7 +102,7 @@ class TableRenderer(Renderer):
         if many and not spread:
             dropped.append("median and min-max")
         if narrow:
-            dropped.append("the module column (shown under the op)")
+            dropped.append(f"the {'shapes and ' if by_op else ''}module column{'s' if by_op else ''} (shown under the op)")
         t = PlainTable(box=box.SIMPLE_HEAD, title=groups_title(report), title_justify="left",
                        caption=f"columns left out at this width ({width}): {'; '.join(dropped)}; "
                                "widen the terminal or set COLUMNS" if dropped else None,
@@ -109,9 +113,13 @@ class TableRenderer(Renderer):
         for i, g in enumerate(shown, 1):
             module = g.module or "(top)"
             if narrow:
-                cells = [styled(plain(_middle(g.name, name_w)), "\n  ", plain(_middle(module, name_w - 2), style="dim"))]
+                under = ([plain(_middle(g.shapes or "-", name_w - 2)), "\n  "] if by_op else []) + \
+                    [plain(_middle(module, name_w - 2), style="dim")]
+                cells = [styled(plain(_middle(g.name, name_w)), "\n  ", *under)]
             else:
                 cells = [plain(_middle(g.name, name_w)), plain(_middle(module, 40))]
+                if by_op:
+                    cells.insert(1, plain(_middle(g.shapes or "-", SHAPES_W)))
             eff = styled((_pct(g.efficiency) + " !", "bold red")) if g.floor_violation else _pct(g.efficiency)
             row: List[Any] = [str(i), *cells]
             if many:
@@ -132,7 +140,7 @@ class TableRenderer(Renderer):
             rows.append(row)
         rest = groups[self.top:]
         if rest:
-            row = ["", f"... {len(rest)} more {'groups' if many else 'ops'}"] + ([] if narrow else [""])
+            row = ["", f"... {len(rest)} more {'groups' if many else 'ops'}"] + ([] if narrow else [""] * (2 if by_op else 1))
             row += ([""] if many else []) + ["", _us(sum(g.duration_us for g in rest))] + (["", ""] if spread else [])
             row += [_us(sum(g.floor_us or 0 for g in rest)), ""] + ([""] if ref is not None else [])
             row += ([""] * 2 if wide else []) + [""] + ([""] if outliers else [])
@@ -140,7 +148,7 @@ class TableRenderer(Renderer):
         numeric = ["#"] + (["n"] if many else []) + ["calls", "measured\nus"] + \
             (["median\nus", "min-max\nus"] if spread else []) + ["floor\nus", "eff" if ref is None else f"eff\n{_label(d)}"] + \
             ([f"eff\n{_label(ref)}"] if ref is not None else []) + (["achieved\nTFLOP/s", "achieved\nGB/s"] if wide else [])
-        header = ["#", "op"] + ([] if narrow else ["module"]) + (["n"] if many else []) + ["calls", "measured\nus"] + \
+        header = ["#", "op"] + ([] if narrow else (["shapes"] if by_op else []) + ["module"]) + (["n"] if many else []) + ["calls", "measured\nus"] + \
             (["median\nus", "min-max\nus"] if spread else []) + ["floor\nus", "eff" if ref is None else f"eff\n{_label(d)}"] + \
             ([f"eff\n{_label(ref)}"] if ref is not None else []) + \
             (["achieved\nTFLOP/s", "achieved\nGB/s"] if wide else []) + ["bound"] + (["outlier"] if outliers else [])
@@ -153,6 +161,8 @@ class TableRenderer(Renderer):
                 t.add_column(h, justify="right", no_wrap=True, min_width=longest)
             elif h == "op":
                 t.add_column(h, no_wrap=True, overflow="ellipsis", min_width=min(name_w, longest))
+            elif h == "shapes":
+                t.add_column(h, no_wrap=True, overflow="ellipsis", min_width=min(SHAPES_W, longest))
             elif h == "module":
                 t.add_column(h, overflow="fold", min_width=min(30, longest))
             elif h == "bound":

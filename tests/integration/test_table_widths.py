@@ -46,3 +46,25 @@ def test_the_llama_table_is_one_row_per_layer_kind_with_spread(monkeypatch, caps
     assert len(rows) == 1 and " x4 " in rows[0]
     assert "4.37-4.45" in rows[0]  # the four instances' min-max, us
     assert "layers.0." not in table and "layers.3." not in table
+
+
+@pytest.mark.parametrize("columns", [None, "80"])
+def test_op_grouping_shows_each_groups_input_shapes(columns, monkeypatch, capsys):
+    # GIVEN GPT-2's trace grouped by op (one row per op name and input shapes)
+    if columns is None:
+        monkeypatch.delenv("COLUMNS", raising=False)
+    else:
+        monkeypatch.setenv("COLUMNS", columns)
+    assert main(["analyze", str(GPT2), "--group-by", "op", "--top", "6"]) == 0
+    table = capsys.readouterr().out.split("pass summary")[0]
+    # THEN the shapes that tell two rows of one op apart are shown (a column, or under the op)
+    assert max(len(x) for x in table.splitlines()) <= int(columns or 160)
+    groups = floorcalc.analyze(str(GPT2)).group_by("op").groups[:6]
+    if columns is None:
+        assert " shapes " in table.splitlines()[4]
+        for g in groups:
+            assert g.shapes and (g.shapes if len(g.shapes) <= 36 else g.shapes[:17]) in table, g.shapes
+    else:
+        assert "1x256x76" in table  # shortened in the middle, under the op name
+    for g in groups:
+        assert _us(g.duration_us) in table
