@@ -214,6 +214,22 @@ def _analyze(trace: Trace, *, spec: SpecArg, passes: Optional[int], device: Opti
     return dataclasses.replace(report, notes=report.notes[:at] + (how,) + report.notes[at:])
 
 
+def _distortion_words(profiled_us: float, bare_us: float, runs: Sequence[float], how: str, detail: str) -> str:
+    """One part of the profiler-distortion note: ``+45% {how} ({detail})``, or ``not measurable
+    {how} ({detail}; why)`` where classify.profiler_distortion cannot measure it: the profiled
+    step was faster than the bare one, or within the bare sets' own spread (noise)."""
+    from floorcalc.classify import bare_spread, profiler_distortion
+
+    d = profiler_distortion(profiled_us, bare_us, runs)
+    if d is not None:
+        return f"{d:+.0%} {how} ({detail})"
+    if profiled_us < bare_us:
+        why = f"faster than the {bare_us:.0f} us bare: noise"
+    else:
+        why = f"within the bare sets' own spread of {bare_spread(bare_us, runs):.0%}: noise"
+    return f"not measurable {how} ({detail}; {why})"
+
+
 def build_report(trace: Trace, spec: DeviceSpec, *, passes: Optional[int] = None,
                  reference: Optional[DeviceSpec] = None, capture: Optional[CaptureInfo] = None,
                  group_by: GroupBy = DEFAULT_GROUP_BY, link: Optional[Link] = None,
@@ -257,7 +273,9 @@ def _build_report(trace: Trace, spec: DeviceSpec, cap: CaptureInfo, *, passes: O
     ops = classify.op_rows(units, n, spec, gpu=gpu)
     kernels = classify.kernel_rows(units, n) if gpu else []
     bare = cap.bare_wall_us
-    summary = classify.summarise(trace, win, ops, spec, gpu=gpu, bare_wall_us=bare, reference=reference is not None)
+    runs = list(cap.bare_wall_us_runs or ())
+    summary = classify.summarise(trace, win, ops, spec, gpu=gpu, bare_wall_us=bare, reference=reference is not None,
+                                 bare_wall_us_runs=runs)
     wall = summary.wall_us
     notes: List[str] = [f"window: {win.source}; figures are per pass (totals / {n})"]
     table = cap.inductor_kernels
@@ -268,9 +286,13 @@ def _build_report(trace: Trace, spec: DeviceSpec, cap: CaptureInfo, *, passes: O
                      "inputs and outputs); extern kernels counted as the aten ops they are")
     no_shapes = cap.profiled_no_shapes_wall_us
     if bare and no_shapes:
-        notes.append(f"profiler distortion: {no_shapes / bare - 1:+.0%} with the profiler alone (no shapes, no "
-                     f"module ranges; {no_shapes:.0f} us per pass, host-timed), {wall / bare - 1:+.0%} with shapes and "
-                     "module ranges (this trace); timing figures (MFU, MBU) use the bare run, shapes come from this trace")
+        alone = _distortion_words(no_shapes, bare, runs, "with the profiler alone",
+                                  f"no shapes, no module ranges; {no_shapes:.0f} us per pass, host-timed")
+        full = _distortion_words(wall, bare, runs, "with shapes and module ranges",
+                                 "this trace" if summary.profiler_distortion is not None else
+                                 f"this trace, {wall:.0f} us per pass")
+        notes.append(f"profiler distortion: {alone}, {full}; timing figures (MFU, MBU) use the bare run, shapes come "
+                     "from this trace")
     if cap.compile and not table:
         notes.append("torch.compile: Inductor left no kernel records for this run, so its generated kernels are "
                      "uncounted (Torch-Compiled Region rows)")
@@ -294,7 +316,6 @@ def _build_report(trace: Trace, spec: DeviceSpec, cap: CaptureInfo, *, passes: O
         notes.append(f"MFU uses {key} = {peak:.4g} FLOP/s ({spec.peak_flop_per_s[key].basis}); "
                      f"MBU uses DRAM {spec.mem_bytes_per_s.value:.4g} B/s ({spec.mem_bytes_per_s.basis}); "
                      f"both over the {'bare (unprofiled)' if bare else 'profiled'} wall time")
-    runs = list(cap.bare_wall_us_runs or ())
     if bare and (wall < 0.9 * bare or (runs and max(runs) > 1.5 * min(runs))):
         notes.append(f"host timing looks noisy: bare passes took {', '.join(f'{r:.0f}' for r in runs) or bare} us "
                      f"against {wall:.0f} us profiled; another process may share this CPU, so treat the "

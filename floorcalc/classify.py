@@ -66,8 +66,9 @@ from floorcalc.records import (UNATTRIBUTED, Bound, CaptureInfo, CollectiveCall,
                                Level, Link, OpCall, OpRow, Summary, Trace, Window, WorkUnit, record_builder)
 from floorcalc.timeline.window import busy_us
 
-__all__ = ["COMPILED_REGION_PREFIXES", "TF32_UNKNOWN", "UNATTRIBUTED", "classify", "event_floors", "float32_path_of",
-           "is_compiled_region", "kernel_rows", "launch_terms", "mark_l2_resident", "mfu_peak", "op_rows", "summarise"]
+__all__ = ["COMPILED_REGION_PREFIXES", "TF32_UNKNOWN", "UNATTRIBUTED", "bare_spread", "classify", "event_floors", "float32_path_of",
+           "is_compiled_region", "kernel_rows", "launch_terms", "mark_l2_resident", "mfu_peak", "op_rows", "profiler_distortion",
+           "summarise"]
 
 
 @dataclass
@@ -748,11 +749,35 @@ def mfu_peak(rows: Sequence[OpRow], spec: DeviceSpec) -> Tuple[Optional[str], Op
 NOT_DRAM = frozenset({"host_link", "nvlink", "pcie", "nic"})
 
 
+def bare_spread(bare_wall_us: float, bare_wall_us_runs: Sequence[float] = ()) -> float:
+    """How far apart the bare (unprofiled) timed sets are, as a share of their median
+    ``bare_wall_us``: (max - min) / median; 0 with fewer than two sets."""
+    runs = [r for r in bare_wall_us_runs if r > 0]
+    return (max(runs) - min(runs)) / bare_wall_us if len(runs) > 1 and bare_wall_us > 0 else 0.0
+
+
+def profiler_distortion(profiled_us: float, bare_wall_us: Optional[float],
+                        bare_wall_us_runs: Sequence[float] = ()) -> Optional[float]:
+    """How much the profiler slowed the step: ``profiled_us / bare_wall_us - 1`` (a ratio), or
+    None where that cannot be measured: no bare time; a profiled step faster than the bare one
+    (a profiler adds work, it cannot remove any: the difference is noise, another process on
+    the CPU); or a difference within the bare sets' own spread (:func:`bare_spread`)."""
+    if not bare_wall_us or bare_wall_us <= 0:
+        return None
+    d = profiled_us / bare_wall_us - 1.0
+    if d < 0 or d <= bare_spread(bare_wall_us, bare_wall_us_runs):
+        return None
+    return d
+
+
 def summarise(trace: Trace, win: Window, ops: Sequence[OpRow], spec: DeviceSpec, *, gpu: bool,
-              bare_wall_us: Optional[float], reference: bool) -> Summary:
+              bare_wall_us: Optional[float], reference: bool,
+              bare_wall_us_runs: Sequence[float] = ()) -> Summary:
     """The pass figures (per pass) of the window's op rows: wall, busy and idle time, sums of
     floors and counts, MFU and MBU (over the bare wall time when the step was timed without the
-    profiler, else the profiled one) and the peak MFU divides by."""
+    profiler, else the profiled one), the profiler distortion (None where the bare sets, given
+    by ``bare_wall_us_runs``, cannot measure it: :func:`profiler_distortion`) and the peak MFU
+    divides by."""
     n = win.passes
     busy = busy_us([trace.gpu[i] for i in win.gpu_ids]) / n if gpu else 0.0
     wall = win.wall_us / n
@@ -772,7 +797,7 @@ def summarise(trace: Trace, win: Window, ops: Sequence[OpRow], spec: DeviceSpec,
         mbu=(dram_bytes / (t_wall * 1e-6) / spec.mem_bytes_per_s.value
              if t_wall > 0 and dram_bytes and spec.has_ceilings else None),
         bare_wall_us=bare_wall_us,
-        profiler_distortion=(wall / bare_wall_us - 1.0) if bare_wall_us else None,
+        profiler_distortion=profiler_distortion(wall, bare_wall_us, bare_wall_us_runs),
         unattributed_us=sum(r.duration_us for r in ops if r.name == UNATTRIBUTED),
         bytes_only_us=sum((r.duration_us for r in ops if r.formula == BYTES_ONLY), 0.0),
         reference_floor_us=sum(r.reference_floor_us or 0.0 for r in ops) if reference else None,

@@ -829,7 +829,8 @@ class Summary:
     divided by passes. ``gpu_busy_us``: union of device activity intervals. ``floor_us``: sum
     of the counted ops' floors. ``uncounted_us``: device (or CPU op) time of uncounted ops.
     ``bare_wall_us``: the same step timed without the profiler; ``profiler_distortion`` is
-    ``wall_us / bare_wall_us - 1``. ``bytes_only_us``: time of the counted ops whose count is
+    ``wall_us / bare_wall_us - 1``, None where it cannot be measured (negative, or within the
+    bare sets' own spread: noise; floorcalc.classify.profiler_distortion). ``bytes_only_us``: time of the counted ops whose count is
     bytes-only (no formula: their recorded inputs read and outputs written once, 0 FLOPs;
     floorcalc.fallback), part of the counted time. ``mfu_peak_key``/``mfu_peak_flop_per_s``: the peak MFU
     divides by (the spec's peak carrying the most counted FLOPs; floorcalc.classify.mfu_peak),
