@@ -11,7 +11,7 @@ from floorcalc.device.spec import shown_origin
 from floorcalc.records import Report
 from floorcalc.render.base import Renderer, captured
 from floorcalc.render.figures import bound_label, grouped, groups_of, groups_title, outlier_text, spread_text
-from floorcalc.render.terminal import PlainTable, make_console, plain, styled
+from floorcalc.render.terminal import Part, PlainTable, make_console, plain, styled
 
 #: the widest the shapes column of ``--group-by op`` gets (shapes shortened in the middle)
 SHAPES_W = 36
@@ -113,8 +113,10 @@ class TableRenderer(Renderer):
         for i, g in enumerate(shown, 1):
             module = g.module or "(top)"
             if narrow:
-                under = ([plain(_middle(g.shapes or "-", name_w - 2)), "\n  "] if by_op else []) + \
-                    [plain(_middle(module, name_w - 2), style="dim")]
+                under: List[Part] = []
+                if by_op:
+                    under += [plain(_middle(g.shapes or "-", name_w - 2)), "\n  "]
+                under.append(plain(_middle(module, name_w - 2), style="dim"))
                 cells = [styled(plain(_middle(g.name, name_w)), "\n  ", *under)]
             else:
                 cells = [plain(_middle(g.name, name_w)), plain(_middle(module, 40))]
