@@ -195,6 +195,23 @@ def ceilings_used(report: Report) -> List[Tuple[str, Figure]]:
     return out
 
 
+def ceilings_line(report: Report) -> str:
+    """The line under a text report that names each ceiling the floors used (:func:`ceilings_used`)
+    with its own basis, as the notes do, then the spec's files and L with its provenance:
+    ``ceilings: P vector.float32 = 439.9 GFLOP/s (derived), W DRAM = 67.15 GB/s (measured); spec
+    from cpu-host; L = 0.26 us (measured: capture-time probe ...)``. A spec without ceilings:
+    ``ceilings: none (why)``."""
+    from floorcalc.device.spec import shown_origin
+
+    d = report.device
+    if not d.has_ceilings:
+        return f"ceilings: none ({'; '.join(d.origin)})"
+    used = ", ".join(f"{n} = {figure_value(n, f)} ({f.basis})" for n, f in ceilings_used(report) if n != "L")
+    lat = d.launch_latency_us
+    said = lat.source if lat.source.startswith(lat.basis) else f"{lat.basis}: {lat.source}"
+    return (f"ceilings: {used}; spec from {shown_origin(d.origin) or d.key}; L = {lat.value:.3g} us ({said})")
+
+
 def figure_value(name: str, fig: Figure) -> str:
     if name.startswith("P "):
         return rate(fig.value, "FLOP/s")

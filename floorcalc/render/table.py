@@ -7,10 +7,10 @@ from typing import Any, List, Optional, Tuple
 from rich import box
 from rich.console import Console
 
-from floorcalc.device.spec import shown_origin
 from floorcalc.records import Report
 from floorcalc.render.base import Renderer, captured
-from floorcalc.render.figures import bound_label, grouped, groups_of, groups_title, outlier_text, spread_text
+from floorcalc.render.figures import (bound_label, ceilings_line, grouped, groups_of, groups_title, outlier_text,
+                                      spread_text)
 from floorcalc.render.terminal import Part, PlainTable, make_console, plain, styled
 
 #: the widest the shapes column of ``--group-by op`` gets (shapes shortened in the middle)
@@ -43,11 +43,6 @@ def _label(spec) -> str:
     """'calibrated' for a spec whose ceilings were measured, else 'datasheet'."""
     measured = [f for f in spec.peak_flop_per_s.values() if f.basis == "measured"]
     return "calibrated" if measured or spec.mem_bytes_per_s.basis == "measured" and spec.kind == "gpu" else "datasheet"
-
-
-def _provenance(fig) -> str:
-    """``basis: source``, without saying the basis twice when the source starts with it."""
-    return fig.source if fig.source.startswith(fig.basis) else f"{fig.basis}: {fig.source}"
 
 
 class TableRenderer(Renderer):
@@ -227,12 +222,7 @@ class TableRenderer(Renderer):
             from floorcalc.render.whatif import print_whatif
 
             print_whatif(report.whatif, console, details=False)
-        if d.has_ceilings:
-            console.print(plain(f"peak and bandwidth: {', '.join(sorted({f.basis for f in d.peak_flop_per_s.values()}))}"
-                                f" figures from {shown_origin(d.origin) or d.key}; L = {d.launch_latency_us.value:.3g} us "
-                                f"({_provenance(d.launch_latency_us)})", style="dim"))
-        else:
-            console.print(plain(f"peak and bandwidth: none ({'; '.join(d.origin)})", style="dim"))
+        console.print(plain(ceilings_line(report), style="dim"))
         for note in report.notes:
             if note.kind == "note":
                 console.print(plain(f"note: {note.text}", style="dim"))
