@@ -254,7 +254,7 @@ def test_cli_bad_inputs_are_one_line_with_their_exit_codes(rep, tmp_path, capsys
     d["whatif"] = None
     (tmp_path / "none.json").write_text(json.dumps(d))
     code, err = _cli(capsys, "whatif", str(tmp_path / "none.json"), "--graph-launch-us", "1")
-    assert code == 13 and len(err) == 1 and "no what-if record" in err[0]
+    assert code == 13 and len(err) == 1 and "has no what-if section: it was written before floorcalc had one" in err[0]
     # a spec without the graph cost (b200 has none)
     code, err = _cli(capsys, "whatif", str(good), "--spec", "b200")
     assert code == 13 and len(err) == 1 and "b200 has no details.launch_graph_us" in err[0]
