@@ -180,8 +180,12 @@ def _analyze(trace: Trace, *, spec: SpecArg, passes: Optional[int], device: Opti
     # a truncated GPU trace can lose all its device events (Kineto writes them last): its
     # deviceProperties still say it ran on a GPU, and its host ops alone say nothing of the GPU
     if trace.partial and trace.devices and not trace.gpu:
-        raise TraceError(f"trace {trace.path} is truncated ({trace.partial}) before any of its GPU events; "
-                         "nothing on the GPU can be analysed")
+        from floorcalc.trace.jsonstream import partial_line
+        from floorcalc.trace.kineto import NO_DEVICE_EVENT
+
+        cut = trace.partial.split(f"; {NO_DEVICE_EVENT}")[0]
+        raise TraceError(f"{partial_line(trace.path, cut)}, and {NO_DEVICE_EVENT}: nothing on the GPU can be "
+                         "analysed")
     target = device or ("cuda" if trace.gpu else "cpu")
     if live:
         gpu_name = cap.gpu_name

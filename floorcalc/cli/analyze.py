@@ -81,7 +81,9 @@ def run(args: argparse.Namespace) -> int:
                                      group_by=args.group_by, link=args.link, capture=args.capture,
                                      progress=progress)
     if trace.partial:
-        print(f"floorcalc: warning: {args.trace} was read only in part ({trace.partial}); figures are partial",
+        from floorcalc.trace.jsonstream import partial_line
+
+        print(f"floorcalc: warning: {partial_line(str(args.trace), trace.partial)}; figures cover only what was read",
               file=sys.stderr)
     emit(report, args, trace=trace)
     return 0

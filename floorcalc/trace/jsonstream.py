@@ -50,6 +50,18 @@ from floorcalc.errors import TraceError
 from floorcalc.progress import Task
 from floorcalc.trace.paths import path_error
 
+#: how :attr:`EventStream.partial` begins for a file cut short (partial_line reads it)
+TRUNCATED = "the trace is truncated"
+
+
+def partial_line(path: str, partial: str) -> str:
+    """A trace's ``partial`` (why it was read only in part) as one clause about the file, without
+    saying "trace" twice: ``trace run.json.gz is truncated (its traceEvents array is not closed):
+    read the first 3,761 events``; another reason as ``trace run.json.gz: <partial>``."""
+    if partial.startswith("the trace is "):
+        return f"trace {path} is {partial[len('the trace is '):]}"
+    return f"trace {path}: {partial}"
+
 CHUNK_BYTES = 4 << 20     # events decoded at a time
 READ_BYTES = 1 << 20      # compressed bytes read at a time
 HEAD_LIMIT = 256 << 20    # bytes searched for the traceEvents key
@@ -303,7 +315,7 @@ class EventStream:
                                  f"({pieces.damage}) before its first complete event")
             raise TraceError(f"trace {self.p} is not valid JSON (truncated?): no complete event in its "
                              f"traceEvents array")
-        self.partial = f"the trace is truncated ({why}): read the first {self.count:,} events; figures cover only them"
+        self.partial = f"{TRUNCATED} ({why}): read the first {self.count:,} events"
         self.metadata = self._top_level(head, None)
 
     # -----------------------------------------------------------------------------------------

@@ -81,6 +81,9 @@ from floorcalc.records import (CpuOp, DeviceSync, EventKind, GpuEvent, GpuProper
                                ProfilerOverhead, RuntimeCall, Step, Trace, UserRange, record_builder)
 from floorcalc.trace import collectives
 from floorcalc.trace.args import op_call_from_kineto
+
+#: what a truncated GPU trace's ``partial`` adds when the cut left no device event
+NO_DEVICE_EVENT = "no device event survived the cut (Kineto writes them after the host events)"
 from floorcalc.trace.jsonstream import EventStream
 from floorcalc.trace.paths import is_trace_folder, path_error
 
@@ -836,8 +839,7 @@ class _Acc:
         names = self.names
         if partial and not n_dev and (data.get("deviceProperties") or any(
                 names[i].startswith(("cuda", "cu", "hip")) for i in rt["name"][:1000].tolist())):
-            partial += ("; no device event survived the cut (Kineto writes them after the host events), "
-                        "so only host-side figures remain")
+            partial += f"; {NO_DEVICE_EVENT}, so only host-side figures remain"
         notes.extend(self._notes())
         for c in ("ts", "dur"):
             op[c] = op[c] * scale
