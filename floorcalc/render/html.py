@@ -52,6 +52,8 @@ ul.notes li.warning::before { content: "warning: "; font-weight: bold; color: #a
 ul.notes li.note::before { content: "note: "; font-weight: bold; }
 .bar { display: inline-block; height: 11px; background: #0072b2; vertical-align: middle; }
 .bar.neg { background: #d55e00; }
+table.decomposition tr.sub td { color: #555; font-size: 12px; border-bottom: none; padding-top: 0; padding-bottom: 1px; }
+table.decomposition tr.sub td:first-child { padding-left: 26px; }
 figure { margin: 10px 0; }
 figure img { max-width: 100%; height: auto; border: 1px solid #eee; }
 figure.roofline img { max-width: 900px; }
@@ -60,6 +62,10 @@ figcaption { color: #555; font-size: 13px; }
 code { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 12px; }
 ul { font-size: 13px; color: #333; }
 """
+
+
+#: how render/whatif's basis lines begin a figure a projection read (listed once in the page)
+_FIGURE = "figure: "
 
 
 def _e(text: object) -> str:
@@ -179,7 +185,6 @@ class HtmlRenderer(Renderer):
         if dec.communication_us or dec.peer_wait_us:
             parts += [("communication", dec.communication_us), ("waiting on peers", dec.peer_wait_us)]
         parts += [("host overhead", dec.host_overhead_us), ("blocking", dec.blocking_us), ("other", dec.other_us)]
-        parts += [(f"  other: {k.replace('_', ' ')}", v) for k, v in sorted(dec.other_parts_us.items()) if v]
         wall = dec.wall_us or 1.0
         rows = []
         for name, us in parts:
@@ -187,6 +192,10 @@ class HtmlRenderer(Renderer):
             bar = f'<span class="bar{" neg" if us < 0 else ""}" style="width:{width:.1f}px"></span>'
             rows.append(f'<tr><td>{_e(name)}</td><td class="num">{_e(_us(us))}</td>'
                         f'<td class="num">{_e(_pct(us / wall))}</td><td>{bar}</td></tr>')
+        # other's parts are a breakdown of its row, not more parts of the wall: indented, no bar
+        rows += [f'<tr class="sub"><td>of which {_e(k.replace("_", " "))}</td><td class="num">{_e(_us(v))}</td>'
+                 f'<td class="num">{_e(_pct(v / wall))}</td><td></td></tr>'
+                 for k, v in sorted(dec.other_parts_us.items()) if v]
         out = ["<h2>Where the wall time goes (per pass)</h2>",
                f"<p>Wall time {_e(_us(dec.wall_us))} us per pass, split into parts that add up to it "
                f"(bound: {_e(dec.bound)}; docs/timeline.md).</p>",
@@ -206,8 +215,13 @@ class HtmlRenderer(Renderer):
                f"<p>Projected step times from this pass; measured {w.measured.step_us:.1f} us "
                f"({_e(w.measured.assumption)}).</p>"]
         out += _table(header, "t" + "n" * (len(header) - 2) + "t", rows(w), "whatif")
-        out += ["<ul>"] + [f"<li>{_e(x.strip())}</li>" for x in _basis_lines(w)] + ["</ul>"]
-        return out
+        # the figures each projection read: listed once below, not under every projection using them
+        lines = [x for x in _basis_lines(w) if not x.strip().startswith(_FIGURE)]
+        sources = list(dict.fromkeys(s for p in w.projections for s in p.sources))
+        out += ["<ul>"] + [f"<li>{_e(x.strip())}</li>" for x in lines]
+        if sources:
+            out += ["<li>figures the projections read:<ul>"] + [f"<li>{_e(s)}</li>" for s in sources] + ["</ul></li>"]
+        return out + ["</ul>"]
 
     def _figures(self, report: Report) -> List[str]:
         out = ["<h2>One pass</h2>"]

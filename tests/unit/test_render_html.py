@@ -61,3 +61,30 @@ def test_html_from_the_cli(tmp_path):
     assert out.read_text().startswith("<!DOCTYPE html>")
     assert main(["analyze", str(DECODE), "-o", str(out)]) == 8
     assert main(["analyze", str(DECODE), "--format", "html", "-o", str(tmp_path / "r.htm")]) == 0
+
+
+def test_others_parts_are_a_breakdown_under_it_and_each_whatif_source_is_listed_once(decode):
+    # GIVEN the eager decode step: 'other' has parts, and several projections read the same figures
+    dec = decode.timeline.decomposition
+    assert len([v for v in dec.other_parts_us.values() if v]) >= 1 and decode.whatif is not None
+    page = HtmlRenderer(figures=False).render(decode)
+    table = page[page.index('<table class="decomposition">'):]
+    table = table[: table.index("</table>")]
+    # THEN each part of 'other' is an indented row under it, without a bar of its own
+    subs = re.findall(r'<tr class="sub">(.*?)</tr>', table)
+    assert len(subs) == len([v for v in dec.other_parts_us.values() if v])
+    assert all(s.startswith("<td>of which ") and "bar" not in s for s in subs), subs
+    assert table.count('class="bar') == len(re.findall(r"<tr><td>", table))   # one bar per part, none per sub-part
+    assert "<td>  other: " not in table and "<td>other: " not in table
+    # AND the figures the projections read are listed once each
+    section = page[page.index("<h2>What if"):]
+    section = section[: section.index("<h2>", 5)]
+    sources = {s for p in decode.whatif.projections for s in p.sources}
+    assert sources and all(section.count(html_escape(s)) == 1 for s in sources), sources
+    assert "figure: " not in section
+
+
+def html_escape(s):
+    import html
+
+    return html.escape(s, quote=True)
