@@ -280,12 +280,14 @@ def groups_of(report: Report) -> Tuple[OpGroup, ...]:
     return group_ops(report.ops, "none").groups
 
 
-def outlier_text(g: OpGroup) -> str:
-    """``h.0.mlp.c_proj 9.10 us, 1.25x median`` ("" when the group has no outlier)."""
+def outlier_text(g: OpGroup, fmt: Optional[Callable[[float], str]] = None) -> str:
+    """``h.0.mlp.c_proj 9.10 us, 1.25x median`` ("" when the group has no outlier); ``fmt``:
+    how the time is written (default two decimals), the table's own time format there."""
     if not g.outlier or g.outlier_us is None:
         return ""
     ratio = g.outlier_us / g.median_us if g.median_us > 0 else float("inf")
-    return f"{g.outlier} {g.outlier_us:,.2f} us, {ratio:.2f}x median"
+    us = fmt(g.outlier_us) if fmt is not None else f"{g.outlier_us:,.2f}"
+    return f"{g.outlier} {us} us, {ratio:.2f}x median"
 
 
 def spread_text(g: OpGroup, fmt: Callable[[float], str]) -> str:

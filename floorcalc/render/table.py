@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any, List, Optional, Tuple
 
 from rich import box
@@ -21,18 +22,31 @@ BOUND_STYLE = {"compute": "green", "memory": "cyan", "overhead": "yellow", "comm
 
 
 def _us(x: Optional[float]) -> str:
+    """A time in microseconds as every time column of the table shows it (measured, median,
+    min-max, floor, outlier, pass summary): about four significant figures with thousands
+    separators, ``14,335`` and ``9,368`` (from 1,000 us: no decimals), ``213.1`` (from 10 us: one),
+    ``4.37`` (two); ``-`` for none."""
     if x is None:
         return "-"
-    if x >= 1e4:
+    if abs(x) >= 1000:
         return f"{x:,.0f}"
-    return f"{x:.1f}" if x >= 10 else f"{x:.2f}"
+    return f"{x:.1f}" if abs(x) >= 10 else f"{x:.2f}"
 
 
 def _rate(x: Optional[float], unit: float) -> str:
+    """A rate (``x`` per second) in units of ``unit`` as the achieved-rate columns show it: three
+    significant figures in fixed point (never an exponent), thousands separators from 100,
+    at most four decimals (``<0.0001`` below that, ``0`` for none); ``-`` for none."""
     if x is None:
         return "-"
     v = x / unit
-    return f"{v:.1f}" if v >= 100 else f"{v:.3g}"
+    if v == 0:
+        return "0"
+    if abs(v) >= 100:
+        return f"{v:,.0f}"
+    decimals = min(4, 2 - math.floor(math.log10(abs(v))))
+    text = f"{v:.{decimals}f}"
+    return text if float(text) != 0 else "<0.0001"
 
 
 def _pct(x: Optional[float]) -> str:
@@ -133,7 +147,7 @@ class TableRenderer(Renderer):
                         _rate(g.bytes / secs if g.bytes is not None and secs > 0 else None, 1e9)]
             row.append(plain(bound_label(g), style=BOUND_STYLE.get(g.bound, "")))
             if outliers:
-                row.append(plain(outlier_text(g)))
+                row.append(plain(outlier_text(g, _us)))
             rows.append(row)
         rest = groups[self.top:]
         if rest:
