@@ -158,7 +158,7 @@ def emit_run(run: RunReport, args: argparse.Namespace) -> None:
 
         out[args.plot] = RunPlot().render(run, PLOT_FORMATS[args.plot.suffix.lower()])
     for path, data in out.items():
-        write_atomic(path, data)
+        write_atomic(path, data, force=getattr(args, "force", False))
     if stdout is not None:
         sys.stdout.write(stdout)
 

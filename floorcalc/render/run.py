@@ -120,8 +120,12 @@ def to_dict(run: RunReport, reports: bool = True) -> Dict[str, Any]:
 
 
 def dumps(run: RunReport) -> str:
-    """The run as indented JSON text."""
-    return json.dumps(to_dict(run), indent=1, default=str) + "\n"
+    """The run as indented JSON text. orjson, not the json module: with an indent the standard
+    encoder runs in Python, and a run of 4 ranks of 100k events (12,500 collectives each, every
+    instance and lead-in in the document) took 14.7 s of its 54 s there (cProfile, 2026-12-01)."""
+    import orjson
+
+    return orjson.dumps(to_dict(run), default=str, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE).decode()
 
 
 class RunJsonRenderer(Renderer):

@@ -355,6 +355,7 @@ class _HostLayers:
         ]
         # innermost-op lookup on the main thread
         self._main_ops = np.array([o.index for o in ops if o.tid == self.main_tid], dtype=np.int64)
+        self._main_ts = self.op_ts[self._main_ops] if len(self._main_ops) else np.zeros(0)
         self.r_ts, self.r_end = r_ts, r_end
 
     def op_at(self, t: np.ndarray) -> np.ndarray:
@@ -362,8 +363,7 @@ class _HostLayers:
         out = np.full(len(t), -1, dtype=np.int64)
         if not len(self._main_ops) or not len(t):
             return out
-        mts = self.op_ts[self._main_ops]
-        k = np.searchsorted(mts, t, side="right") - 1
+        k = np.searchsorted(self._main_ts, t, side="right") - 1   # start times gathered once
         ok = k >= 0
         cand = np.where(ok, self._main_ops[np.maximum(k, 0)], -1)
         for _ in range(64):

@@ -114,6 +114,9 @@ def collectives(trace: Trace, win: Window, ev: Sequence[GpuEvent], ts: np.ndarra
     ordinals: Dict[Tuple[str, str, Optional[int]], int] = {}
     prev_start = 0.0
     floor_sum, floored, link_sum, msg_sum, uncounted = 0.0, 0, 0.0, 0.0, 0
+    # the host op at the middle of every segment, in one call (a lead-in asks again only for
+    # the segments it cuts at its ends)
+    seg_op = op_at((part.start + part.end) * 0.5) if len(part.start) else np.zeros(0, dtype=np.int64)
     for a, b, c, k in items:
         key = _ordinal_key(c)
         ordinal = ordinals.get(key, 0)
@@ -131,7 +134,7 @@ def collectives(trace: Trace, win: Window, ev: Sequence[GpuEvent], ts: np.ndarra
             msg_sum += cc.message_bytes
         owner = k
         exposed = _exposed(part, a, b, owner)
-        lead = _lead_in(part, ev, is_comm, names, unit_of, op_at, max(prev_start, 0.0), a, groups)
+        lead = _lead_in(part, ev, is_comm, names, unit_of, op_at, max(prev_start, 0.0), a, groups, seg_op)
         op_name = trace.ops[c.op].name if c.op is not None else (u.name if u is not None else "")
         out.append(CollectiveTiming(
             call=c, ordinal=ordinal, ts_us=a + W0, at_us=a, duration_us=b - a, op=op_name,
@@ -331,8 +334,9 @@ def _exposed(part: Partition, a: float, b: float, owner: int) -> Tuple[Tuple[flo
 
 def _lead_in(part: Partition, ev: Sequence[GpuEvent], is_comm: np.ndarray, names: Sequence[str],
              unit_of: Dict[int, WorkUnit], op_at: Callable[[np.ndarray], np.ndarray], since: float,
-             a: float, groups: Dict[int, str]) -> Tuple[ActivitySpan, ...]:
-    """What the rank did in ``[since, a]`` (note 3), latest spans last, relative to ``a``."""
+             a: float, groups: Dict[int, str], seg_op: Optional[np.ndarray] = None) -> Tuple[ActivitySpan, ...]:
+    """What the rank did in ``[since, a]`` (note 3), latest spans last, relative to ``a``.
+    ``seg_op``: ``op_at`` of every segment's middle, when the caller has it."""
     if a <= since:
         return ()
     lo, hi = _segments(part, since, a)
@@ -351,7 +355,8 @@ def _lead_in(part: Partition, ev: Sequence[GpuEvent], is_comm: np.ndarray, names
                 name = f"{name} (group {g})"
         else:
             col = int(np.argmax(part.amounts[j, IDLE_COLUMNS])) + IDLE_COLUMNS.start
-            opi = int(op_at(np.array([(s + e) * 0.5]))[0])
+            whole = s == float(part.start[j]) and e == float(part.end[j])
+            opi = int(seg_op[j]) if whole and seg_op is not None else int(op_at(np.array([(s + e) * 0.5]))[0])
             kind, name = COLUMNS[col], names[opi] if opi >= 0 else ""
         if spans and spans[-1][2] == kind and spans[-1][3] == name and abs(spans[-1][0] - e) < 1e-6:
             spans[-1] = (s,) + spans[-1][1:]

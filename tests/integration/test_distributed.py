@@ -465,3 +465,15 @@ def test_a_cpu_lead_in_names_the_earlier_collective_the_thread_waited_in():
     assert got == [(70.0, 100.0, "python", ""), (60.0, 70.0, "host_collective", "gloo:all_reduce"),
                    (50.0, 60.0, "python", ""), (40.0, 50.0, "cpu", "aten::mm"), (30.0, 40.0, "python", ""),
                    (10.0, 30.0, "host_collective", "gloo:all_reduce"), (0.0, 10.0, "python", "")]
+
+
+def test_a_run_document_is_rewritten_with_force_and_kept_without(run_folder, tmp_path):
+    out = tmp_path / "run.json"
+    assert main(["analyze", str(run_folder), "--workers", "1", "-o", str(out)]) == 0
+    first = out.read_bytes()
+    out.write_text("stale")
+    assert main(["analyze", str(run_folder), "--workers", "1", "-o", str(out)]) == 8    # kept
+    assert out.read_text() == "stale"
+    assert main(["analyze", str(run_folder), "--workers", "1", "-o", str(out), "--force"]) == 0
+    again = json.loads(out.read_bytes())
+    assert again["late"] == json.loads(first)["late"] and again["collectives"] == json.loads(first)["collectives"]
