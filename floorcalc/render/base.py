@@ -76,9 +76,15 @@ def captured(print_to: Any, width: Union[int, None] = None, terminal: bool = Fal
         console = make_console(width=stdout_width(width))  # a log, a pipe, a file: wide
         with console.capture() as cap:
             print_to(console)
-        return cap.get()
+        return _no_trailing_spaces(cap.get())
     import io
 
     buf = io.StringIO()
     print_to(make_console(buf, width=width or 160, color=False))
-    return buf.getvalue()
+    return _no_trailing_spaces(buf.getvalue())
+
+
+def _no_trailing_spaces(text: str) -> str:
+    """``text`` without the spaces rich pads each line with to the console's width (a line
+    ending in a colour code keeps the spaces inside it)."""
+    return "\n".join(line.rstrip(" ") for line in text.split("\n"))

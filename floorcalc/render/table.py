@@ -191,9 +191,10 @@ class TableRenderer(Renderer):
         d = report.device
         console.print(styled((f"floorcalc {report.tool_version}", "bold"), "  device: ", plain(d.name), " (",
                              plain(d.key), f"; target {report.target})  passes: {s.passes}"))
+        unwrapped = not console.is_terminal  # a pipe or a file: one note a line, for grep and the pager
         warnings = [n for n in report.notes if n.kind == "warning"]
         for note in warnings:  # first, where they are seen; the notes close the report
-            console.print(styled(("warning: ", "bold yellow"), plain(note.text)))
+            console.print(styled(("warning: ", "bold yellow"), plain(note.text)), soft_wrap=unwrapped)
         if warnings:
             console.print()
         console.print(self._ops_table(report, console.width))
@@ -236,10 +237,10 @@ class TableRenderer(Renderer):
             from floorcalc.render.whatif import print_whatif
 
             print_whatif(report.whatif, console, details=False)
-        console.print(plain(ceilings_line(report), style="dim"))
+        console.print(plain(ceilings_line(report), style="dim"), soft_wrap=unwrapped)
         for note in report.notes:
             if note.kind == "note":
-                console.print(plain(f"note: {note.text}", style="dim"))
+                console.print(plain(f"note: {note.text}", style="dim"), soft_wrap=unwrapped)
 
 
 def _middle(name: str, width: int) -> str:

@@ -23,8 +23,10 @@ def test_every_number_in_full_at_any_width(columns, monkeypatch, capsys):
         monkeypatch.setenv("COLUMNS", columns)
     assert main(["analyze", str(GPT2), "--top", "10"]) == 0
     out = capsys.readouterr().out
-    # THEN the table is as wide as asked (160 for a pipe) and each group's figures are there whole
-    assert max(len(x) for x in out.splitlines()) <= int(columns or 160)
+    # THEN the table is as wide as asked (160 for a pipe) and each group's figures are there whole;
+    # the notes under it are one a line, unwrapped (not a terminal)
+    prose = ("note: ", "warning: ", "ceilings: ")
+    assert max(len(x) for x in out.splitlines() if not x.startswith(prose)) <= int(columns or 160)
     groups = floorcalc.analyze(str(GPT2)).groups[:10]
     table = out.split("pass summary")[0]
     for g in groups:
@@ -68,3 +70,16 @@ def test_op_grouping_shows_each_groups_input_shapes(columns, monkeypatch, capsys
         assert "1x256x76" in table  # shortened in the middle, under the op name
     for g in groups:
         assert _us(g.duration_us) in table
+
+
+def test_piped_text_has_no_trailing_spaces_and_one_note_a_line(monkeypatch, capsys):
+    # GIVEN a report printed to a pipe with COLUMNS unset
+    monkeypatch.delenv("COLUMNS", raising=False)
+    assert main(["analyze", str(GPT2)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    # THEN no line carries the padding rich adds, and every note is whole on its own line
+    assert not [x for x in lines if x.endswith(" ")]
+    notes = [n.text for n in floorcalc.analyze(str(GPT2)).record.notes if n.kind == "note"]
+    assert notes and max(len(x) for x in lines) > 160  # lines long enough that they used to wrap
+    for n in notes:
+        assert f"note: {n}" in lines, n
