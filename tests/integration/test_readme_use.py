@@ -84,3 +84,23 @@ def test_readme_use_line_runs(stage, line):
     assert r.stdout or list(d.glob("*.json")) or "-o" in line
     for out in re.findall(r"(?:-o|--plot|--annotate-trace) (\S+)", line):
         assert (d / out).stat().st_size > 0, out
+
+
+def test_cli_md_lists_every_command_and_every_csv_file():
+    """docs/cli.md's command table names each command ``floorcalc --help`` lists, and its csv
+    paragraph as many files as ``-o run.csv`` writes."""
+    from floorcalc.cli import build_parser
+    from floorcalc.render.csvfmt import sibling_paths
+
+    text = (ROOT / "docs" / "cli.md").read_text()
+    table = text.split("\n\n")[2]
+    sub = next(a for a in build_parser()._actions if a.dest == "command")
+    assert "whatif" in sub.choices
+    for name in sub.choices:
+        assert f"[`{name}" in table, name
+    files = sibling_paths(Path("run.csv"))
+    words = {3: "three", 4: "four", 5: "five"}
+    assert f"`-o run.csv` writes {words[len(files)]} files" in text
+    for p in files.values():
+        assert f"`{p.name}`" in text, p.name
+    assert any(x.startswith("floorcalc whatif ") for x in use_lines())
