@@ -125,6 +125,15 @@ def floor_of(count: Count, spec: DeviceSpec, launches: int, *, allow_tf32: Optio
     bw_key, bw = bandwidth(spec, level)
     moved = count.bytes if level_bytes is None or bw_key == "dram" else level_bytes
     memory_us = moved / bw.value * 1e6
+    if (spec.kind == "cpu" and spec.cache_levels and level_bytes is None and dram_bytes is None
+            and level in ("dram", "l1", "l2", "l3")):
+        # a CPU's caches: bytes that fit in no one cache are floored tier by tier
+        # (floorcalc.device.levels.tiered_memory_us), never above the single level's time
+        from floorcalc.device.levels import tiered_memory_us
+
+        tier_key, tier_us = tiered_memory_us(spec, count.bytes)
+        if tier_us < memory_us:
+            bw_key, memory_us = tier_key, tier_us
     if bw_key == "dram" and dram_bytes is not None and dram_bytes < count.bytes and spec.l2_bytes_per_s is not None:
         dram_us = dram_bytes / bw.value * 1e6
         l2_us = count.bytes / spec.l2_bytes_per_s.value * 1e6

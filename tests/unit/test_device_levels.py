@@ -77,11 +77,14 @@ def add_trace(n: int, dur_us: float) -> KinetoBuilder:
 
 
 def test_cpu_ops_are_floored_at_the_level_their_bytes_fit_in():
-    # GIVEN a 1 MiB float32 add (3 MiB read + written): fits in L3 only
+    # GIVEN a 1 MiB float32 add (3 MiB read + written): fits in L3 only, so at least 3 MiB -
+    # 64 KiB pass the L2 (the tiers of floorcalc.device.levels.tiered_memory_us), below all
+    # of it from the L3
     rep = build_report(parse(add_trace(2**18, 40.0).to_dict()), cpu_with_levels())
     row = rep.ops[0]
-    assert row.level == "l3"
-    assert row.memory_us == pytest.approx(3 * 2**20 / 100e9 * 1e6)
+    assert row.level == "l2"
+    assert row.memory_us == pytest.approx((3 * 2**20 - 64 * 1024) / 150e9 * 1e6)
+    assert row.memory_us < 3 * 2**20 / 100e9 * 1e6
     # and a small add fits in L1
     small = build_report(parse(add_trace(1024, 5.0).to_dict()), cpu_with_levels()).ops[0]
     assert small.level == "l1"
@@ -133,3 +136,27 @@ def test_bad_cache_levels_are_one_line_errors(tmp_path, bad, words):
     p.write_text(LEVELS_YAML.split("cache_levels:")[0] + "cache_levels:\n" + bad)
     with pytest.raises(SpecError, match=words):
         load_file(p)
+
+
+def test_bytes_beyond_a_cache_are_floored_tier_by_tier():
+    from floorcalc.device.levels import tiered_memory_us
+    from floorcalc.floor import floor_of
+    from floorcalc.records import Count
+
+    # GIVEN a CPU with 64 KiB L1 at 500 GB/s, 2 MiB L2 at 150 GB/s, 32 MiB L3 at 100 GB/s, DRAM 1 GB/s
+    spec = cpu_with_levels()
+    mib = 2**20
+    # 3 MiB touched: no cache but the L3 holds it all (31.5 us from L3 alone); at least
+    # 3 MiB - 64 KiB come from beyond the L1, through the L2 (20.5 us); 1 MiB from beyond the L2
+    # (10.5 us); all of it passes the L1 (6.3 us) -> 20.5 us, named l2
+    assert tiered_memory_us(spec, 3 * mib) == ("l2", pytest.approx((3 * mib - 64 * 1024) / 150e9 * 1e6))
+    f = floor_of(Count(0, 3 * mib, 0, "float32", "vector", "t"), spec, 1, level="l3")
+    assert f.bandwidth_key == "l2" and f.memory_us == pytest.approx((3 * mib - 64 * 1024) / 150e9 * 1e6)
+    # all in the L1: the L1's time, as before
+    assert tiered_memory_us(spec, 1000) == ("l1", pytest.approx(1000 / 500e9 * 1e6))
+    # 40 MiB: 8 MiB beyond the L3 over DRAM (8,389 us), far below 40 MiB over DRAM
+    assert tiered_memory_us(spec, 40 * mib) == ("dram", pytest.approx(8 * mib / 1e9 * 1e6))
+    # a GPU spec keeps its own L2 rule (floorcalc.classify.mark_l2_resident)
+    h200 = load_spec("h200")
+    g = floor_of(Count(0, 100 * mib, 0, "bfloat16", "vector", "t"), h200, 1, level="dram")
+    assert g.bandwidth_key == "dram" and g.memory_us == pytest.approx(100 * mib / h200.mem_bytes_per_s.value * 1e6)
