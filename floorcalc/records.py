@@ -1833,6 +1833,8 @@ class Recording:
     modules: Tuple[ModuleInfo, ...]
     run: CountRun
     notice: str = ""
+    #: the dtypes of the model's parameters and floating inputs (``"float32"``...), sorted
+    dtypes: Tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -1932,6 +1934,9 @@ class CountReport:
     by_family: Mapping[Family, int]
     command: str = ""
     comparison: Optional[Comparison] = None
+    #: the dtypes counted in: of the model's parameters and floating inputs, sorted
+    #: (``("float32",)``); empty when the file gives neither (a ``step()`` alone)
+    dtypes: Tuple[str, ...] = ()
 
     @property
     def intensity(self) -> Optional[float]:

@@ -208,7 +208,7 @@ def tally(rec: Recording, *, depth: int = 2, model_file: str = "", command: str 
         model_file=model_file, run=rec.run, notice=rec.notice, depth=depth, modules=rows, ops=ops,
         uncounted=uncounted, flop=flop.get("", 0), bytes=nbytes.get("", 0),
         params=root.params if root else None, param_bytes=root.param_bytes if root else None,
-        calls=calls.get("", 0), by_family=fam_tot, command=command,
+        calls=calls.get("", 0), by_family=fam_tot, command=command, dtypes=rec.dtypes,
     )
 
 

@@ -335,6 +335,30 @@ def _short(e: object) -> str:
     return text if len(text) <= 160 else text[:157] + "..."
 
 
+def _dtypes(prep: Prepared) -> Tuple[str, ...]:
+    """The dtypes of ``prep``'s model parameters and floating input tensors, sorted
+    (``("bfloat16",)``; torch's names without ``torch.``)."""
+    import torch
+
+    seen = set()
+    if isinstance(prep.model, torch.nn.Module):
+        seen |= {str(p.dtype).replace("torch.", "") for p in prep.model.parameters()}
+
+    def walk(obj: Any) -> None:
+        if isinstance(obj, torch.Tensor):
+            if obj.is_floating_point():
+                seen.add(str(obj.dtype).replace("torch.", ""))
+        elif isinstance(obj, (tuple, list)):
+            for o in obj:
+                walk(o)
+        elif isinstance(obj, dict):
+            for o in obj.values():
+                walk(o)
+
+    walk(prep.inputs)
+    return tuple(sorted(seen))
+
+
 def record(path: Path, *, dtype: Optional[str] = None, fallback: bool = True) -> Recording:
     """Record one forward of the model file at ``path`` on meta, or on the CPU when it needs
     real data (see the module notes; the recording's ``notice`` then says why).
@@ -346,7 +370,7 @@ def record(path: Path, *, dtype: Optional[str] = None, fallback: bool = True) ->
     try:
         prep = prepare(mf, "meta", dtype)
         ops = run_recorded(prep)
-        return Recording(ops=tuple(ops), modules=module_infos(prep.model), run="meta")
+        return Recording(ops=tuple(ops), modules=module_infos(prep.model), run="meta", dtypes=_dtypes(prep))
     except ModelFileError:
         raise
     except Exception as e:  # ModelRunError from the user's code, or torch refusing meta
@@ -358,7 +382,8 @@ def record(path: Path, *, dtype: Optional[str] = None, fallback: bool = True) ->
     mf = load_model_file(path)  # a fresh import: module state made on meta is gone
     prep = prepare(mf, "cpu", dtype)
     ops = run_recorded(prep)
-    return Recording(ops=tuple(ops), modules=module_infos(prep.model), run="cpu", notice=notice)
+    return Recording(ops=tuple(ops), modules=module_infos(prep.model), run="cpu", notice=notice,
+                     dtypes=_dtypes(prep))
 
 
 # --------------------------------------------------------------------------------------------

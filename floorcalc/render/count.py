@@ -63,7 +63,9 @@ class CountTableRenderer(Renderer):
         console = console or make_console(width=self.width)
         where = ("meta device: shapes only, nothing allocated" if r.run == "meta"
                  else "a real CPU run")
-        console.print(styled((f"floorcalc {__version__} count", "bold"), "  ", plain(r.model_file), f"  ({where})"))
+        dtypes = f"counted in {', '.join(r.dtypes)}" if r.dtypes else "dtype not known: no model or inputs"
+        console.print(styled((f"floorcalc {__version__} count", "bold"), "  ", plain(r.model_file),
+                             f"  ({where}; {dtypes})"))
         if r.notice:
             console.print(styled(("note:", "yellow"), " ", plain(r.notice)))
 
@@ -142,6 +144,7 @@ def to_dict(r: CountReport) -> Dict[str, Any]:
         "command": r.command,
         "model_file": r.model_file,
         "run": r.run,
+        "dtypes": list(r.dtypes),
         "notice": r.notice,
         "depth": r.depth,
         "totals": {

@@ -124,3 +124,12 @@ def test_existing_output_is_not_overwritten(tmp_path, capsys):
     out = write(tmp_path, "x.json", "keep me")
     assert main(["count", str(EX / "mlp.py"), "-q", "-o", str(out)]) == 8
     assert out.read_text() == "keep me" and "--force" in capsys.readouterr().err
+
+
+def test_count_says_the_dtype_it_counted_in(tmp_path, capsys):
+    # GIVEN examples/mlp.py, whose model and inputs are float32 unless cast
+    assert main(["count", str(EX / "mlp.py"), "-q"]) == 0
+    # THEN the first line names the dtype, and the JSON has it, after --dtype too
+    assert "counted in float32" in capsys.readouterr().out.splitlines()[0]
+    assert count_json(tmp_path, EX / "mlp.py")["dtypes"] == ["float32"]
+    assert count_json(tmp_path, EX / "mlp.py", "--dtype", "bfloat16", name="bf16.json")["dtypes"] == ["bfloat16"]
