@@ -293,3 +293,42 @@ def outlier_text(g: OpGroup, fmt: Optional[Callable[[float], str]] = None) -> st
 def spread_text(g: OpGroup, fmt: Callable[[float], str]) -> str:
     """``7.63-7.95``: the instances' smallest and largest measured time ("" for one instance)."""
     return "" if g.instances < 2 else f"{fmt(g.min_us)}-{fmt(g.max_us)}"
+
+
+#: The column headings of :func:`group_rows`, with and without a grouping.
+GROUP_COLUMNS = ("#", "op", "module", "n", "calls", "measured (us)", "median (us)", "min-max (us)",
+                 "floor (us)", "efficiency", "bound", "outlier")
+PLAIN_COLUMNS = ("#", "op", "module", "calls", "measured (us)", "floor (us)", "efficiency", "bound")
+
+
+def group_rows(report: Report, top: int, us: Callable[[Optional[float]], str],
+               pct: Callable[[Optional[float], bool], str], name: Callable[[str], str] = str,
+               text: Callable[[str], str] = str) -> Tuple[Tuple[str, ...], List[List[str]]]:
+    """``(headings, rows)`` of the report's op groups (:func:`groups_of`), the first ``top`` of
+    them and one row summing the rest: the cells of the HTML and Markdown op tables, each
+    renderer formatting times with ``us``, efficiencies with ``pct(value, violation)``, op and
+    module names with ``name`` and the outlier's text with ``text``. With a grouping (:func:`grouped`) each row also gives
+    its instances, their median and spread, and the outlier (:data:`GROUP_COLUMNS`); without,
+    :data:`PLAIN_COLUMNS`."""
+    many = grouped(report)
+    groups = groups_of(report)
+    time = lambda x: us(x)  # noqa: E731  (a float -> str view of ``us`` for spread_text)
+    rows: List[List[str]] = []
+    for i, g in enumerate(groups[:top], 1):
+        row = [str(i), name(g.name), name(g.module) if g.module else "(top)"]
+        if many:
+            row.append(f"x{g.instances}")
+        row += [f"{g.calls:g}", us(g.duration_us)]
+        if many:
+            row += [us(g.median_us), spread_text(g, time)]
+        row += [us(g.floor_us), pct(g.efficiency, g.floor_violation), bound_label(g)]
+        if many:
+            row.append(text(outlier_text(g, time)))
+        rows.append(row)
+    rest = groups[top:]
+    if rest:
+        row = ["", f"{len(rest)} more {'groups' if many else 'ops'}", ""] + ([""] if many else [])
+        row += ["", us(sum(g.duration_us for g in rest))] + (["", ""] if many else [])
+        row += [us(sum(g.floor_us or 0 for g in rest)), "", ""] + ([""] if many else [])
+        rows.append(row)
+    return (GROUP_COLUMNS if many else PLAIN_COLUMNS), rows

@@ -29,8 +29,8 @@ from typing import Iterable, List, Optional, Sequence, Tuple
 
 from floorcalc.records import Report
 from floorcalc.render.base import Renderer
-from floorcalc.render.figures import (bound_label, ceilings_used, figure_value, format_figure, groups_of, groups_title,
-                                      grouped, outlier_text, pass_figures, provenance, spread_text)
+from floorcalc.render.figures import (ceilings_used, figure_value, format_figure, group_rows, groups_title,
+                                      pass_figures, provenance)
 
 __all__ = ["HtmlRenderer"]
 
@@ -248,28 +248,6 @@ class HtmlRenderer(Renderer):
         return out
 
     def _groups(self, report: Report) -> List[str]:
-        many = grouped(report)
-        groups = groups_of(report)
-        rows = []
-        for i, g in enumerate(groups[: self.top], 1):
-            row = [str(i), g.name, g.module or "(top)"]
-            if many:
-                row.append(f"x{g.instances}")
-            row += [f"{g.calls:g}", _us(g.duration_us)]
-            if many:
-                row += [_us(g.median_us), spread_text(g, _us)]
-            row += [_us(g.floor_us), _pct(g.efficiency, g.floor_violation), bound_label(g)]
-            if many:
-                row.append(outlier_text(g))
-            rows.append(row)
-        rest = groups[self.top:]
-        if rest:
-            row = ["", f"{len(rest)} more {'groups' if many else 'ops'}", ""] + ([""] if many else [])
-            row += ["", _us(sum(g.duration_us for g in rest))] + (["", ""] if many else [])
-            row += [_us(sum(g.floor_us or 0 for g in rest)), "", ""] + ([""] if many else [])
-            rows.append(row)
-        if many:
-            return _table(["#", "op", "module", "n", "calls", "measured (us)", "median (us)", "min-max (us)",
-                           "floor (us)", "efficiency", "bound", "outlier"], "nccnnnnnnntt", rows, "ops")
-        return _table(["#", "op", "module", "calls", "measured (us)", "floor (us)", "efficiency", "bound"],
-                      "nccnnnnt", rows, "ops")
+        headings, rows = group_rows(report, self.top, _us, _pct)
+        kinds = "nccnnnnnnntt" if len(headings) == 12 else "nccnnnnt"
+        return _table(headings, kinds, rows, "ops")
