@@ -15,8 +15,9 @@ Steps:
    they stay unique, its ProfilerStep#N ranges renumbered. Every collective's process group is
    widened to all the built ranks (``Group size``, ``Process Group Ranks``) and each rank's
    ``distributedInfo`` names its rank of the new world, so the collectives match across the 64
-   ranks as they did across the two. Each rank's clock is shifted by ``i x 1,234.5`` us, as on
-   separate hosts, so the clocks must be aligned.
+   ranks as they did across the two. Each rank's clock is shifted by ``i x 1,234.5`` us and its
+   ``host_name`` is its own (``host-i``), as on separate hosts, so the clocks must be aligned
+   (ranks naming one host share one clock and would be left as they are).
 2. Run ``floorcalc analyze FOLDER --format json -o OUT --workers W`` in a subprocess for each
    ``W`` (1: one process, the map step in the parent; more: the local pool), and measure its
    wall time and peak memory: the largest resident set of any one process (``ru_maxrss`` of the
@@ -121,6 +122,7 @@ def build_rank(src: Dict[str, Any], rank: int, world: int, n_events: int, path: 
                  "pg_config": [{"pg_name": "0", "pg_desc": "default_pg", "backend_config": "cuda:nccl",
                                 "pg_size": world, "ranks": list(range(world))}]})
     head["distributedInfo"] = info
+    head["host_name"] = f"host-{rank}"
     written = 0
     with open(path, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=1, mtime=0) as gz:
         ordered = {"distributedInfo": head.pop("distributedInfo"), **head}

@@ -329,13 +329,16 @@ class ProcessGroup:
 class DistributedInfo:
     """The top-level ``distributedInfo`` object torch.profiler writes in each rank's trace:
     ``backend`` (``nccl``, ``gloo``...), this trace's global ``rank``, the run's
-    ``world_size``, its process ``groups`` and ``nccl_version`` ("" where absent)."""
+    ``world_size``, its process ``groups`` and ``nccl_version`` ("" where absent); ``host``:
+    the trace's top-level ``host_name``, the machine the rank ran on ("" where absent: ranks
+    that name one host share its clock)."""
 
     backend: str
     rank: int
     world_size: int
     groups: Tuple[ProcessGroup, ...] = ()
     nccl_version: str = ""
+    host: str = ""
 
 
 @dataclass(frozen=True, slots=True)

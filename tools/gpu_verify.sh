@@ -353,7 +353,8 @@ PY
 ## runscale: 64 rank traces of 100k events each, read by one process and by pools of 2, 8 and 16 (benchmarks/run_scale.py; CPU only: the machine's 16 cores; needs psutil for the process tree's peak memory; about 10 minutes)
 section_runscale() {
   local src=""
-  for f in tests/data/distributed/*x2_*/; do      # a committed real two-rank run, when there is one
+  # a committed real two-rank run: an H200 pair's when there is one, else the gloo run on the CPU
+  for f in tests/data/distributed/*x2_*/ tests/data/distributed/cpu_gloo_*_balanced/; do
     [ -d "$f" ] && ls "$f" | grep -q rank && { src="$f"; break; }
   done
   if [ -n "$src" ]; then

@@ -19,7 +19,9 @@ Steps of :func:`combine` (the method, with its reasons, is in docs/timeline.md, 
    everywhere at once), so the offset of each rank's clock from the reference rank's (the
    lowest readable one) is the median, over the collectives they share, of the difference of
    their end times; ranks sharing none with the reference are reached through ranks that do.
-   Point-to-point ops are used only when there is no collective.
+   Point-to-point ops are used only when there is no collective. Ranks whose traces name one
+   host (``DistributedInfo.host``) share one clock: all on one host, nothing is aligned;
+   otherwise each host's ranks take their median offset (the reference's host: 0).
 4. **Waits.** For each instance, on the aligned clock: the last rank to start is late, the
    skew is the last start minus the first, the *transfer* time is its length on the late rank,
    and every other rank waited ``min(late start - its start, its length)``. The part of a wait
@@ -271,15 +273,21 @@ def _match(per_rank: Mapping[int, Sequence[CollectiveTiming]], present: Iterable
 # 3. clocks
 
 
-def _offsets(instances: Sequence[Tuple[Key, Dict[int, CollectiveTiming]]], ranks: Sequence[int]
-             ) -> Tuple[Dict[int, float], Optional[int], str]:
+def _offsets(instances: Sequence[Tuple[Key, Dict[int, CollectiveTiming]]], ranks: Sequence[int],
+             hosts: Optional[Mapping[int, str]] = None) -> Tuple[Dict[int, float], Optional[int], str]:
     """Each rank's clock offset from the reference rank's (step 3), the reference, and how the
-    clocks were aligned, in words."""
+    clocks were aligned, in words. ``hosts``: the machine each rank ran on, where its trace
+    says ("" or absent: not known); ranks on one host share its clock and its offset."""
     if not ranks:
         return {}, None, ""
     ref = min(ranks)
     coll = [m for k, m in instances if k[1] != "p2p"]
     used = coll or [m for _, m in instances]
+    host_of = {r: h for r, h in (hosts or {}).items() if h and r in ranks}
+    if len(host_of) == len(ranks) and len(set(host_of.values())) == 1:
+        # one machine, one clock: nothing to align (end times differ by how each rank left)
+        return {r: 0.0 for r in ranks}, ref, _clock_words({r: 0.0 for r in ranks}, ref, used, set(),
+                                                          one_host=next(iter(host_of.values())))
     off: Dict[int, float] = {ref: 0.0}
     pending = set(ranks) - {ref}
     # per rank, (instance, its end there); per instance, the exact sum (math.fsum's partials) and
@@ -312,22 +320,45 @@ def _offsets(instances: Sequence[Tuple[Key, Dict[int, CollectiveTiming]]], ranks
             break
     for u in pending:
         off[u] = 0.0
-    # spread of the end times once aligned
+    shared = ""
+    if host_of:
+        # ranks on one machine read one clock: each host's offset is its ranks' median (the
+        # reference's host: 0), so alignment never moves two ranks of one host apart
+        by_host: Dict[str, List[int]] = defaultdict(list)
+        for r, h in host_of.items():
+            if r not in pending:
+                by_host[h].append(r)
+        for h, rs in by_host.items():
+            o = 0.0 if ref in rs else statistics.median(off[r] for r in rs)
+            for r in rs:
+                off[r] = o
+        if any(len(rs) > 1 for rs in by_host.values()):
+            shared = "; ranks on one host (their traces' host_name) share its clock and its offset"
+    return off, ref, _clock_words(off, ref, used, pending) + shared
+
+
+def _clock_words(off: Mapping[int, float], ref: int, used: Sequence[Dict[int, CollectiveTiming]],
+                 pending: Iterable[int], one_host: str = "") -> str:
+    """How the clocks were aligned (step 3), with the spread of one collective's end times."""
     spreads = []
     for m in used:
         ends = [t.end_us + off[r] for r, t in m.items()]
         spreads.append(max(ends) - min(ends))
-    moved = [f"rank {r} {o:+,.1f} us" for r, o in sorted(off.items()) if r != ref]
-    words = (f"clocks aligned on collective end times (every rank leaves a collective together): offsets from "
-             f"rank {ref}'s clock: {', '.join(moved) if moved else 'none'}")
-    if spreads:
-        words += f"; after alignment the end times of one collective differ by {statistics.median(spreads):.1f} us " \
-                 f"(median, max {max(spreads):.1f} us)"
-    if pending:
-        words += f"; ranks {sorted(pending)} share no collective with the others: their clocks are left as they are"
     if not used:
-        words = "no collective matched across ranks: clocks left as they are"
-    return off, ref, words
+        return "no collective matched across ranks: clocks left as they are"
+    if one_host:
+        words = f"every rank ran on one host ({one_host}), on one clock: not aligned"
+        after = "the end times of one collective differ by"
+    else:
+        moved = [f"rank {r} {o:+,.1f} us" for r, o in sorted(off.items()) if r != ref]
+        words = (f"clocks aligned on collective end times (every rank leaves a collective together): offsets from "
+                 f"rank {ref}'s clock: {', '.join(moved) if moved else 'none'}")
+        after = "after alignment the end times of one collective differ by"
+    words += f"; {after} {statistics.median(spreads):.1f} us (median, max {max(spreads):.1f} us)"
+    pending = sorted(pending)
+    if pending:
+        words += f"; ranks {pending} share no collective with the others: their clocks are left as they are"
+    return words
 
 
 def _add_exact(partials: List[float], x: float) -> None:
@@ -423,7 +454,8 @@ def combine(records: Sequence[RankRecord], *, command: str = "", skipped: Sequen
     per_rank = {k: (rep.timeline.collectives if rep.timeline is not None else ()) for k, rep in reports.items()}
     instances, unmatched, match_notes = _match(per_rank, readable)
     notes += match_notes
-    off, ref, clock = _offsets(instances, sorted(readable))
+    hosts = {k: r.distributed.host for k, r in readable.items() if r.distributed is not None}
+    off, ref, clock = _offsets(instances, sorted(readable), hosts)
     far = [(r, o) for r, o in off.items() if abs(o) > MAX_CLOCK_OFFSET_US]
     if far:
         r, o = max(far, key=lambda x: abs(x[1]))

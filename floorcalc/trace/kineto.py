@@ -61,6 +61,7 @@ ns), is read as nanoseconds and scaled; ``Trace.notes`` says so.
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import json
 import math
@@ -871,6 +872,9 @@ class _Acc:
         from floorcalc.trace.graphs import attribute_graph_replays
 
         dist, why = collectives.read_distributed_info(data.get("distributedInfo"))
+        host = data.get("host_name")
+        if dist is not None and isinstance(host, str) and host:
+            dist = dataclasses.replace(dist, host=host)
         if why:
             notes.append(f"distributedInfo not read: {why}")
         comms = collectives.build(ops, gpu, self._final_comm(self._op_comm), self._final_comm(self._dev_comm), dist,

@@ -477,3 +477,37 @@ def test_a_run_document_is_rewritten_with_force_and_kept_without(run_folder, tmp
     assert main(["analyze", str(run_folder), "--workers", "1", "-o", str(out), "--force"]) == 0
     again = json.loads(out.read_bytes())
     assert again["late"] == json.loads(first)["late"] and again["collectives"] == json.loads(first)["collectives"]
+
+
+# ---------------------------------------------------------------------------------------------
+# clocks of ranks on one host (the traces' host_name)
+
+
+def _on_hosts(bs, hosts):
+    for b, h in zip(bs, hosts):
+        b.meta["host_name"] = h
+    return bs
+
+
+def test_ranks_on_one_host_keep_their_one_clock(tmp_path):
+    # GIVEN a run where rank 1 is 300 us late and both traces name one host: their timestamps
+    # are one clock, and the end times they leave a collective at (which differ on a busy CPU)
+    # must not move them apart
+    bs = _on_hosts(collective_run(2, [("0", [0, 1])], late={1: 300.0}, steps=3), ["node-a", "node-a"])
+    bs[1].events = [dict(e, ts=e["ts"] + 40.0) if e.get("name", "").startswith("ncclDevKernel") else e
+                    for e in bs[1].events]                    # rank 1's collective kernels start and end later
+    run = run_of(bs, tmp_path)
+    assert [r.clock_offset_us for r in run.ranks] == [0.0, 0.0]
+    assert run.clock.startswith("every rank ran on one host (node-a), on one clock: not aligned")
+    # the skew is what the one clock says: rank 1's start, 300 us plus the 40 us its kernel was moved
+    assert run.instances[0].skew_us == pytest.approx(340.0)
+
+
+def test_ranks_on_two_hosts_are_aligned_host_by_host(tmp_path):
+    # GIVEN four ranks on two hosts, the second host's clock 2 s ahead
+    bs = _on_hosts(collective_run(4, [("0", [0, 1, 2, 3])], late={3: 200.0}, steps=3), ["a", "a", "b", "b"])
+    run = run_of(bs, tmp_path, shifts={2: 2e6, 3: 2e6})
+    off = [r.clock_offset_us for r in run.ranks]
+    assert off[0] == off[1] == 0.0 and off[2] == off[3] == pytest.approx(-2e6)
+    assert "share its clock and its offset" in run.clock
+    assert run.ranks[0].waited_on == 3 and run.instances[0].skew_us == pytest.approx(200.0)
