@@ -11,7 +11,8 @@ Steps:
 1. Read the two traces of the source run (``rank-0`` and ``rank-1``: each trace's
    ``distributedInfo`` says which). Rank ``i`` of the built run is a copy of source rank
    ``i % 2``, its events repeated until it holds about ``--events`` events: copy ``k`` shifted in
-   time by ``k`` times the source's span plus 1 ms, its correlation and External ids offset so
+   time by ``k`` times the source run's span (both ranks', one number, so the two ranks' copies
+   stay together) plus 1 ms, every rank with as many copies, its correlation and External ids offset so
    they stay unique, its ProfilerStep#N ranges renumbered. Every collective's process group is
    widened to all the built ranks (``Group size``, ``Process Group Ranks``) and each rank's
    ``distributedInfo`` names its rank of the new world, so the collectives match across the 64
@@ -41,7 +42,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 ROOT = Path(__file__).resolve().parents[1]
 _STEP = re.compile(r"^ProfilerStep#(\d+)$")
@@ -103,17 +104,25 @@ def _ids(events: List[Dict[str, Any]]) -> Tuple[int, int]:
     return corr, ext
 
 
-def build_rank(src: Dict[str, Any], rank: int, world: int, n_events: int, path: Path) -> int:
-    """Write rank ``rank`` of a ``world``-rank run built from one source rank's trace (step 1);
-    returns the number of events written."""
+def _body(src: Dict[str, Any]) -> List[Dict[str, Any]]:
+    return [e for e in src["traceEvents"] if e.get("ph") != "M" and "ts" in e]
+
+
+def run_span(sources: Sequence[Dict[str, Any]]) -> float:
+    """The source run's span (us): first event of any rank to last end of any rank, plus 1 ms."""
+    bodies = [_body(s) for s in sources]
+    return (max(e["ts"] + e.get("dur", 0) for b in bodies for e in b) - min(e["ts"] for b in bodies for e in b)
+            + 1000.0)
+
+
+def build_rank(src: Dict[str, Any], rank: int, world: int, copies: int, span: float, path: Path) -> int:
+    """Write rank ``rank`` of a ``world``-rank run built from one source rank's trace: ``copies``
+    copies, the k-th shifted by ``k x span`` (step 1); returns the number of events written."""
     events = src["traceEvents"]
     meta = [e for e in events if e.get("ph") == "M"]
-    body = [e for e in events if e.get("ph") != "M" and "ts" in e]
-    t0 = min(e["ts"] for e in body)
-    span = max(e["ts"] + e.get("dur", 0) for e in body) - t0 + 1000.0
+    body = _body(src)
     max_corr, max_ext = _ids(body)
     n_steps = sum(1 for e in body if _STEP.match(str(e.get("name", ""))))
-    copies = max(1, round((n_events - len(meta)) / len(body)))
     ranks_text = str(list(range(world)))
     shift = rank * 1234.5
     head = {k: v for k, v in src.items() if k != "traceEvents"}
@@ -164,9 +173,11 @@ def build_rank(src: Dict[str, Any], rank: int, world: int, n_events: int, path: 
 def build(source: Path, folder: Path, ranks: int, n_events: int) -> int:
     src = source_ranks(source)
     folder.mkdir(parents=True, exist_ok=True)
+    span = run_span(src)
+    copies = max(1, round(n_events / len(src[0]["traceEvents"])))
     n = 0
     for r in range(ranks):
-        n = build_rank(src[r % 2], r, ranks, n_events, folder / f"rank-{r}.trace.json.gz")
+        n = build_rank(src[r % 2], r, ranks, copies, span, folder / f"rank-{r}.trace.json.gz")
     return n
 
 
