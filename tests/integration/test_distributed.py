@@ -511,3 +511,4 @@ def test_ranks_on_two_hosts_are_aligned_host_by_host(tmp_path):
     assert off[0] == off[1] == 0.0 and off[2] == off[3] == pytest.approx(-2e6)
     assert "share its clock and its offset" in run.clock
     assert run.ranks[0].waited_on == 3 and run.instances[0].skew_us == pytest.approx(200.0)
+
