@@ -240,7 +240,8 @@ def _match(per_rank: Mapping[int, Sequence[CollectiveTiming]], present: Iterable
         for k, t in by_key.items():
             members[k][r] = t
     out: List[Tuple[Key, Dict[int, CollectiveTiming]]] = []
-    unmatched = 0
+    # a send or recv whose peer its trace does not give has no key: unmatched, and counted so
+    unmatched = sum(1 for ts in per_rank.values() for t in ts if t.call.kind in _P2P and t.call.peer is None)
     mismatched = 0
     for k, by_rank in members.items():
         any_t = next(iter(by_rank.values()))

@@ -512,3 +512,13 @@ def test_ranks_on_two_hosts_are_aligned_host_by_host(tmp_path):
     assert "share its clock and its offset" in run.clock
     assert run.ranks[0].waited_on == 3 and run.instances[0].skew_us == pytest.approx(200.0)
 
+
+
+def test_a_send_without_its_peer_counts_as_unmatched(tmp_path):
+    # GIVEN three ranks, an all_reduce of all three, and on rank 0 a send whose trace names no
+    # peer (a group of three does not imply one): it cannot be matched, and the run says so
+    bs = collective_run(3, [("0", [0, 1, 2])], steps=1)
+    bs[0].collective(60.0, 65.0, 20.0, name="send", op="c10d::send", ranks=(0, 1, 2), nelems=1 << 10, stream=30)
+    run = run_of(bs, tmp_path)
+    assert run.instance_count == 1 and run.unmatched == 1
+    assert any(n.startswith("1 collective timings could not be matched") for n in run.notes)
