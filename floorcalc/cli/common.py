@@ -8,7 +8,7 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Mapping, Optional
 
 from floorcalc.errors import OutputError, UsageError
 from floorcalc.grouping import DEFAULT as DEFAULT_GROUP_BY
@@ -93,6 +93,19 @@ def output_renderer(args: argparse.Namespace, document: Optional[Document] = Non
     return registry.renderer(output_format(args, document), top=getattr(args, "top", None))
 
 
+def _picture_option(option: str, path: Path, formats: Mapping[str, str], what: str) -> Path:
+    """``path`` of a picture option (--plot, --timeline) once its suffix is one of ``formats``
+    and matplotlib can be imported; checked before any work, not after it. Raises
+    :class:`UsageError` otherwise."""
+    if path.suffix.lower() not in formats:
+        raise UsageError(f"{option} {path.name!r}: name {what}")
+    import importlib.util
+
+    if importlib.util.find_spec("matplotlib") is None:
+        raise UsageError(f"{option} needs matplotlib: pip install matplotlib (or 'floorcalc[plot]')")
+    return path
+
+
 def output_paths(args: argparse.Namespace) -> List[Path]:
     """Every file this command will write: -o (and, for csv, its siblings), --plot, --timeline,
     --annotate-trace. Raises :class:`UsageError` for a --plot, --timeline or --annotate-trace
@@ -104,24 +117,12 @@ def output_paths(args: argparse.Namespace) -> List[Path]:
     if plot is not None:
         from floorcalc.render.plot import PLOT_FORMATS
 
-        if plot.suffix.lower() not in PLOT_FORMATS:
-            raise UsageError(f"--plot {plot.name!r}: name a .png, .svg or .pdf file")
-        import importlib.util
-
-        if importlib.util.find_spec("matplotlib") is None:  # say so before any work, not after it
-            raise UsageError("--plot needs matplotlib: pip install matplotlib (or 'floorcalc[plot]')")
-        out.append(plot)
+        out.append(_picture_option("--plot", plot, PLOT_FORMATS, "a .png, .svg or .pdf file"))
     picture = getattr(args, "timeline", None)
     if picture is not None:
         from floorcalc.render.timeline_plot import TIMELINE_FORMATS
 
-        if picture.suffix.lower() not in TIMELINE_FORMATS:
-            raise UsageError(f"--timeline {picture.name!r}: name a .png or .svg file")
-        import importlib.util
-
-        if importlib.util.find_spec("matplotlib") is None:  # say so before any work, not after it
-            raise UsageError("--timeline needs matplotlib: pip install matplotlib (or 'floorcalc[plot]')")
-        out.append(picture)
+        out.append(_picture_option("--timeline", picture, TIMELINE_FORMATS, "a .png or .svg file"))
     ann = getattr(args, "annotate_trace", None)
     if ann is not None:
         if not (ann.name.endswith(".json") or ann.name.endswith(".json.gz")):

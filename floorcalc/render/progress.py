@@ -115,28 +115,19 @@ class _TerminalTask(Task):
 
     def update(self, done: float, *, total: Optional[float] = None, description: Optional[str] = None,
                detail: Optional[str] = None) -> None:
-        if self._id is None:
-            return
-        kw: dict[str, Any] = {"completed": done}
-        if total is not None:
-            kw["total"] = total
-        if description is not None:
-            kw["description"] = description
-        if detail is not None:
-            kw["detail"] = detail
-        self._bars.update(self._id, **kw)
-        self._owner.tick(now=description is not None or detail is not None)
+        self._send({"completed": done}, total=total, description=description, detail=detail)
 
     def advance(self, amount: float = 1, *, description: Optional[str] = None, detail: Optional[str] = None) -> None:
+        self._send({"advance": amount}, description=description, detail=detail)
+
+    def _send(self, kw: dict[str, Any], **fields: Optional[Any]) -> None:
+        """One update of the bar: ``kw`` and whichever ``fields`` are given; a new description
+        or detail is drawn at once."""
         if self._id is None:
             return
-        kw: dict[str, Any] = {"advance": amount}
-        if description is not None:
-            kw["description"] = description
-        if detail is not None:
-            kw["detail"] = detail
+        kw.update({k: v for k, v in fields.items() if v is not None})
         self._bars.update(self._id, **kw)
-        self._owner.tick(now=description is not None or detail is not None)
+        self._owner.tick(now=fields.get("description") is not None or fields.get("detail") is not None)
 
     def close(self) -> None:
         if self._id is not None:
