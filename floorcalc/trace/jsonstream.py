@@ -53,6 +53,10 @@ from floorcalc.trace.paths import path_error
 #: how :attr:`EventStream.partial` begins for a file cut short (partial_line reads it)
 TRUNCATED = "the trace is truncated"
 
+#: The tool member every document floorcalc writes near its top (render/jsonfmt.py): a report
+#: given where a trace is expected is named as one.
+_FLOORCALC_DOC = re.compile(rb'"tool"\s*:\s*\{\s*"name"\s*:\s*"floorcalc"')
+
 
 def partial_line(path: str, partial: str) -> str:
     """A trace's ``partial`` (why it was read only in part) as one clause about the file, without
@@ -360,9 +364,10 @@ class EventStream:
             raise TraceError(f"trace {p} is empty")
         if r == "not-object":
             raise TraceError(f"trace {p} is not a Kineto trace: the top level is not a JSON object")
-        if r == "not-array":
-            raise TraceError(f"trace {p} is not a Kineto trace: no 'traceEvents' list")
-        if r == "closed":
+        if r in ("not-array", "closed"):
+            if _FLOORCALC_DOC.search(bytes(buf[:1 << 16])):
+                raise TraceError(f"{p} is a floorcalc report, not a Kineto trace: `floorcalc diff A.json B.json` "
+                                 "compares two reports, `floorcalc whatif REPORT.json` projects from one")
             raise TraceError(f"trace {p} is not a Kineto trace: no 'traceEvents' list")
         if r == "more" and len(buf) >= HEAD_LIMIT:
             raise TraceError(f"trace {p} is not a Kineto trace: no 'traceEvents' list in its first "

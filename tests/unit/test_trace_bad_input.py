@@ -300,3 +300,14 @@ def test_shape_fields_in_any_order_and_split_by_other_keys(tmp_path):
     same_records(tr, parse(b.to_dict()))
     assert [o.call.args[0].shape for o in tr.ops] == [(7,), (8,), (9, 2)]
     assert tr.ops[2].call.args[0].dtype == "bfloat16"
+
+
+def test_a_floorcalc_report_given_as_a_trace_is_named_as_one(capsys):
+    from pathlib import Path
+
+    from floorcalc.cli import main
+
+    report = Path(__file__).resolve().parents[2] / "docs" / "examples" / "gpt2.h200.json"
+    assert main(["analyze", str(report)]) == 6
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "is a floorcalc report, not a Kineto trace" in err[0] and "floorcalc diff" in err[0]
