@@ -242,7 +242,7 @@ def test_a_folder_of_reports_is_not_read_as_ranks_without_rank_names(tmp_path, c
     # WHEN a report is given by name among traces THEN its own error says why, with no rename advice
     assert main(["analyze", str(folder / "gpt2.h200.json"), str(trace)]) == 12
     err = capsys.readouterr().err.strip()
-    assert "is not a Kineto trace" in err and "cannot be a rank of the run" in err and "rank-N" not in err, err
+    assert "is a floorcalc report, not a Kineto trace" in err and "cannot be a rank of the run" in err and "rank-N" not in err, err
 
 
 def test_reports_beside_the_ranks_traces_are_skipped_with_a_note(tmp_path):
