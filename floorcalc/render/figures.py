@@ -143,6 +143,18 @@ def bound_label(r: Union[OpRow, OpGroup]) -> str:
     return label + (" (bytes-only)" if r.formula == BYTES_ONLY else "")
 
 
+def format_us(x: Optional[float]) -> str:
+    """A time in microseconds as every time column of the text outputs shows it (the report's
+    op table and pass summary, the timeline's tables, the cross-rank tables, the what-if table):
+    about four significant figures with thousands separators, ``14,335`` and ``9,368`` (from
+    1,000 us: no decimals), ``213.1`` (from 10 us: one), ``4.37`` (two); ``-`` for none."""
+    if x is None:
+        return "-"
+    if abs(x) >= 1000:
+        return f"{x:,.0f}"
+    return f"{x:.1f}" if abs(x) >= 10 else f"{x:.2f}"
+
+
 def format_figure(f: PassFigure) -> str:
     """A figure's value for people: ``9,777 us``, ``1.6%``, ``6.457e+10 FLOP``, ``-``."""
     if f.value is None:

@@ -14,6 +14,7 @@ from typing import Dict, Optional, Sequence, Tuple
 
 from floorcalc.records import Report
 from floorcalc.render.base import Renderer, captured
+from floorcalc.render.figures import format_us
 
 #: the document ``report --modes`` renders: (mode, its report), in the order run
 ModeReports = Sequence[Tuple[str, Report]]
@@ -21,10 +22,6 @@ ModeReports = Sequence[Tuple[str, Report]]
 
 def _pct(x: Optional[float]) -> str:
     return "-" if x is None else f"{100 * x:.1f}%"
-
-
-def _us(x: Optional[float]) -> str:
-    return "-" if x is None else (f"{x:,.0f}" if x >= 1000 else f"{x:.1f}")
 
 
 def host_overhead_share(r: Report) -> Optional[float]:
@@ -55,8 +52,9 @@ def render_table(reports: Sequence[Tuple[str, Report]], console=None) -> None:
                 "MFU", "MBU", "host\noverhead", "uncounted"):
         t.add_column(col, justify="right" if col != "mode" else "left", no_wrap=True)
     for mode, bare, busy, floor, flop, nbytes, mfu, mbu, host, unc in rows(reports):
-        t.add_row(mode, _us(bare), _us(busy) if dict(reports)[mode].target == "cuda" else "-", _us(floor), f"{flop / 1e9:.3f}", f"{nbytes / 1e6:.2f}", _pct(mfu),
-                  _pct(mbu), _pct(host), _pct(unc))
+        t.add_row(mode, format_us(bare), format_us(busy) if dict(reports)[mode].target == "cuda" else "-",
+                  format_us(floor), f"{flop / 1e9:.3f}", f"{nbytes / 1e6:.2f}", _pct(mfu), _pct(mbu), _pct(host),
+                  _pct(unc))
     console.print(t)
     console.print(plain("step us: the step timed without the profiler; MFU/MBU over it; host overhead: share of the "
                         "profiled wall time the device was idle while the host launched or ran Python; the traces: "

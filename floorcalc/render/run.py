@@ -19,6 +19,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 from floorcalc.records import CollectiveInstance, CollectiveRow, Decomposition, LateRank, RankSummary, RunReport
 from floorcalc.render.base import FileData, Renderer, captured
+from floorcalc.render.figures import format_us
 
 #: The decomposition parts of a rank, in display order: (attribute, label).
 PARTS = (("floor_us", "hardware floor"), ("excess_us", "kernel excess"), ("data_movement_us", "data movement"),
@@ -40,14 +41,6 @@ def op_label(kind: str, group: str, ranks: Optional[int] = None) -> str:
     its process group unless it is the default one ("" or "0")."""
     k = "send/recv" if kind in ("send", "recv") else kind
     return k + (f" x{ranks}" if ranks else "") + (f" (group {group})" if group not in ("", "0") else "")
-
-
-def _us(x: Optional[float]) -> str:
-    if x is None:
-        return "-"
-    if abs(x) >= 1e4:
-        return f"{x:,.0f}"
-    return f"{x:.1f}" if abs(x) >= 10 else f"{x:.2f}"
 
 
 def _pct(x: Optional[float]) -> str:
@@ -139,7 +132,7 @@ def _waiter_line(r: RankSummary) -> str:
     if not r.waits:
         return "-"
     w = r.waits[0]
-    return f"rank {w.peer} ({_us(w.wait_us)})"
+    return f"rank {w.peer} ({format_us(w.wait_us)})"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -193,12 +186,12 @@ class RunTableRenderer(Renderer):
                 t.add_row(str(r.rank), Text(r.status, style="red"), *["-"] * (len(cols) - 2))
                 continue
             cells: List[Any] = [str(r.rank), Text(r.status, style="yellow" if r.status == "partial" else ""),
-                                _us(r.wall_us)]
-            cells += [_us(r.busy_us), _us(r.floor_us)] if wide else []
-            cells += [_us(r.comm_us), _us(r.hidden_us)] if not narrow else []
-            cells += [_us(r.transfer_us), _us(r.peer_wait_us), _waiter_line(r),
+                                format_us(r.wall_us)]
+            cells += [format_us(r.busy_us), format_us(r.floor_us)] if wide else []
+            cells += [format_us(r.comm_us), format_us(r.hidden_us)] if not narrow else []
+            cells += [format_us(r.transfer_us), format_us(r.peer_wait_us), _waiter_line(r),
                       r.decomposition.bound if r.decomposition is not None else "-"]
-            cells += [f"{r.clock_offset_us:+,.1f}"] if wide else []
+            cells += [("+" if r.clock_offset_us >= 0 else "") + format_us(r.clock_offset_us)] if wide else []
             t.add_row(*cells)
         console.print(t)
         for r in run.ranks:
@@ -216,10 +209,10 @@ class RunTableRenderer(Renderer):
             for c in run.collectives[: self.top]:
                 late = f"{c.late_rank} ({c.late_share:.0%})" if c.late_rank is not None else "-"
                 row: List[Any] = [op_label(c.kind, c.group, c.ranks), _size(c.message_bytes)]
-                row += [f"{c.calls:g}", _us(c.measured_us)] if not narrow else []
-                row += [_us(c.transfer_us), _us(c.floor_us), _pct(c.efficiency)]
-                row += [_us(c.skew_us)] if not narrow else []
-                row += [_us(c.max_skew_us), _us(c.wait_us)] if wide else []
+                row += [f"{c.calls:g}", format_us(c.measured_us)] if not narrow else []
+                row += [format_us(c.transfer_us), format_us(c.floor_us), _pct(c.efficiency)]
+                row += [format_us(c.skew_us)] if not narrow else []
+                row += [format_us(c.max_skew_us), format_us(c.wait_us)] if wide else []
                 ct.add_row(*row, late)
             console.print(ct)
         waits = [i for i in run.instances if max(i.waits_us, default=0.0) > 0]
@@ -230,15 +223,15 @@ class RunTableRenderer(Renderer):
                 wt.add_column(col, justify="left" if col[0] in "ct" and col != "transfer" else "right",
                               no_wrap=not col.startswith("the"))
             for i in waits[: self.top]:
-                doing = "; ".join(f"{a} {_us(v)}" for a, v in i.late_activity[:3])
-                wt.add_row(f"{op_label(i.kind, i.group)} #{i.ordinal}", str(i.late_rank), _us(i.skew_us),
-                           _us(i.transfer_us), _us(i.floor_us), doing)
+                doing = "; ".join(f"{a} {format_us(v)}" for a, v in i.late_activity[:3])
+                wt.add_row(f"{op_label(i.kind, i.group)} #{i.ordinal}", str(i.late_rank), format_us(i.skew_us),
+                           format_us(i.transfer_us), format_us(i.floor_us), doing)
             console.print(wt)
         self._decompositions(run, console)
         for r in run.ranks:
             for w in r.waits[:2]:
-                doing = "; ".join(f"{a} {_us(v)} us" for a, v in w.activity[:4])
-                console.print(styled(f"rank {r.rank} waited {_us(w.wait_us)} us per pass on rank {w.peer} "
+                doing = "; ".join(f"{a} {format_us(v)} us" for a, v in w.activity[:4])
+                console.print(styled(f"rank {r.rank} waited {format_us(w.wait_us)} us per pass on rank {w.peer} "
                                      f"({w.instances} collectives); rank {w.peer} was doing: ", plain(doing)))
         for note in run.notes:
             console.print(styled("note: ", plain(note)), style="dim")
@@ -267,7 +260,7 @@ class RunTableRenderer(Renderer):
         for r in ranks:
             d = r.decomposition
             assert d is not None
-            console.print(Text(f"  rank {r.rank:>3} ") + bar(d, width) + Text(f" {_us(d.wall_us)} us, {d.bound}"))
+            console.print(Text(f"  rank {r.rank:>3} ") + bar(d, width) + Text(f" {format_us(d.wall_us)} us, {d.bound}"))
         legend = Text("  ")
         for _attr, label, glyph, style, _what in TPARTS:
             legend.append(glyph, style=style)
@@ -344,23 +337,24 @@ class RunMarkdownRenderer(Renderer):
             out += [f"**PARTIAL:** {_cell(run.partial)}", ""]
         rows = []
         for r in run.ranks:
-            rows.append([str(r.rank), r.status, _us(r.wall_us), _us(r.busy_us), _us(r.floor_us), _us(r.comm_us),
-                         _us(r.hidden_us), _us(r.transfer_us), _us(r.peer_wait_us), _cell(_waiter_line(r)),
+            times = (r.wall_us, r.busy_us, r.floor_us, r.comm_us, r.hidden_us, r.transfer_us, r.peer_wait_us)
+            rows.append([str(r.rank), r.status, *map(format_us, times), _cell(_waiter_line(r)),
                          r.decomposition.bound if r.decomposition is not None else "-"])
         out += _table(["rank", "status", "wall", "busy", "floor", "collectives", "hidden", "transfer",
                        "waiting on peers", "waited on most", "bound"], "rlrrrrrrrll", rows) + [""]
         if run.collectives:
             rows = [[c.group or "(default)", "send/recv" if c.kind == "send" else c.kind, str(c.ranks),
-                     _size(c.message_bytes), f"{c.calls:g}", _us(c.measured_us),
-                     _us(c.transfer_us), _us(c.floor_us), _pct(c.efficiency), _us(c.skew_us), _us(c.wait_us),
+                     _size(c.message_bytes), f"{c.calls:g}", format_us(c.measured_us), format_us(c.transfer_us),
+                     format_us(c.floor_us), _pct(c.efficiency), format_us(c.skew_us), format_us(c.wait_us),
                      f"{c.late_rank} ({c.late_share:.0%})" if c.late_rank is not None else "-"]
                     for c in run.collectives[: self.top]]
             out += _table(["group", "op", "ranks", "size", "calls", "measured", "transfer", "floor", "eff", "skew",
                            "waits", "late rank"], "lllrrrrrrrrl", rows) + [""]
         waits = [i for i in run.instances if max(i.waits_us, default=0.0) > 0][: self.top]
         if waits:
-            rows = [[f"{op_label(i.kind, i.group)} #{i.ordinal}", str(i.late_rank), _us(i.skew_us), _us(i.transfer_us),
-                     _us(i.floor_us), _cell(", ".join(f"{a} {_us(v)}" for a, v in i.late_activity[:3]))] for i in waits]
+            rows = [[f"{op_label(i.kind, i.group)} #{i.ordinal}", str(i.late_rank), format_us(i.skew_us),
+                     format_us(i.transfer_us), format_us(i.floor_us),
+                     _cell(", ".join(f"{a} {format_us(v)}" for a, v in i.late_activity[:3]))] for i in waits]
             out += _table(["collective", "late rank", "skew", "transfer", "floor", "the late rank was doing"],
                           "lrrrrl", rows) + [""]
         out += [f"- {_cell(n)}" for n in run.notes]

@@ -10,8 +10,8 @@ from rich.console import Console
 
 from floorcalc.records import Report
 from floorcalc.render.base import Renderer, captured
-from floorcalc.render.figures import (bound_label, ceilings_line, grouped, groups_of, groups_title, outlier_text,
-                                      spread_text)
+from floorcalc.render.figures import (bound_label, ceilings_line, format_us, grouped, groups_of, groups_title,
+                                      outlier_text, spread_text)
 from floorcalc.render.terminal import Part, PlainTable, make_console, plain, styled
 
 #: the widest the shapes column of ``--group-by op`` gets (shapes shortened in the middle)
@@ -19,18 +19,6 @@ SHAPES_W = 36
 
 BOUND_STYLE = {"compute": "green", "memory": "cyan", "overhead": "yellow", "communication": "blue",
                "uncounted": "magenta"}
-
-
-def _us(x: Optional[float]) -> str:
-    """A time in microseconds as every time column of the table shows it (measured, median,
-    min-max, floor, outlier, pass summary): about four significant figures with thousands
-    separators, ``14,335`` and ``9,368`` (from 1,000 us: no decimals), ``213.1`` (from 10 us: one),
-    ``4.37`` (two); ``-`` for none."""
-    if x is None:
-        return "-"
-    if abs(x) >= 1000:
-        return f"{x:,.0f}"
-    return f"{x:.1f}" if abs(x) >= 10 else f"{x:.2f}"
 
 
 def _rate(x: Optional[float], unit: float) -> str:
@@ -135,10 +123,10 @@ class TableRenderer(Renderer):
             row: List[Any] = [str(i), *cells]
             if many:
                 row.append(f"x{g.instances}")
-            row += [f"{g.calls:g}", _us(g.duration_us)]
+            row += [f"{g.calls:g}", format_us(g.duration_us)]
             if spread:
-                row += [_us(g.median_us), spread_text(g, _us)]
-            row += [_us(g.floor_us), eff]
+                row += [format_us(g.median_us), spread_text(g, format_us)]
+            row += [format_us(g.floor_us), eff]
             if ref is not None:
                 row.append(_pct(ref_eff.get((g.name, g.module, g.shapes))))
             if wide:
@@ -147,13 +135,13 @@ class TableRenderer(Renderer):
                         _rate(g.bytes / secs if g.bytes is not None and secs > 0 else None, 1e9)]
             row.append(plain(bound_label(g), style=BOUND_STYLE.get(g.bound, "")))
             if outliers:
-                row.append(plain(outlier_text(g, _us)))
+                row.append(plain(outlier_text(g, format_us)))
             rows.append(row)
         rest = groups[self.top:]
         if rest:
             row = ["", f"... {len(rest)} more {'groups' if many else 'ops'}"] + ([] if narrow else [""] * (2 if by_op else 1))
-            row += ([""] if many else []) + ["", _us(sum(g.duration_us for g in rest))] + (["", ""] if spread else [])
-            row += [_us(sum(g.floor_us or 0 for g in rest)), ""] + ([""] if ref is not None else [])
+            row += ([""] if many else []) + ["", format_us(sum(g.duration_us for g in rest))] + (["", ""] if spread else [])
+            row += [format_us(sum(g.floor_us or 0 for g in rest)), ""] + ([""] if ref is not None else [])
             row += ([""] * 2 if wide else []) + [""] + ([""] if outliers else [])
             rows.append(row)
         numeric = ["#"] + (["n"] if many else []) + ["calls", "measured\nus"] + \
@@ -202,22 +190,22 @@ class TableRenderer(Renderer):
         st.add_column("figure")
         st.add_column("value", justify="right")
         st.add_column("how it was got")
-        st.add_row("wall time", f"{_us(s.wall_us)} us", "window / passes (host start of pass 1 to end of last work)")
+        st.add_row("wall time", f"{format_us(s.wall_us)} us", "window / passes (host start of pass 1 to end of last work)")
         if report.target == "cuda":
-            st.add_row("GPU busy", f"{_us(s.gpu_busy_us)} us", "union of kernel/memcpy/memset intervals")
-            st.add_row("GPU idle", f"{_us(s.idle_us)} us", "wall - busy")
-        st.add_row("sum of floors", f"{_us(s.floor_us)} us" if d.has_ceilings else "-", "counted ops: max(F/P, B/W) + L per launch"
+            st.add_row("GPU busy", f"{format_us(s.gpu_busy_us)} us", "union of kernel/memcpy/memset intervals")
+            st.add_row("GPU idle", f"{format_us(s.idle_us)} us", "wall - busy")
+        st.add_row("sum of floors", f"{format_us(s.floor_us)} us" if d.has_ceilings else "-", "counted ops: max(F/P, B/W) + L per launch"
                    + (f", {_label(d)} ceilings" if report.reference is not None else ""))
         if report.reference is not None and s.reference_floor_us is not None:
-            st.add_row("sum of floors", f"{_us(s.reference_floor_us)} us", f"the same, {_label(report.reference)} ceilings")
-        st.add_row("op time", f"{_us(s.op_time_us)} us", "kernel time" if report.target == "cuda" else "CPU op time")
-        st.add_row("uncounted", f"{_us(s.uncounted_us)} us ({_pct(s.uncounted_share)})",
+            st.add_row("sum of floors", f"{format_us(s.reference_floor_us)} us", f"the same, {_label(report.reference)} ceilings")
+        st.add_row("op time", f"{format_us(s.op_time_us)} us", "kernel time" if report.target == "cuda" else "CPU op time")
+        st.add_row("uncounted", f"{format_us(s.uncounted_us)} us ({_pct(s.uncounted_share)})",
                    "ops with no count: no formula, no shapes")
         if s.bytes_only_us:
-            st.add_row("bytes-only", f"{_us(s.bytes_only_us)} us ({_pct(s.bytes_only_share)})",
+            st.add_row("bytes-only", f"{format_us(s.bytes_only_us)} us ({_pct(s.bytes_only_share)})",
                        "counted from shapes alone (no formula): bytes, 0 FLOP")
         if s.unattributed_us:
-            st.add_row("unattributed", f"{_us(s.unattributed_us)} us", "device work with no launching op")
+            st.add_row("unattributed", f"{format_us(s.unattributed_us)} us", "device work with no launching op")
         st.add_row("counted FLOP", f"{s.flop:.4g}", "2 per multiply-add")
         st.add_row("counted bytes", f"{s.bytes:.4g}", "inputs read once + outputs written once")
         if s.mfu is not None:
@@ -226,7 +214,7 @@ class TableRenderer(Renderer):
         if s.mbu is not None:
             st.add_row("MBU", _pct(s.mbu) + (" !" if s.mbu > 1 else ""), f"counted compulsory bytes / {'bare (unprofiled) wall' if s.bare_wall_us else 'profiled wall'} / DRAM bandwidth")
         if s.bare_wall_us is not None:
-            st.add_row("wall, no profiler", f"{_us(s.bare_wall_us)} us", "same step timed bare")
+            st.add_row("wall, no profiler", f"{format_us(s.bare_wall_us)} us", "same step timed bare")
             st.add_row("profiler distortion", _pct(s.profiler_distortion), "profiled wall / bare wall - 1")
         console.print(st)
         if report.timeline is not None:

@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.text import Text
 
 from floorcalc.records import Decomposition, Timeline
+from floorcalc.render.figures import format_us
 from floorcalc.render.terminal import PlainTable, plain, styled
 
 #: The parts shown only when a pass has them (a run without collectives has neither).
@@ -51,14 +52,6 @@ CAUSE_TEXT = {
 }
 
 
-def _us(x: Optional[float]) -> str:
-    if x is None:
-        return "-"
-    if abs(x) >= 1e4:
-        return f"{x:,.0f}"
-    return f"{x:.1f}" if abs(x) >= 10 else f"{x:.2f}"
-
-
 def _pct(x: float, total: float) -> str:
     return f"{100 * x / total:.1f}%" if total > 0 else "-"
 
@@ -92,7 +85,7 @@ def bar(d: Decomposition, width: int = 60) -> Text:
 
 def _other_text(d: Decomposition) -> str:
     parts = [(k.replace("_", " "), v) for k, v in d.other_parts_us.items() if abs(v) > 0.005]
-    return ", ".join(f"{k} {_us(v)}" for k, v in sorted(parts, key=lambda kv: -kv[1])) or "-"
+    return ", ".join(f"{k} {format_us(v)}" for k, v in sorted(parts, key=lambda kv: -kv[1])) or "-"
 
 
 def render_timeline(t: Timeline, console: Console, top: int = 8) -> None:
@@ -103,7 +96,7 @@ def render_timeline(t: Timeline, console: Console, top: int = 8) -> None:
             _host_only(t, console)
         return
     d = t.decomposition
-    console.print(styled(("where the time goes, per pass", "bold"), f"  wall {_us(d.wall_us)} us, bound: {d.bound}"))
+    console.print(styled(("where the time goes, per pass", "bold"), f"  wall {format_us(d.wall_us)} us, bound: {d.bound}"))
     console.print(Text("  ") + bar(d))
     parts = shown_parts(d, t.communication is not None)
     legend = Text("  ")
@@ -118,9 +111,9 @@ def render_timeline(t: Timeline, console: Console, top: int = 8) -> None:
     dt.add_column("what it is")
     for attr, label, glyph, style, what in parts:
         v = getattr(d, attr)
-        dt.add_row(styled((glyph + " " + label, style)), _us(v), _pct(v, d.wall_us),
+        dt.add_row(styled((glyph + " " + label, style)), format_us(v), _pct(v, d.wall_us),
                    what or _other_text(d))
-    dt.add_row("= wall", _us(d.wall_us), "100%", f"residual {d.residual_us:.3g} us (wall - the sum of the parts)")
+    dt.add_row("= wall", format_us(d.wall_us), "100%", f"residual {d.residual_us:.3g} us (wall - the sum of the parts)")
     console.print(dt)
     _communication(t, console)
     if t.steps:
@@ -138,12 +131,12 @@ def _communication(t: Timeline, console: Console) -> None:
     c = t.communication
     if c is None:
         return
-    floor = f"; sum of their floors {_us(c.floor_us)} us" if c.floor_us is not None else ""
+    floor = f"; sum of their floors {format_us(c.floor_us)} us" if c.floor_us is not None else ""
     unc = f"; {c.uncounted:g} uncounted" if c.uncounted else ""
     console.print(Text.assemble(
         ("communication: ", "bold"),
-        f"{c.collectives:g} collectives per pass, {_us(c.comm_us)} us: hidden under compute {_us(c.hidden_us)} us "
-        f"({_pct(c.hidden_us, c.comm_us)}), exposed {_us(c.exposed_us)} us{floor}; {_bytes(c.link_bytes)} on the "
+        f"{c.collectives:g} collectives per pass, {format_us(c.comm_us)} us: hidden under compute {format_us(c.hidden_us)} us "
+        f"({_pct(c.hidden_us, c.comm_us)}), exposed {format_us(c.exposed_us)} us{floor}; {_bytes(c.link_bytes)} on the "
         f"link per GPU{unc}"))
     if t.decomposition is not None and t.decomposition.peer_wait_us == 0 and c.exposed_us > 0:
         console.print(Text("  how much of the exposed time was waiting for a slower rank needs every rank's trace: "
@@ -161,18 +154,18 @@ def _steps(t: Timeline, console: Console) -> None:
                       .replace("communication", "comm").replace("waiting on peers", "peer wait"), justify="right")
     st.add_column("bound", no_wrap=True)
     for s in t.steps:
-        st.add_row(s.label.replace("ProfilerStep", ""), _us(s.wall_us), *[_us(getattr(s, a)) for a, *_ in parts],
+        st.add_row(s.label.replace("ProfilerStep", ""), format_us(s.wall_us), *[format_us(getattr(s, a)) for a, *_ in parts],
                    s.bound)
     if t.step_spread:
         for k, name in ((0, "min"), (1, "median"), (2, "max")):
-            st.add_row(styled((name, "dim")), _us(t.step_spread["wall_us"][k]),
-                       *[_us(t.step_spread[a][k]) for a, *_ in parts], "", style="dim")
+            st.add_row(styled((name, "dim")), format_us(t.step_spread["wall_us"][k]),
+                       *[format_us(t.step_spread[a][k]) for a, *_ in parts], "", style="dim")
     console.print(st)
 
 
 def _idle(t: Timeline, console: Console, top: int) -> None:
     idle = sum(t.idle_us_by_cause.values())
-    it = PlainTable(box=box.SIMPLE_HEAD, title=f"device idle by cause, per pass ({_us(idle)} us in {t.gap_count:,} gaps "
+    it = PlainTable(box=box.SIMPLE_HEAD, title=f"device idle by cause, per pass ({format_us(idle)} us in {t.gap_count:,} gaps "
                "over the window)", title_justify="left")
     wide = console.width >= 120
     it.add_column("cause", no_wrap=True)
@@ -190,7 +183,7 @@ def _idle(t: Timeline, console: Console, top: int) -> None:
             continue
         r = by_cause_op.get(cause)  # type: ignore[assignment]
         where = (f"{r.op or '(no op)'}{' [' + r.module + ']' if r.module else ''}") if r else ""
-        it.add_row(cause, _us(v), _pct(v, idle), f"{t.gap_count_by_cause.get(cause, 0):,}", where,
+        it.add_row(cause, format_us(v), _pct(v, idle), f"{t.gap_count_by_cause.get(cause, 0):,}", where,
                    *([CAUSE_TEXT[cause]] if wide else []))
     console.print(it)
     if t.gaps:
@@ -201,8 +194,8 @@ def _idle(t: Timeline, console: Console, top: int) -> None:
         gt.add_column("host in")
         gt.add_column("after -> before (ops whose device work bounds it)")
         for g in t.gaps[:top]:
-            split = ", ".join(f"{k} {_us(v)}" for k, v in sorted(g.by_cause_us.items(), key=lambda kv: -kv[1])[:3])
-            gt.add_row(_us(g.at_us), _us(g.duration_us),
+            split = ", ".join(f"{k} {format_us(v)}" for k, v in sorted(g.by_cause_us.items(), key=lambda kv: -kv[1])[:3])
+            gt.add_row(format_us(g.at_us), format_us(g.duration_us),
                        styled(plain(g.cause), plain(f" ({split})", style="dim") if wide else ""),
                        (g.op + (f" [{g.module}]" if g.module else "")) or "-",
                        f"{g.after or '(start)'} -> {g.before or '(end)'}")
@@ -223,7 +216,7 @@ def _waits(t: Timeline, console: Console, top: int) -> None:
     wt.add_column("waited on")
     for w in ws:
         waited = f"{w.waited_on[:48]}{'...' if len(w.waited_on) > 48 else ''} ({w.waited_on_op})" if w.waited_on else "-"
-        wt.add_row(w.name, w.kind, w.op or "-", _us(w.duration_us), _us(w.busy_us), _us(w.idle_us), waited)
+        wt.add_row(w.name, w.kind, w.op or "-", format_us(w.duration_us), format_us(w.busy_us), format_us(w.idle_us), waited)
     console.print(wt)
 
 
@@ -239,7 +232,7 @@ def _copies(t: Timeline, console: Console, top: int) -> None:
         host = {True: "pinned", False: "pageable"}.get(c.pinned, "-")  # type: ignore[attr-defined]
         gbs = f"{c.achieved_bytes_per_s / 1e9:.3g}" if c.achieved_bytes_per_s else "-"  # type: ignore[attr-defined]
         eff = f"{100 * c.floor_us / c.duration_us:.1f}%" if c.floor_us and c.duration_us > 0 else "-"  # type: ignore[attr-defined]
-        ct.add_row(c.name, c.direction, host, _bytes(c.bytes), _us(c.duration_us), gbs, _us(c.floor_us), eff,  # type: ignore[attr-defined]
+        ct.add_row(c.name, c.direction, host, _bytes(c.bytes), format_us(c.duration_us), gbs, format_us(c.floor_us), eff,  # type: ignore[attr-defined]
                    c.op or "-")  # type: ignore[attr-defined]
     console.print(ct)
 
@@ -253,8 +246,8 @@ def _launch(t: Timeline, console: Console) -> None:
         ("launches: ", "bold"),
         f"{la.launched:,} of {la.events:,} device events have a launch call of their own (graph replays share "
         "one); host launch call "
-        f"mean {_us(lu.get('mean'))} us (p95 {_us(lu.get('p95'))}); launch-to-start mean {_us(de.get('mean'))} us "
-        f"(p95 {_us(de.get('p95'))}); queue depth mean {la.queue_depth_mean:.2f}, max {la.queue_depth_max}; "
+        f"mean {format_us(lu.get('mean'))} us (p95 {format_us(lu.get('p95'))}); launch-to-start mean {format_us(de.get('mean'))} us "
+        f"(p95 {format_us(de.get('p95'))}); queue depth mean {la.queue_depth_mean:.2f}, max {la.queue_depth_max}; "
         f"{la.short_kernels:,} kernels shorter than L = {la.launch_latency_us:.3g} us"))
     b = list(la.queue_depth_buckets)
     if b and max(b) > 0:
@@ -264,7 +257,7 @@ def _launch(t: Timeline, console: Console) -> None:
         top = max(pooled)
         spark = "".join(" ▁▂▃▄▅▆▇█"[max(1, round(8 * v / top))] if v else " " for v in pooled)
         console.print(styled(("queue depth over the window", "bold"),
-                                    f" (launched, not started; max {top}; {_us(la.queue_depth_bucket_us * per)} us a cell)"))
+                                    f" (launched, not started; max {top}; {format_us(la.queue_depth_bucket_us * per)} us a cell)"))
         console.print(Text("  [") + Text(spark, style="cyan") + Text("]"))
 
 
@@ -278,9 +271,9 @@ def _ranges(t: Timeline, console: Console, top: int) -> None:
         rt.add_column(c, justify=j)  # type: ignore[arg-type]
     for r in t.ranges[:top]:
         d = r.decomposition
-        rt.add_row(r.name, f"{r.calls:,}", _us(r.wall_us), f"{r.ops:,}", f"{r.kernels:,}", _us(r.device_us),
-                   _us(d.floor_us) if d else "-", _us(d.host_overhead_us) if d else "-",
-                   _us(d.blocking_us) if d else "-", d.bound if d else "-")
+        rt.add_row(r.name, f"{r.calls:,}", format_us(r.wall_us), f"{r.ops:,}", f"{r.kernels:,}", format_us(r.device_us),
+                   format_us(d.floor_us) if d else "-", format_us(d.host_overhead_us) if d else "-",
+                   format_us(d.blocking_us) if d else "-", d.bound if d else "-")
     console.print(rt)
 
 
@@ -304,7 +297,7 @@ def _cold_start(t: Timeline, console: Console, top: int) -> None:
         ct.add_column(col, justify=just)  # type: ignore[arg-type]
     for c in t.cold_start[:top]:
         ct.add_row(c.kind.replace("_", " "), c.name[:40], c.op or "-", "-" if c.step is None else str(c.step),
-                   _us(c.duration_us), _us(c.idle_us))
+                   format_us(c.duration_us), format_us(c.idle_us))
     console.print(ct)
 
 

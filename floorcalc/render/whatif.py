@@ -16,6 +16,7 @@ from rich.console import Console
 
 from floorcalc.records import Projection, Report, WhatIf
 from floorcalc.render.base import Renderer, captured
+from floorcalc.render.figures import format_us
 from floorcalc.render.terminal import PlainTable, make_console, plain, styled
 
 __all__ = ["PART_LABELS", "WhatIfJsonRenderer", "WhatIfMarkdownRenderer", "WhatIfTableRenderer", "csv_rows",
@@ -46,8 +47,8 @@ def rows(w: WhatIf) -> List[List[str]]:
     parts = _shown_parts(w)
     out = []
     for p in (w.measured,) + w.projections:
-        out.append([p.label, f"{p.step_us:.1f}", "" if p is w.measured else _change(p, w.measured)]
-                   + [f"{p.parts_us.get(k, 0.0):.1f}" for k in parts] + [p.assumption])
+        out.append([p.label, format_us(p.step_us), "" if p is w.measured else _change(p, w.measured)]
+                   + [format_us(p.parts_us.get(k, 0.0)) for k in parts] + [p.assumption])
     return out
 
 
@@ -77,7 +78,7 @@ def print_whatif(w: WhatIf, console: Console, *, details: bool = True) -> None:
     """The section as a rich table (the assumptions below it), then (``details``) each
     projection's terms and the figures it read."""
     console.print(styled(("what if, per pass", "bold"),
-                         f"  measured {w.measured.step_us:.1f} us ({w.measured.assumption})"))
+                         f"  measured {format_us(w.measured.step_us)} us ({w.measured.assumption})"))
     header = _header(w)[:-1]
     t = PlainTable(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
     for i, h in enumerate(header):
@@ -106,7 +107,7 @@ def markdown_lines(w: WhatIf) -> List[str]:
     """The section as Markdown: a heading, the table, the terms as a list."""
     header = _header(w)
     lines = ["## What if", "",
-             f"Projected step times from this pass; measured {w.measured.step_us:.1f} us "
+             f"Projected step times from this pass; measured {format_us(w.measured.step_us)} us "
              f"({_cell(w.measured.assumption)}).", "",
              "| " + " | ".join(header) + " |",
              "| " + " | ".join("---" if i in (0, len(header) - 1) else "---:" for i in range(len(header))) + " |"]

@@ -7,7 +7,7 @@ import pytest
 
 import floorcalc
 from floorcalc.cli import main
-from floorcalc.render.table import _us
+from floorcalc.render.figures import format_us
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 GPT2 = Path(__file__).resolve().parents[2] / "docs" / "examples" / "gpt2.h200.trace.json.gz"
@@ -30,7 +30,8 @@ def test_every_number_in_full_at_any_width(columns, monkeypatch, capsys):
     groups = floorcalc.analyze(str(GPT2)).groups[:10]
     table = out.split("pass summary")[0]
     for g in groups:
-        for figure in (_us(g.duration_us), _us(g.floor_us), f"{100 * g.efficiency:.1f}%", f"x{g.instances}"):
+        for figure in (format_us(g.duration_us), format_us(g.floor_us), f"{100 * g.efficiency:.1f}%",
+                       f"x{g.instances}"):
             assert figure in table, (columns, g.name, figure)
     assert "…" not in "".join(line for line in table.splitlines() if "us" in line)
     if columns == "80":
@@ -69,7 +70,7 @@ def test_op_grouping_shows_each_groups_input_shapes(columns, monkeypatch, capsys
     else:
         assert "1x256x76" in table  # shortened in the middle, under the op name
     for g in groups:
-        assert _us(g.duration_us) in table
+        assert format_us(g.duration_us) in table
 
 
 def test_piped_text_has_no_trailing_spaces_and_one_note_a_line(monkeypatch, capsys):

@@ -11,7 +11,8 @@ import pytest
 import floorcalc
 from floorcalc.grouping import group_ops
 from floorcalc.records import OpRow
-from floorcalc.render.table import TableRenderer, _rate, _us
+from floorcalc.render.figures import format_us
+from floorcalc.render.table import TableRenderer, _rate
 
 GPT2 = Path(__file__).resolve().parents[2] / "docs" / "examples" / "gpt2.h200.trace.json.gz"
 
@@ -25,7 +26,7 @@ def row(module, us, floor, flop=1e6, nbytes=1e5):
 @pytest.mark.parametrize("x, text", [(9368.0, "9,368"), (14335.2, "14,335"), (5630.2, "5,630"), (213.14, "213.1"),
                                      (4.374, "4.37"), (None, "-")])
 def test_one_time_format(x, text):
-    assert _us(x) == text
+    assert format_us(x) == text
 
 
 @pytest.mark.parametrize("x, text", [(8.13e-5, "0.0001"), (0.0043, "0.0043"), (0.0188, "0.0188"), (4.17, "4.17"),
