@@ -430,8 +430,11 @@ def cpu_spec(
     content). With a fake cpuinfo the real ceilings cache is never read.
     """
     live = cpuinfo_text is None
+    cache_file: Optional[str] = None
     if ceilings is None and live:
         ceilings = load_cached_ceilings()
+        if ceilings:
+            cache_file = str(ceilings_cache_path())   # named in the origin: its figures are measured
     if bandwidth is None and ceilings and "dram" in ceilings.get("figures", {}):
         dram = ceilings["figures"]["dram"]
         bandwidth = Figure(float(dram["bytes_per_s"]), "measured", dram["source"])
@@ -524,6 +527,8 @@ def cpu_spec(
         "fp32_flop_per_cycle_per_core": Figure(float(fp32_per_cycle), "assumed" if simd_assumed else "derived", simd_how),
     }
     origin = [source_text]
+    if cache_file is not None:
+        origin.append(cache_file)
     if generic is not None:
         origin.extend(generic.origin)
     return DeviceSpec(

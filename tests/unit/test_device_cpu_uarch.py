@@ -184,3 +184,19 @@ def test_fake_cpuinfo_never_reads_the_real_cache(tmp_path):
     assert spec.mem_bytes_per_s.value != 77e9 and not spec.cache_levels
     live = cpu_spec()
     assert live.mem_bytes_per_s.value == 77e9
+
+
+def test_the_ceilings_cache_file_is_named_where_the_spec_came_from(tmp_path, monkeypatch):
+    import json
+
+    from floorcalc.device import cpu
+
+    # GIVEN a ceilings cache file this machine wrote (its fingerprint), with a DRAM figure
+    monkeypatch.setenv("FLOORCALC_CACHE_DIR", str(tmp_path))
+    doc = {"fingerprint": cpu.machine_fingerprint(), "written": "2026-12-01T00:00:00",
+           "figures": {"dram": {"bytes_per_s": 5.0e10, "source": "test"}}}
+    (tmp_path / "cpu-ceilings.json").write_text(json.dumps(doc))
+    spec = cpu.cpu_spec()
+    # THEN the spec says it read that file, beside /proc/cpuinfo
+    assert str(tmp_path / "cpu-ceilings.json") in spec.origin
+    assert spec.mem_bytes_per_s.value == 5.0e10
