@@ -20,7 +20,13 @@ Steps:
 4. Warnings: a different target, a different spec (key), or the same spec with different
    ceilings (peaks, DRAM and L2 bandwidth, launch latency L): floors and efficiencies are then
    not comparable as they stand.
-5. Notes: when no op of A matches one of B (eager against torch.compile: other kernels, other
+5. Grouped rows (``group_by``, as ``--group-by`` of ``analyze``; default ``layer``): each
+   report's op rows grouped by :func:`floorcalc.grouping.keyed_members`, and the groups of A
+   and B matched by their key (for ``layer``: op name, module path with layer indices folded,
+   input shapes, counted or not), then ranked as in step 2. ``none`` keeps the op rows of
+   step 1 as they are (``groups`` is ``ops``). A run at other input shapes has other keys: its
+   groups appear and vanish, where ``none`` still matches its ops by name and module.
+6. Notes: when no op of A matches one of B (eager against torch.compile: other kernels, other
    names), one line says so, with each run's capture mode (:func:`capture_mode`) where the
    reports record it: only the totals compare.
 """
@@ -32,7 +38,9 @@ import shlex
 from dataclasses import dataclass
 from typing import Dict, List, Literal, Optional, Tuple
 
-from floorcalc.records import CaptureInfo, DeviceSpec, Report
+from floorcalc.grouping import DEFAULT as DEFAULT_GROUP_BY
+from floorcalc.grouping import keyed_members
+from floorcalc.records import GROUP_BYS, CaptureInfo, DeviceSpec, GroupBy, OpGroup, OpRow, Report
 
 __all__ = ["TOTALS", "Comparison", "OpChange", "OpSide", "RunInfo", "TotalChange", "capture_mode", "compare",
            "device_warnings"]
@@ -43,29 +51,37 @@ TotalUnit = Literal["us", "ratio"]
 
 @dataclass(frozen=True)
 class OpSide:
-    """One op (name, module) in one report, per pass, its rows summed: ``duration_us``
-    (measured), ``floor_us`` (None when none of its rows has a floor), ``calls``."""
+    """One op (name, module), or one group of op rows (step 5), in one report, per pass, its
+    rows summed: ``duration_us`` (measured), ``floor_us`` (None when none of its rows has a
+    floor), ``calls``; ``instances``: the group's instances (1 for an op); ``counted_us``: a
+    group's measured time of the rows with a floor, which its efficiency divides by (as
+    ``OpGroup.efficiency``; None for an op: all of ``duration_us``)."""
 
     duration_us: float
     floor_us: Optional[float]
     calls: float
+    instances: int = 1
+    counted_us: Optional[float] = None
 
     @property
     def efficiency(self) -> Optional[float]:
         """floor / measured time (None without a floor or a measured time)."""
-        if self.floor_us is None or self.duration_us <= 0:
+        over = self.duration_us if self.counted_us is None else self.counted_us
+        if self.floor_us is None or over <= 0:
             return None
-        return self.floor_us / self.duration_us
+        return self.floor_us / over
 
 
 @dataclass(frozen=True)
 class OpChange:
-    """One op of either report: ``a``/``b`` its figures in each (None where it is absent)."""
+    """One op (or group, step 5) of either report: ``a``/``b`` its figures in each (None where
+    it is absent); ``shapes``: a group's input shapes ("" for an op, or when they differ)."""
 
     name: str
     module: str
     a: Optional[OpSide]
     b: Optional[OpSide]
+    shapes: str = ""
 
     @property
     def status(self) -> ChangeStatus:
@@ -128,7 +144,8 @@ class RunInfo:
 class Comparison:
     """Two reports compared (module notes): the runs, the device ``warnings``, the ``totals``
     and every op of either report in ``ops``, ranked by the absolute change in measured time
-    (step 2), and ``notes`` (step 5)."""
+    (step 2), ``notes`` (step 6), and the ``groups`` of either report's op rows grouped by
+    ``group_by`` (step 5; ``none``: the ops themselves), ranked as the ops."""
 
     a: RunInfo
     b: RunInfo
@@ -136,14 +153,21 @@ class Comparison:
     totals: Tuple[TotalChange, ...]
     ops: Tuple[OpChange, ...]
     notes: Tuple[str, ...] = ()
+    group_by: GroupBy = "none"
+    groups: Tuple[OpChange, ...] = ()
+
+    @property
+    def rows(self) -> Tuple[OpChange, ...]:
+        """The rows shown: the groups, or the ops when ``group_by`` is ``none``."""
+        return self.ops if self.group_by == "none" else self.groups
 
     @property
     def appeared(self) -> Tuple[OpChange, ...]:
-        return tuple(c for c in self.ops if c.status == "appeared")
+        return tuple(c for c in self.rows if c.status == "appeared")
 
     @property
     def vanished(self) -> Tuple[OpChange, ...]:
-        return tuple(c for c in self.ops if c.status == "vanished")
+        return tuple(c for c in self.rows if c.status == "vanished")
 
 
 #: (summary field, label) of the totals compared, in order; all microseconds but MFU and MBU
@@ -155,13 +179,18 @@ TOTALS: Tuple[Tuple[str, str], ...] = (
 _RATIOS = ("mfu", "mbu")
 
 
-def compare(a: Report, b: Report, *, a_source: str = "A", b_source: str = "B") -> Comparison:
+def compare(a: Report, b: Report, *, a_source: str = "A", b_source: str = "B",
+            group_by: GroupBy = DEFAULT_GROUP_BY) -> Comparison:
     """Compare report ``a`` with report ``b`` (module notes); ``a_source``/``b_source`` say
-    where each came from (their files, in ``floorcalc diff``)."""
+    where each came from (their files, in ``floorcalc diff``); ``group_by`` one of
+    :data:`~floorcalc.records.GROUP_BYS` (step 5; ValueError for another)."""
+    if group_by not in GROUP_BYS:
+        raise ValueError(f"group by {group_by!r}: one of {', '.join(GROUP_BYS)}")
     ra, rb = _run(a, a_source), _run(b, b_source)
     ops = _op_changes(a, b)
+    groups = ops if group_by == "none" else _group_changes(a, b, group_by)
     return Comparison(a=ra, b=rb, warnings=device_warnings(a, b), totals=_totals(a, b), ops=ops,
-                      notes=_no_match_note(ops, ra, rb))
+                      notes=_no_match_note(ops, ra, rb), group_by=group_by, groups=groups)
 
 
 def _run(r: Report, source: str) -> RunInfo:
@@ -200,7 +229,7 @@ def capture_mode(c: CaptureInfo) -> Optional[str]:
 
 
 def _no_match_note(ops: Tuple[OpChange, ...], a: RunInfo, b: RunInfo) -> Tuple[str, ...]:
-    """Step 5: the note when both reports have ops and none of them matches (empty otherwise)."""
+    """Step 6: the note when both reports have ops and none of them matches (empty otherwise)."""
     if not ops or any(c.status == "both" for c in ops) or not any(c.status == "appeared" for c in ops) \
             or not any(c.status == "vanished" for c in ops):
         return ()
@@ -234,10 +263,35 @@ def _op_sides(r: Report) -> Dict[Tuple[str, str], OpSide]:
 
 def _op_changes(a: Report, b: Report) -> Tuple[OpChange, ...]:
     oa, ob = _op_sides(a), _op_sides(b)
-    changes = [OpChange(name=k[0], module=k[1], a=oa.get(k), b=ob.get(k)) for k in set(oa) | set(ob)]
+    return _ranked([OpChange(name=k[0], module=k[1], a=oa.get(k), b=ob.get(k)) for k in set(oa) | set(ob)])
+
+
+def _ranked(changes: List[OpChange]) -> Tuple[OpChange, ...]:
+    """Step 2: by |change in time|, then in floor, then in efficiency, then by name and module."""
     changes.sort(key=lambda c: (-abs(c.time_change_us), -abs(c.floor_change_us or 0.0),
-                                -abs(c.efficiency_change or 0.0), c.name, c.module))
+                                -abs(c.efficiency_change or 0.0), c.name, c.module, c.shapes))
     return tuple(changes)
+
+
+def _group_side(g: OpGroup, rows: Tuple[OpRow, ...]) -> OpSide:
+    """One group's figures, as floorcalc.grouping summed them."""
+    return OpSide(duration_us=g.duration_us, floor_us=g.floor_us, calls=g.calls, instances=g.instances,
+                  counted_us=sum(r.duration_us for r in rows if r.floor_us is not None))
+
+
+def _group_changes(a: Report, b: Report, by: GroupBy) -> Tuple[OpChange, ...]:
+    """Step 5: the groups of A and B (floorcalc.grouping.keyed_members) matched by key. A group
+    is named as on the side with more instances (A on a tie): one instance shows its own path."""
+    ga = {k: (g, rows) for k, g, rows in keyed_members(a.ops, by)}
+    gb = {k: (g, rows) for k, g, rows in keyed_members(b.ops, by)}
+    out = []
+    for k in list(ga) + [k for k in gb if k not in ga]:
+        pa, pb = ga.get(k), gb.get(k)
+        sides = [p[0] for p in (pa, pb) if p is not None]
+        named = max(sides, key=lambda g: g.instances)  # the first (A) on a tie
+        out.append(OpChange(name=named.name, module=named.module, shapes=named.shapes,
+                            a=_group_side(*pa) if pa else None, b=_group_side(*pb) if pb else None))
+    return _ranked(out)
 
 
 def _total(r: Report, key: str) -> Optional[float]:

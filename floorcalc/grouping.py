@@ -46,8 +46,12 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from floorcalc.records import GROUP_BYS, Bound, GroupBy, Grouping, OpGroup, OpRow, Report
 
-__all__ = ["DEFAULT", "FAR_RATIO", "FAR_SCORE", "far_from_median", "fold_layers", "group_members", "group_ops", "layer_values",
-           "regroup"]
+__all__ = ["DEFAULT", "FAR_RATIO", "FAR_SCORE", "GroupKey", "far_from_median", "fold_layers", "group_members", "group_ops",
+           "keyed_members", "layer_values", "regroup"]
+
+#: what makes rows one group (step 1): equal keys, equal group; two reports' groups of one key
+#: are the same thing repeated (``floorcalc diff`` matches groups by it)
+GroupKey = Tuple[str, ...]
 
 #: the grouping used when none is asked for
 DEFAULT: GroupBy = "layer"
@@ -115,7 +119,7 @@ def _work(ops: Sequence[OpRow]) -> Dict[str, str]:
     return {m: "; ".join(sorted(v)) for m, v in per.items()}
 
 
-def _key(r: OpRow, by: GroupBy, work: Optional[Dict[str, str]] = None) -> Tuple[Tuple[str, ...], str, str, str]:
+def _key(r: OpRow, by: GroupBy, work: Optional[Dict[str, str]] = None) -> Tuple[GroupKey, str, str, str]:
     """(group key, group name, group module, instance label) of a row (step 1); ``work``:
     :func:`_work` of all the rows, for ``module`` grouping."""
     counted = "counted" if r.bound != "uncounted" else "uncounted"
@@ -181,10 +185,17 @@ def group_ops(ops: Sequence[OpRow], by: GroupBy = DEFAULT) -> Grouping:
 
 def group_members(ops: Sequence[OpRow], by: GroupBy = DEFAULT) -> List[Tuple[OpGroup, Tuple[OpRow, ...]]]:
     """Each group of :func:`group_ops` (in its order) with the op rows it sums."""
+    return [(g, rows) for _key_, g, rows in keyed_members(ops, by)]
+
+
+def keyed_members(ops: Sequence[OpRow], by: GroupBy = DEFAULT) -> List[Tuple[GroupKey, OpGroup, Tuple[OpRow, ...]]]:
+    """Each group of :func:`group_ops` (in its order) with its key (:data:`GroupKey`: for
+    ``layer`` the op name, folded module path, input shapes and counted or not) and the op rows
+    it sums. Raises ValueError for a ``by`` not in :data:`~floorcalc.records.GROUP_BYS`."""
     if by not in GROUP_BYS:
         raise ValueError(f"group by {by!r}: one of {', '.join(GROUP_BYS)}")
     work = _work(ops) if by == "module" else None
-    accs: Dict[Tuple[str, ...], _Acc] = {}
+    accs: Dict[GroupKey, _Acc] = {}
     for r in ops:
         key, name, module, label = _key(r, by, work)
         acc = accs.get(key)
@@ -192,9 +203,9 @@ def group_members(ops: Sequence[OpRow], by: GroupBy = DEFAULT) -> List[Tuple[OpG
             acc = accs[key] = _Acc(name=name, module=module)
         acc.rows.append(r)
         acc.instances[label] = acc.instances.get(label, 0.0) + r.duration_us
-    pairs = [(_group(a, by), tuple(a.rows)) for a in accs.values()]
-    pairs.sort(key=lambda p: (-p[0].duration_us, p[0].name, p[0].module, p[0].shapes))
-    return pairs
+    out = [(k, _group(a, by), tuple(a.rows)) for k, a in accs.items()]
+    out.sort(key=lambda p: (-p[1].duration_us, p[1].name, p[1].module, p[1].shapes))
+    return out
 
 
 def regroup(report: Report, by: GroupBy) -> Report:

@@ -29,23 +29,62 @@ def _pct(x: Optional[float], signed: bool = False) -> str:
     return f"{100 * x:+.1f} pt" if signed else f"{100 * x:.1f}%"
 
 
+def _pt(a: Optional[float], b: Optional[float]) -> str:
+    """The change from ratio ``a`` to ``b`` in percentage points, from the values as
+    :func:`_pct` shows them (to 0.1 %), so ``1.6% -> 1.8%`` reads ``+0.2 pt`` however the
+    unrounded values differ; the JSON keeps the exact change. ``-`` without both."""
+    if a is None or b is None:
+        return "-"
+    shown_a, shown_b = round(100 * a, 1), round(100 * b, 1)
+    return f"{shown_b - shown_a:+.1f} pt"
+
+
 def _total_cells(t: TotalChange) -> List[str]:
     if t.unit == "ratio":
-        return [t.label, _pct(t.a), _pct(t.b), _pct(t.change, True), ""]
+        return [t.label, _pct(t.a), _pct(t.b), _pt(t.a, t.b), ""]
     rel = f"{t.change / t.a:+.1%}" if t.change is not None and t.a else ""
     return [t.label + " (us)", _us(t.a), _us(t.b), _us(t.change, True), rel]
 
 
-def _op_cells(i: int, c: OpChange) -> List[str]:
-    return [str(i), c.name, c.module or "(top)", _us(c.a.duration_us if c.a else None),
-            _us(c.b.duration_us if c.b else None), _us(c.time_change_us, True),
-            _us(c.a.floor_us if c.a else None), _us(c.b.floor_us if c.b else None),
-            _pct(c.a.efficiency if c.a else None), _pct(c.b.efficiency if c.b else None),
-            _pct(c.efficiency_change, True), "" if c.status == "both" else c.status]
+def _instances(c: OpChange) -> str:
+    """``x12`` (the group's instances, in both runs), ``x12 -> x11`` (A's, then B's)."""
+    na, nb = (c.a.instances if c.a else None), (c.b.instances if c.b else None)
+    if na is None or nb is None or na == nb:
+        return f"x{na if na is not None else nb}"
+    return f"x{na} -> x{nb}"
+
+
+def _op_cells(i: int, c: OpChange, grouped: bool = False) -> List[str]:
+    ea, eb = (c.a.efficiency if c.a else None), (c.b.efficiency if c.b else None)
+    return ([str(i), c.name, c.module or "(top)"] + ([_instances(c)] if grouped else [])
+            + [_us(c.a.duration_us if c.a else None),
+               _us(c.b.duration_us if c.b else None), _us(c.time_change_us, True),
+               _us(c.a.floor_us if c.a else None), _us(c.b.floor_us if c.b else None),
+               _pct(ea), _pct(eb), _pt(ea, eb), "" if c.status == "both" else c.status])
 
 
 _OP_HEADER = ["#", "op", "module", "A us", "B us", "change us", "A floor", "B floor", "A eff", "B eff", "eff change",
               "status"]
+
+
+def _header(grouped: bool) -> List[str]:
+    return _OP_HEADER[:3] + ["n"] + _OP_HEADER[3:] if grouped else list(_OP_HEADER)
+
+
+def _right(grouped: bool) -> Set[int]:
+    """The right-aligned (numeric) columns of :func:`_header`."""
+    return {0} | {i + (1 if grouped else 0) for i in range(3, 11)}
+
+
+#: what a row is, by grouping: (one, many, how rows are matched)
+_ROWS = {
+    "none": ("op", "ops", "ops matched by name and module"),
+    "layer": ("group", "groups", "op rows grouped by layer (module paths differ only in layer indices; n: instances), "
+                                 "matched by op, module pattern and input shapes"),
+    "module": ("group", "groups", "op rows grouped by module (layer indices folded; n: instances), matched by module "
+                                  "pattern and the ops it runs"),
+    "op": ("group", "groups", "op rows grouped by op and input shapes (n: instances), matched by op and input shapes"),
+}
 
 
 def _text_table(header: List[str], rows: List[List[str]], right: Set[int]) -> List[str]:
@@ -74,20 +113,25 @@ class DiffTableRenderer(Renderer):
         lines += ["  " + x for x in _text_table(["figure", "A", "B", "change", "relative"],
                                                 [_total_cells(t) for t in c.totals], {1, 2, 3, 4})]
         appeared, vanished = c.appeared, c.vanished
-        lines += ["", f"ops matched by name and module, ranked by |change in measured time|, then in floor, then in "
-                      f"efficiency ({len(c.ops)} in all, "
+        grouped = c.group_by != "none"
+        _one, many, how = _ROWS[c.group_by]
+        rows = c.rows
+        lines += ["", f"{how}, ranked by |change in measured time|, then in floor, then in "
+                      f"efficiency ({len(rows)} in all, "
                       f"{len(appeared)} appeared, {len(vanished)} vanished)"]
-        lines += ["  " + x for x in _text_table(_OP_HEADER, [_op_cells(i, o) for i, o in enumerate(c.ops[: self.top], 1)],
-                                                {0, 3, 4, 5, 6, 7, 8, 9, 10})]
-        rest = c.ops[self.top:]
+        lines += ["  " + x for x in _text_table(_header(grouped),
+                                                [_op_cells(i, o, grouped) for i, o in enumerate(rows[: self.top], 1)],
+                                                _right(grouped))]
+        rest = rows[self.top:]
         if rest:
-            lines.append(f"  ... {len(rest)} more ops, {_us(sum(o.time_change_us for o in rest), True)} us in all")
+            lines.append(f"  ... {len(rest)} more {many}, {_us(sum(o.time_change_us for o in rest), True)} us in all")
         for label, group in (("appeared (only in B)", appeared), ("vanished (only in A)", vanished)):
             if group:
-                names = ", ".join(f"{o.name} ({o.module or 'top'})" for o in group[:8])
+                names = ", ".join(f"{o.name} ({o.module or 'top'}{' ' + _instances(o) if grouped else ''})"
+                                  for o in group[:8])
                 more = f" and {len(group) - 8} more" if len(group) > 8 else ""
-                lines.append(printable(f"{label}: {len(group)} ops, {_us(sum(abs(o.time_change_us) for o in group))} "
-                                       f"us: {names}{more}"))
+                lines.append(printable(f"{label}: {len(group)} {many}, "
+                                       f"{_us(sum(abs(o.time_change_us) for o in group))} us: {names}{more}"))
         return "\n".join(lines) + "\n"
 
 
@@ -107,18 +151,36 @@ class DiffMarkdownRenderer(Renderer):
         lines += ["", "## Totals", "", row(["figure", "A", "B", "change", "relative"]),
                   "| --- | ---: | ---: | ---: | ---: |"]
         lines += [row(_total_cells(t)) for t in c.totals]
-        lines += ["", "## Ops, ranked by the change in measured time", "", row(_OP_HEADER),
-                  "| ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
-        lines += [row(_op_cells(i, o)) for i, o in enumerate(c.ops[: self.top], 1)]
-        if len(c.ops) > self.top:
-            lines.append(f"\n{len(c.ops) - self.top} more ops not shown.")
+        grouped = c.group_by != "none"
+        _one, many, how = _ROWS[c.group_by]
+        header = _header(grouped)
+        right = _right(grouped)
+        lines += ["", f"## {many.capitalize()}, ranked by the change in measured time", "", f"{how[0].upper()}{how[1:]}.",
+                  "", row(header), "| " + " | ".join("---:" if i in right else "---" for i in range(len(header))) + " |"]
+        lines += [row(_op_cells(i, o, grouped)) for i, o in enumerate(c.rows[: self.top], 1)]
+        if len(c.rows) > self.top:
+            lines.append(f"\n{len(c.rows) - self.top} more {many} not shown.")
         return "\n".join(lines) + "\n"
 
 
-def _side(s: Optional[OpSide]) -> Optional[Dict[str, Any]]:
+def _side(s: Optional[OpSide], grouped: bool = False) -> Optional[Dict[str, Any]]:
     if s is None:
         return None
-    return {"duration_us": s.duration_us, "floor_us": s.floor_us, "efficiency": s.efficiency, "calls": s.calls}
+    out: Dict[str, Any] = {"duration_us": s.duration_us, "floor_us": s.floor_us, "efficiency": s.efficiency,
+                           "calls": s.calls}
+    if grouped:
+        out["instances"] = s.instances
+    return out
+
+
+def _change(o: OpChange, grouped: bool = False) -> Dict[str, Any]:
+    out: Dict[str, Any] = {"name": o.name, "module": o.module}
+    if grouped:
+        out["shapes"] = o.shapes
+    out.update({"status": o.status, "a": _side(o.a, grouped), "b": _side(o.b, grouped),
+                "change": {"duration_us": o.time_change_us, "floor_us": o.floor_change_us,
+                           "efficiency": o.efficiency_change}})
+    return out
 
 
 def _run(r: RunInfo) -> Dict[str, Any]:
@@ -127,7 +189,9 @@ def _run(r: RunInfo) -> Dict[str, Any]:
 
 
 def to_dict(c: Comparison) -> Dict[str, Any]:
-    """The comparison as a JSON-ready dict: every op (not only the top ones) and every total."""
+    """The comparison as a JSON-ready dict: every op (not only the top ones), every total, and
+    every grouped row (``groups``, grouped by ``group_by``; for ``none`` the ops again, each of
+    one instance)."""
     from floorcalc import __version__
 
     return {
@@ -136,9 +200,9 @@ def to_dict(c: Comparison) -> Dict[str, Any]:
         "a": _run(c.a), "b": _run(c.b), "warnings": list(c.warnings), "notes": list(c.notes),
         "totals": [{"figure": t.figure, "label": t.label, "unit": t.unit, "a": t.a, "b": t.b, "change": t.change}
                    for t in c.totals],
-        "ops": [{"name": o.name, "module": o.module, "status": o.status, "a": _side(o.a), "b": _side(o.b),
-                 "change": {"duration_us": o.time_change_us, "floor_us": o.floor_change_us,
-                            "efficiency": o.efficiency_change}} for o in c.ops],
+        "ops": [_change(o) for o in c.ops],
+        "group_by": c.group_by,
+        "groups": [_change(o, True) for o in c.rows],
     }
 
 

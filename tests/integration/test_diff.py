@@ -47,10 +47,82 @@ def test_a_report_against_itself_changes_nothing(reports, capsys, tmp_path):
 
 
 def test_table_against_itself(reports, capsys):
-    assert main(["diff", str(reports["gpt2"]), str(reports["gpt2"]), "--top", "5"]) == 0
+    assert main(["diff", str(reports["gpt2"]), str(reports["gpt2"]), "--top", "5", "--group-by", "none"]) == 0
     out = capsys.readouterr().out
     assert "0 appeared, 0 vanished" in out and "109 more ops, +0.0 us in all" in out
     assert "MFU" in out and "sum of floors (us)" in out
+
+
+def _op_table(out):
+    """The rows of diff's op (or group) table: the lines after the dashed rule, split."""
+    lines = out.splitlines()
+    rule = next(i for i, x in enumerate(lines) if x.strip().startswith("#  op")) + 1
+    rows = []
+    for x in lines[rule + 1:]:
+        if not x.strip() or x.strip().startswith("..."):
+            break
+        rows.append(x.split())
+    return lines[rule - 1].split(), rows
+
+
+def test_layers_are_grouped_by_default_and_none_gives_one_row_per_op(capsys, tmp_path):
+    # GIVEN the committed GPT-2 reports (12 blocks) against the datasheet and calibrated specs
+    a, b = ROOT / "docs" / "examples" / "gpt2.h200.json", ROOT / "docs" / "examples" / "gpt2.h200.calibrated.json"
+    # WHEN diffed with the default grouping
+    assert main(["diff", str(a), str(b)]) == 0
+    header, rows = _op_table(capsys.readouterr().out)
+    # THEN each layer is one row with its 12 instances, as analyze shows it, and no h.5... row is left
+    assert header[:4] == ["#", "op", "module", "n"]
+    by_module = {(r[1], r[2]): r for r in rows}
+    assert by_module[("aten::linear", "h.*.mlp.c_fc")][3] == "x12"
+    assert by_module[("aten::linear", "lm_head")][3] == "x1"
+    assert not any(r[2].startswith("h.5.") for r in rows)
+    # AND its times are the sums of the 12 instances' rows (from the per-op JSON of the same diff)
+    out = tmp_path / "d.json"
+    assert main(["diff", str(a), str(b), "-o", str(out)]) == 0
+    d = json.loads(out.read_text())
+    assert d["group_by"] == "layer" and len(d["ops"]) == 114  # every op row kept
+    fc = [o for o in d["ops"] if o["name"] == "aten::linear" and o["module"].endswith(".mlp.c_fc")]
+    group = next(g for g in d["groups"] if (g["name"], g["module"]) == ("aten::linear", "h.*.mlp.c_fc"))
+    assert len(fc) == 12 and group["a"]["instances"] == group["b"]["instances"] == 12 and group["status"] == "both"
+    assert group["a"]["duration_us"] == pytest.approx(sum(o["a"]["duration_us"] for o in fc))
+    assert group["b"]["floor_us"] == pytest.approx(sum(o["b"]["floor_us"] for o in fc))
+    assert len(d["groups"]) == len(rows)  # 15 groups, all shown under the default --top 25
+    # AND --group-by none gives one row per op and module, as before grouping
+    assert main(["diff", str(a), str(b), "--group-by", "none", "--top", "200"]) == 0
+    header, rows = _op_table(capsys.readouterr().out)
+    assert header[:4] == ["#", "op", "module", "A"] and len(rows) == 114
+    assert ("aten::linear", "h.5.mlp.c_fc") in {(r[1], r[2]) for r in rows}
+    assert main(["diff", str(a), str(b), "--group-by", "none", "--format", "json"]) == 0
+    d_none = json.loads(capsys.readouterr().out)
+    assert d_none["ops"] == d["ops"] and [(g["name"], g["module"]) for g in d_none["groups"]] == \
+        [(o["name"], o["module"]) for o in d["ops"]]
+
+
+def test_groups_of_a_changed_model_appear_and_vanish_with_their_instances(reports, capsys):
+    # GIVEN the cold MLP against GPT-2 (no layer in common) WHEN diffed by layer, in Markdown
+    assert main(["diff", str(reports["mlp"]), str(reports["gpt2"]), "--format", "md", "--top", "40"]) == 0
+    md = capsys.readouterr().out
+    # THEN the table has the instance column and GPT-2's 12 blocks appear as one row each
+    assert "| # | op | module | n | A us |" in md
+    assert "| aten::linear | h.*.mlp.c_fc | x12 |" in md and "appeared |" in md
+
+
+def test_the_point_change_reads_from_the_values_shown(reports, capsys):
+    # GIVEN one trace against the datasheet and calibrated specs: MFU, MBU, efficiencies move
+    assert main(["diff", str(reports["gpt2"]), str(reports["gpt2_cal"]), "--group-by", "none", "--top", "200"]) == 0
+    out = capsys.readouterr().out
+    checked = 0
+    for line in out.splitlines():
+        cells = line.split()
+        # THEN every "A%  B%  +x pt" in the totals and the op rows is B - A as shown
+        for i in range(len(cells) - 3):
+            if cells[i].endswith("%") and cells[i + 1].endswith("%") and cells[i + 3] == "pt":
+                a, b = float(cells[i][:-1].replace(",", "")), float(cells[i + 1][:-1].replace(",", ""))
+                assert float(cells[i + 2]) == pytest.approx(b - a, abs=1e-9), line
+                checked += 1
+    mfu = next(x.split() for x in out.splitlines() if x.strip().startswith("MFU"))
+    assert checked > 100 and mfu[1] != mfu[2], out
 
 
 def test_two_different_runs_show_ops_that_appear_and_vanish(reports, capsys, tmp_path):
@@ -72,7 +144,7 @@ def test_two_different_runs_show_ops_that_appear_and_vanish(reports, capsys, tmp
     total = {t["figure"]: t for t in d["totals"]}
     assert total["op_time_us"]["change"] == pytest.approx(gpt2["summary"]["op_time_us"] - mlp["summary"]["op_time_us"])
     # the table names them too
-    assert main(["diff", str(reports["mlp"]), str(reports["gpt2"])]) == 0
+    assert main(["diff", str(reports["mlp"]), str(reports["gpt2"]), "--group-by", "none"]) == 0
     text = capsys.readouterr().out
     assert f"appeared (only in B): {len(only_b)} ops" in text
     assert "vanished (only in A)" in text
@@ -117,7 +189,7 @@ def test_reports_of_two_capture_modes_matching_no_op_say_only_totals_compare(tmp
         trace = golden.DATA / f"h200_gpt2_{mode}.trace.json.gz"
         assert main(["analyze", str(trace), "-o", str(paths[mode]), "-q"]) == 0
     # WHEN they are compared THEN one note names both modes and says only the totals compare
-    assert main(["diff", str(paths["eager"]), str(paths["compile"])]) == 0
+    assert main(["diff", str(paths["eager"]), str(paths["compile"]), "--group-by", "none"]) == 0
     out = capsys.readouterr().out
     notes = [x for x in out.splitlines() if x.startswith("note: ")]
     assert notes == ["note: no op of A matches one of B by name and module: the runs differ in capture mode "
