@@ -21,7 +21,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Optional, Tuple, Union
 
-from floorcalc.records import GROUP_BYS, DeviceSpec, KernelRow, OpGroup, OpRow, Summary, Trace
+from floorcalc.records import GROUP_BYS, DeviceSpec, GroupBy, KernelRow, OpGroup, OpRow, Summary, Trace
 from floorcalc.records import Report as ReportRecord
 
 #: a spec YAML file, a packaged key, a DeviceSpec used as it is, or None (floorcalc.analysis.SpecArg)
@@ -202,11 +202,13 @@ def load_report(path: Union[str, Path]) -> Report:
     return Report(load(path))
 
 
-def diff(a: Union[Report, ReportRecord, str, Path], b: Union[Report, ReportRecord, str, Path]):
+def diff(a: Union[Report, ReportRecord, str, Path], b: Union[Report, ReportRecord, str, Path],
+         group_by: GroupBy = "layer"):
     """Compare report ``a`` with report ``b`` as ``floorcalc diff`` does: a
     :class:`floorcalc.compare.Comparison` (per op and in total, the change in measured time,
-    floor and efficiency, and what differs between the devices). Each is a :class:`Report`, its
-    record, or the path of a JSON report."""
+    floor and efficiency, and what differs between the devices; ``groups``: the op rows grouped
+    ``group_by``, ``layer``, ``module``, ``op`` or ``none``, as ``--group-by``; ValueError for
+    another). Each is a :class:`Report`, its record, or the path of a JSON report."""
     from floorcalc.compare import compare as compare_reports
 
     def record(r: Union[Report, ReportRecord, str, Path]) -> ReportRecord:
@@ -217,7 +219,8 @@ def diff(a: Union[Report, ReportRecord, str, Path], b: Union[Report, ReportRecor
         return load_report(r).record
 
     names = [str(r) if isinstance(r, (str, Path)) else "A" if i == 0 else "B" for i, r in enumerate((a, b))]
-    return compare_reports(record(a), record(b), a_source=names[0], b_source=names[1])
+    return compare_reports(record(a), record(b), a_source=names[0], b_source=names[1],
+                           group_by=group_by)
 
 
 def report(model: Any, inputs: Any, device: str = "auto", warmup: int = 3, iters: int = 5,

@@ -65,3 +65,35 @@ def test_other_ceilings_and_devices_are_warned_about(tmp_path):
     warnings = compare(a, other).warnings
     assert warnings[0] == "the runs analysed different targets: A cuda, B cpu"
     assert "different device specs: A toy (Toy GPU), B toy2 (Toy GPU)" in warnings[1]
+
+
+def _layered(report, times_us):
+    """``report`` with its one op row repeated as ``layers.i.fc``, one per time in ``times_us``."""
+    import dataclasses
+
+    (row,) = report.ops
+    rows = tuple(dataclasses.replace(row, module=f"layers.{i}.fc", duration_us=t) for i, t in enumerate(times_us))
+    return dataclasses.replace(report, ops=rows)
+
+
+def test_layers_are_grouped_and_matched_by_key_with_their_instances(tmp_path):
+    # GIVEN A with 2 layers of one mm, B with 3 layers of it (a deeper model)
+    base = _report(tmp_path, "a", [("aten::mm", 10.0, True)])
+    a, b = _layered(base, [10.0, 12.0]), _layered(base, [10.0, 12.0, 14.0])
+    # WHEN compared by layer (the default)
+    c = compare(a, b)
+    # THEN one group, matched, with 2 then 3 instances and the summed times
+    (g,) = c.groups
+    assert (c.group_by, g.name, g.module, g.status) == ("layer", "aten::mm", "layers.*.fc", "both")
+    assert (g.a.instances, g.b.instances) == (2, 3) and g.time_change_us == pytest.approx(14.0)
+    assert g.b.floor_us == pytest.approx(3 * base.ops[0].floor_us) and c.rows == c.groups
+    # AND the ops stay one per layer: layers.2.fc appeared
+    assert len(c.ops) == 3 and c.appeared == ()  # appeared/vanished are of the rows shown: the groups
+    assert {o.module: o.status for o in c.ops}["layers.2.fc"] == "appeared"
+    # AND with none the rows are the ops, with op grouping the instances are modules
+    none = compare(a, b, group_by="none")
+    assert none.rows == none.ops == c.ops and [o.status for o in none.appeared] == ["appeared"]
+    (by_op,) = compare(a, b, group_by="op").groups
+    assert (by_op.a.instances, by_op.b.instances, by_op.module) == (2, 3, "layers.*.fc")
+    with pytest.raises(ValueError, match="group by 'kernel'"):
+        compare(a, b, group_by="kernel")
