@@ -162,7 +162,7 @@ def format_figure(f: PassFigure) -> str:
     if f.unit == "ratio":
         return f"{100 * f.value:.1f}%"
     if f.unit == "us":
-        return f"{f.value:,.1f} us" if f.value >= 10 else f"{f.value:.2f} us"
+        return f"{format_us(f.value)} us"
     return f"{f.value:.4g} {f.unit}"
 
 
@@ -292,14 +292,13 @@ def groups_of(report: Report) -> Tuple[OpGroup, ...]:
     return group_ops(report.ops, "none").groups
 
 
-def outlier_text(g: OpGroup, fmt: Optional[Callable[[float], str]] = None) -> str:
-    """``h.0.mlp.c_proj 9.10 us, 1.25x median`` ("" when the group has no outlier); ``fmt``:
-    how the time is written (default two decimals), the table's own time format there."""
+def outlier_text(g: OpGroup) -> str:
+    """``h.0.mlp.c_proj 9.10 us, 1.25x median`` ("" when the group has no outlier), the time
+    written as every time column writes it (:func:`format_us`)."""
     if not g.outlier or g.outlier_us is None:
         return ""
     ratio = g.outlier_us / g.median_us if g.median_us > 0 else float("inf")
-    us = fmt(g.outlier_us) if fmt is not None else f"{g.outlier_us:,.2f}"
-    return f"{g.outlier} {us} us, {ratio:.2f}x median"
+    return f"{g.outlier} {format_us(g.outlier_us)} us, {ratio:.2f}x median"
 
 
 def spread_text(g: OpGroup, fmt: Callable[[float], str]) -> str:
@@ -335,7 +334,7 @@ def group_rows(report: Report, top: int, us: Callable[[Optional[float]], str],
             row += [us(g.median_us), spread_text(g, time)]
         row += [us(g.floor_us), pct(g.efficiency, g.floor_violation), bound_label(g)]
         if many:
-            row.append(text(outlier_text(g, time)))
+            row.append(text(outlier_text(g)))
         rows.append(row)
     rest = groups[top:]
     if rest:

@@ -29,8 +29,8 @@ from typing import Iterable, List, Optional, Sequence, Tuple
 
 from floorcalc.records import Report
 from floorcalc.render.base import Renderer
-from floorcalc.render.figures import (ceilings_used, figure_value, format_figure, group_rows, groups_title,
-                                      pass_figures, provenance)
+from floorcalc.render.figures import (ceilings_used, figure_value, format_figure, format_us, group_rows,
+                                      groups_title, pass_figures, provenance)
 
 __all__ = ["HtmlRenderer"]
 
@@ -71,12 +71,6 @@ _FIGURE = "figure: "
 def _e(text: object) -> str:
     """Trace or user text as HTML text (``&``, ``<``, ``>`` and quotes escaped)."""
     return html.escape(str(text), quote=True)
-
-
-def _us(x: Optional[float]) -> str:
-    if x is None:
-        return "-"
-    return f"{x:,.1f}" if abs(x) >= 10 else f"{x:.2f}"
 
 
 def _pct(x: Optional[float], violation: bool = False) -> str:
@@ -153,7 +147,7 @@ class HtmlRenderer(Renderer):
                      f"{len(report.kernels)}</h2>"]
             body += _table(["#", "kernel", "op", "module", "calls", "measured (us)", "floor (us)", "efficiency",
                             "bound"], "ncctnnnnt",
-                           [[str(i), k.name, k.op, k.module, f"{k.calls:g}", _us(k.duration_us), _us(k.floor_us),
+                           [[str(i), k.name, k.op, k.module, f"{k.calls:g}", format_us(k.duration_us), format_us(k.floor_us),
                              _pct(k.efficiency, k.floor_violation), k.bound]
                             for i, k in enumerate(report.kernels[: self.kernels], 1)], "kernels")
         body += ["<h2>Ceilings</h2>"]
@@ -190,14 +184,14 @@ class HtmlRenderer(Renderer):
         for name, us in parts:
             width = min(abs(us) / wall, 1.0) * 300
             bar = f'<span class="bar{" neg" if us < 0 else ""}" style="width:{width:.1f}px"></span>'
-            rows.append(f'<tr><td>{_e(name)}</td><td class="num">{_e(_us(us))}</td>'
+            rows.append(f'<tr><td>{_e(name)}</td><td class="num">{_e(format_us(us))}</td>'
                         f'<td class="num">{_e(_pct(us / wall))}</td><td>{bar}</td></tr>')
         # other's parts are a breakdown of its row, not more parts of the wall: indented, no bar
-        rows += [f'<tr class="sub"><td>of which {_e(k.replace("_", " "))}</td><td class="num">{_e(_us(v))}</td>'
+        rows += [f'<tr class="sub"><td>of which {_e(k.replace("_", " "))}</td><td class="num">{_e(format_us(v))}</td>'
                  f'<td class="num">{_e(_pct(v / wall))}</td><td></td></tr>'
                  for k, v in sorted(dec.other_parts_us.items()) if v]
         out = ["<h2>Where the wall time goes (per pass)</h2>",
-               f"<p>Wall time {_e(_us(dec.wall_us))} us per pass, split into parts that add up to it "
+               f"<p>Wall time {_e(format_us(dec.wall_us))} us per pass, split into parts that add up to it "
                f"(bound: {_e(dec.bound)}; docs/timeline.md).</p>",
                '<table class="decomposition"><thead><tr><th>part</th><th>us</th><th>share</th><th></th></tr>'
                "</thead><tbody>"] + rows + ["</tbody></table>"]
@@ -212,7 +206,7 @@ class HtmlRenderer(Renderer):
         w = report.whatif
         header = _header(w)
         out = ["<h2>What if</h2>",
-               f"<p>Projected step times from this pass; measured {w.measured.step_us:.1f} us "
+               f"<p>Projected step times from this pass; measured {format_us(w.measured.step_us)} us "
                f"({_e(w.measured.assumption)}).</p>"]
         out += _table(header, "t" + "n" * (len(header) - 2) + "t", rows(w), "whatif")
         # the figures each projection read: listed once below, not under every projection using them
@@ -248,6 +242,6 @@ class HtmlRenderer(Renderer):
         return out
 
     def _groups(self, report: Report) -> List[str]:
-        headings, rows = group_rows(report, self.top, _us, _pct)
+        headings, rows = group_rows(report, self.top, format_us, _pct)
         kinds = "nccnnnnnnntt" if len(headings) == 12 else "nccnnnnt"
         return _table(headings, kinds, rows, "ops")

@@ -11,14 +11,8 @@ from typing import Iterable, List, Optional, Sequence
 
 from floorcalc.records import Report
 from floorcalc.render.base import Renderer
-from floorcalc.render.figures import (ceilings_used, figure_value, format_figure, group_rows, groups_title,
-                                      pass_figures, provenance)
-
-
-def _us(x: Optional[float]) -> str:
-    if x is None:
-        return "-"
-    return f"{x:,.1f}" if x >= 10 else f"{x:.2f}"
+from floorcalc.render.figures import (ceilings_used, figure_value, format_figure, format_us, group_rows,
+                                      groups_title, pass_figures, provenance)
 
 
 def _pct(x: Optional[float], violation: bool = False) -> str:
@@ -86,8 +80,8 @@ class MarkdownRenderer(Renderer):
             lines += ["", f"## Kernels, the {min(self.kernels, len(report.kernels))} longest of "
                           f"{len(report.kernels)}", ""]
             krows = [[str(i), _code(_short(k.name, self.name_width)), _code(k.op), _code(k.module), f"{k.calls:g}",
-                      _us(k.duration_us),
-                      _us(k.floor_us), _pct(k.efficiency, k.floor_violation), k.bound]
+                      format_us(k.duration_us),
+                      format_us(k.floor_us), _pct(k.efficiency, k.floor_violation), k.bound]
                      for i, k in enumerate(report.kernels[: self.kernels], 1)]
             lines += _table(["#", "kernel", "op", "module", "calls", "measured (us)", "floor (us)", "efficiency",
                              "bound"], "rlllrrrrl", krows)
@@ -115,5 +109,5 @@ class MarkdownRenderer(Renderer):
     def _groups(self, report: Report) -> List[str]:
         """The op rows as the report groups them (floorcalc.grouping), ``top`` of them; with a
         grouping, each row's instances, their median and spread, and the outlier."""
-        headings, rows = group_rows(report, self.top, _us, _pct, name=_code, text=_cell)
+        headings, rows = group_rows(report, self.top, format_us, _pct, name=_code, text=_cell)
         return _table(headings, "rllrrrrrrrll" if len(headings) == 12 else "rllrrrrl", rows)

@@ -135,7 +135,7 @@ class TableRenderer(Renderer):
                         _rate(g.bytes / secs if g.bytes is not None and secs > 0 else None, 1e9)]
             row.append(plain(bound_label(g), style=BOUND_STYLE.get(g.bound, "")))
             if outliers:
-                row.append(plain(outlier_text(g, format_us)))
+                row.append(plain(outlier_text(g)))
             rows.append(row)
         rest = groups[self.top:]
         if rest:
