@@ -355,7 +355,7 @@ def _clock_words(off: Mapping[int, float], ref: int, used: Sequence[Dict[int, Co
         words = (f"clocks aligned on collective end times (every rank leaves a collective together): offsets from "
                  f"rank {ref}'s clock: {', '.join(moved) if moved else 'none'}")
         after = "after alignment the end times of one collective differ by"
-    words += f"; {after} {statistics.median(spreads):.1f} us (median, max {max(spreads):.1f} us)"
+    words += f"; {after} {statistics.median(spreads):,.1f} us (median, max {max(spreads):,.1f} us)"
     pending = sorted(pending)
     if pending:
         words += f"; ranks {pending} share no collective with the others: their clocks are left as they are"

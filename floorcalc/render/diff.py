@@ -10,17 +10,14 @@ from typing import Any, Dict, List, Optional, Set
 
 from floorcalc.compare import Comparison, OpChange, OpSide, RunInfo, TotalChange
 from floorcalc.render.base import Renderer
+from floorcalc.render.figures import format_us
 from floorcalc.render.terminal import printable
 
 #: the layout of the diff's JSON output
 DIFF_SCHEMA_VERSION = 1
 
 
-def _us(x: Optional[float], signed: bool = False) -> str:
-    if x is None:
-        return "-"
-    s = f"{x:+,.1f}" if signed else f"{x:,.1f}"
-    return s if abs(x) >= 10 or x == 0 else (f"{x:+.2f}" if signed else f"{x:.2f}")
+_us = format_us   # diff writes times as every other text output does
 
 
 def _pct(x: Optional[float], signed: bool = False) -> str:

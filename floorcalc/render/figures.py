@@ -143,16 +143,20 @@ def bound_label(r: Union[OpRow, OpGroup]) -> str:
     return label + (" (bytes-only)" if r.formula == BYTES_ONLY else "")
 
 
-def format_us(x: Optional[float]) -> str:
+def format_us(x: Optional[float], signed: bool = False) -> str:
     """A time in microseconds as every time column of the text outputs shows it (the report's
-    op table and pass summary, the timeline's tables, the cross-rank tables, the what-if table):
-    about four significant figures with thousands separators, ``14,335`` and ``9,368`` (from
-    1,000 us: no decimals), ``213.1`` (from 10 us: one), ``4.37`` (two); ``-`` for none."""
+    op table and pass summary, the timeline's tables, the cross-rank tables, the what-if table,
+    diff): about four significant figures with thousands separators, ``14,335`` and ``9,368``
+    (from 1,000 us: no decimals), ``213.1`` (from 10 us: one), ``4.37`` (two); ``-`` for none;
+    ``signed``: with its sign (``+1,204``, ``-3.10``), for changes."""
     if x is None:
         return "-"
+    sign = "+" if signed else ""
+    if signed and x == 0:
+        return "+0.0"          # no change, not a small one
     if abs(x) >= 1000:
-        return f"{x:,.0f}"
-    return f"{x:.1f}" if abs(x) >= 10 else f"{x:.2f}"
+        return f"{x:{sign},.0f}"
+    return f"{x:{sign}.1f}" if abs(x) >= 10 else f"{x:{sign}.2f}"
 
 
 def format_figure(f: PassFigure) -> str:

@@ -96,13 +96,13 @@ def measured(report: Report) -> Projection:
     profiler = d.other_parts_us.get("profiler", 0.0)
     t: Terms = {p: (float(getattr(d, p)), "measured", "as measured (profiled run)") for p in PARTS}
     t["other_us"] = (max(0.0, d.other_us - profiler), "measured",
-                     f"as measured, less the profiler's own overhead ({profiler:.1f} us)")
+                     f"as measured, less the profiler's own overhead ({profiler:,.1f} us)")
     bare = report.summary.bare_wall_us
     if bare:
         rest = sum(t[p][0] for p in PARTS if p != "host_overhead_us")
         t["host_overhead_us"] = (max(0.0, bare - rest), "derived",
-                                 f"the bare step ({bare:.1f} us, timed without the profiler) less every other part; "
-                                 f"{d.host_overhead_us:.1f} us under the profiler")
+                                 f"the bare step ({bare:,.1f} us, timed without the profiler) less every other part; "
+                                 f"{d.host_overhead_us:,.1f} us under the profiler")
         how = "the bare (unprofiled) step time, parts from the profiled pass"
     else:
         how = "the profiled pass (no bare timing in the capture)"
@@ -176,7 +176,7 @@ def fused(report: Report, base: Projection, basis: WhatIfBasis) -> Projection:
     saved = sum(c.saved_bytes for c in basis.chains)
     n = len(basis.chains)
     t["floor_us"] = (max(0.0, t["floor_us"][0] - d_floor), "derived",
-                     f"as measured, less {d_floor:.1f} us: {n} chains fused, {saved / 1e6:.3g} MB of intermediate "
+                     f"as measured, less {d_floor:,.1f} us: {n} chains fused, {saved / 1e6:.3g} MB of intermediate "
                      f"tensors neither written nor read, one launch per chain")
     t["excess_us"] = (max(0.0, t["excess_us"][0] - d_excess), "assumed",
                       "as measured, each fused kernel as far from its floor as its chain was")
@@ -273,8 +273,8 @@ def on_device(report: Report, base: Projection, spec: DeviceSpec) -> Projection:
     launch = (f"L kept at {report.device.key}'s {L0:.3g} us ({spec.key}'s own, {spec.launch_latency_us.value:.3g} us, "
               "is assumed)" if keep_L else f"L = {L1:.3g} us")
     t["floor_us"] = (t["floor_us"][0] * ratio, "derived",
-                     f"as measured x {ratio:.3g}: the op rows' floors on {spec.key} ({after:.1f} us; {launch}) over "
-                     f"those on {report.device.key} ({before:.1f} us)")
+                     f"as measured x {ratio:.3g}: the op rows' floors on {spec.key} ({after:,.1f} us; {launch}) over "
+                     f"those on {report.device.key} ({before:,.1f} us)")
     t["excess_us"] = (t["excess_us"][0] * work_ratio, "assumed",
                       f"as measured x {work_ratio:.3g} (the op rows' work terms, compute or memory, on {spec.key} "
                       f"over {report.device.key}): each kernel as far from its floor as on {report.device.key}")
