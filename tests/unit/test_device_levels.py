@@ -59,8 +59,14 @@ def test_gpu_l2_comes_from_l2_bytes_per_s_and_details():
 
 
 def test_negative_bytes_are_refused():
+    from floorcalc.device.levels import tiered_memory_us
+
     with pytest.raises(ValueError):
         level_for_bytes(cpu_with_levels(), -1)
+    with pytest.raises(ValueError, match="non-negative"):
+        tiered_memory_us(cpu_with_levels(), -1)
+    with pytest.raises(ValueError, match="non-negative"):
+        tiered_memory_us(cpu_with_levels(), float("nan"))
 
 
 def test_floor_bandwidth_knows_cache_level_names():
