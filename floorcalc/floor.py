@@ -200,11 +200,6 @@ def largest_term(compute_us: float, memory_us: float, overhead_us: float) -> Flo
     return max(terms, key=terms.__getitem__) if any(terms.values()) else "overhead"
 
 
-def arithmetic_intensity(flop: float, nbytes: float) -> Optional[float]:
-    """Arithmetic intensity in FLOP per byte: ``flop / nbytes`` (None when no bytes move)."""
-    return flop / nbytes if nbytes > 0 else None
-
-
 def ridge_point(peak_flop_per_s: float, bytes_per_s: float) -> float:
     """The roofline's ridge point in FLOP per byte: ``P / W``, the arithmetic intensity above
     which work with that peak and that bandwidth is compute-bound (below it, memory-bound).

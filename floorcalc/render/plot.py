@@ -21,8 +21,8 @@ import re
 import textwrap
 from typing import Dict, List, Optional, Tuple
 
-from floorcalc.floor import arithmetic_intensity, ridge_point
-from floorcalc.records import OpRow, Report
+from floorcalc.floor import ridge_point
+from floorcalc.records import OpRow, Report, arithmetic_intensity
 from floorcalc.render.figures import ceilings_used, dominant_peak, provenance, rate, short_origin, wall_basis
 
 #: bound -> marker colour (colour-blind safe: Okabe-Ito)

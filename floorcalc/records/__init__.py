@@ -1,0 +1,91 @@
+"""The typed records that pass between floorcalc's pipeline stages, one module per domain.
+
+Every stage takes and returns these frozen dataclasses; no raw dicts cross a module boundary.
+Units are in the field names: ``*_us`` are microseconds, ``*_bytes``/``bytes*`` are bytes,
+``flop`` is a count of floating-point operations (a multiply-add is 2), ``*_per_s`` are rates
+per second. Only :mod:`floorcalc.capture` touches torch or a GPU; everything downstream can be
+built by hand in tests.
+
+The modules, each importing only those above it:
+
+* ``kinds``: the enumerations (``Literal`` types) and their values as tuples;
+* ``counting``: dtypes, ``TensorMeta``, ``OpCall``, ``Count``, ``CommCount``;
+* ``device``: ``Figure``, ``MemoryLevel``, ``DeviceSpec``;
+* ``trace``: ``CpuOp``, ``RuntimeCall``, ``GpuEvent``, ``Step``, ``CaptureInfo``, ``Trace``...;
+* ``floor``: ``Floor``, ``EventFloor``;
+* ``classify``: ``WorkUnit``, ``OpRow``, ``KernelRow``, ``Summary``, ``OpGroup``, ``Grouping``;
+* ``timeline``: ``Window``, ``Gap``, ``Decomposition``, ``CollectiveTiming``, ``Timeline``...;
+* ``whatif``: ``WhatIfBasis``, ``Projection``, ``WhatIf``...;
+* ``report``: ``Implausible``, ``Note``, ``Report``;
+* ``distributed``: ``RankRecord``, ``RunReport``...;
+* ``count``: ``floorcalc count``'s ``Recording``, ``CountReport``...;
+* ``builder``: ``record_builder``.
+
+Every public name is re-exported here: ``from floorcalc.records import Trace``.
+"""
+
+from __future__ import annotations
+
+from floorcalc.records.kinds import (
+    Target, DeviceKind, EventKind, ComputeUnit, Basis, FloorBound, Bound, Level, Link, CollectiveKind,
+    FloorSplit, KernelRole, GapCause, IdleTerm, WaitKind, SliceBound, CountRun, Family, ColdStartKind,
+    ImplausibleLevel, ImplausibleCause, GroupBy, NoteKind, TARGETS, UNITS, BASES, BOUNDS, GAP_CAUSES, FAMILIES,
+    IMPLAUSIBLE_CAUSES, GROUP_BYS, NOTE_KINDS, COLLECTIVE_KINDS, WhatIfScenario, WHATIF_SCENARIOS, TermBasis,
+    RankStatus,
+)
+from floorcalc.records.counting import (
+    DTYPE_BYTES, UNKNOWN_DTYPE, dtype_bytes, TensorMeta, Arg, OpCall, Count, CommCount, arithmetic_intensity,
+)
+from floorcalc.records.device import (
+    Figure, MemoryLevel, INTERCONNECT_KEYS, DeviceSpec, NO_SPEC_KEY,
+)
+from floorcalc.records.trace import (
+    CpuOp, RuntimeCall, GpuEvent, Step, GpuProperties, GeneratedKernel, ProcessGroup, DistributedInfo,
+    CollectiveCall, CaptureInfo, Trace, UserRange, MemorySample, ProfilerOverhead, DeviceSync,
+)
+from floorcalc.records.floor import (
+    Floor, EventFloor,
+)
+from floorcalc.records.classify import (
+    UNATTRIBUTED, WorkUnit, OpRow, KernelRow, Summary, OpGroup, Grouping,
+)
+from floorcalc.records.timeline import (
+    Window, CAUSE_TERM, Gap, IdleSpans, IdleRow, HostWait, CopyRow, ColdStart, Decomposition, KernelLaunchRow,
+    LaunchStats, InvariantCheck, RangeRow, MemoryStats, ActivitySpan, CollectiveTiming, CommunicationStats,
+    Timeline,
+)
+from floorcalc.records.whatif import (
+    OpScaling, FusionChain, WhatIfBasis, ProjectionTerm, Projection, WhatIf,
+)
+from floorcalc.records.report import (
+    Implausible, Note, Report,
+)
+from floorcalc.records.distributed import (
+    RankRecord, PeerWait, RankSummary, CollectiveInstance, CollectiveRow, LateRank, RunReport,
+)
+from floorcalc.records.count import (
+    RecordedOp, ModuleInfo, Recording, ModuleRow, OpTotal, UncountedOp, OracleResult, Comparison, CountReport,
+)
+from floorcalc.records.builder import (
+    record_builder,
+)
+
+__all__ = [
+    "Target", "DeviceKind", "EventKind", "ComputeUnit", "Basis", "FloorBound", "Bound", "Level", "Link",
+    "CollectiveKind", "FloorSplit", "KernelRole", "GapCause", "IdleTerm", "WaitKind", "SliceBound", "CountRun",
+    "Family", "ColdStartKind", "ImplausibleLevel", "ImplausibleCause", "GroupBy", "NoteKind", "TARGETS",
+    "UNITS", "BASES", "BOUNDS", "GAP_CAUSES", "FAMILIES", "IMPLAUSIBLE_CAUSES", "GROUP_BYS", "NOTE_KINDS",
+    "COLLECTIVE_KINDS", "WhatIfScenario", "WHATIF_SCENARIOS", "TermBasis", "RankStatus", "DTYPE_BYTES",
+    "UNKNOWN_DTYPE", "dtype_bytes", "TensorMeta", "Arg", "OpCall", "Count", "CommCount", "arithmetic_intensity",
+    "Figure", "MemoryLevel", "INTERCONNECT_KEYS", "DeviceSpec", "NO_SPEC_KEY", "CpuOp", "RuntimeCall",
+    "GpuEvent", "Step", "GpuProperties", "GeneratedKernel", "ProcessGroup", "DistributedInfo", "CollectiveCall",
+    "CaptureInfo", "Trace", "UserRange", "MemorySample", "ProfilerOverhead", "DeviceSync", "Floor",
+    "EventFloor", "UNATTRIBUTED", "WorkUnit", "OpRow", "KernelRow", "Summary", "OpGroup", "Grouping", "Window",
+    "CAUSE_TERM", "Gap", "IdleSpans", "IdleRow", "HostWait", "CopyRow", "ColdStart", "Decomposition",
+    "KernelLaunchRow", "LaunchStats", "InvariantCheck", "RangeRow", "MemoryStats", "ActivitySpan",
+    "CollectiveTiming", "CommunicationStats", "Timeline", "OpScaling", "FusionChain", "WhatIfBasis",
+    "ProjectionTerm", "Projection", "WhatIf", "Implausible", "Note", "Report", "RankRecord", "PeerWait",
+    "RankSummary", "CollectiveInstance", "CollectiveRow", "LateRank", "RunReport", "RecordedOp", "ModuleInfo",
+    "Recording", "ModuleRow", "OpTotal", "UncountedOp", "OracleResult", "Comparison", "CountReport",
+    "record_builder",
+]

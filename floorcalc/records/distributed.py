@@ -1,0 +1,221 @@
+"""Runs of several ranks (floorcalc.distributed): one small record per rank (the map), then the
+cross-rank report (the reduce).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping, Optional, Tuple
+
+from floorcalc.records.device import DeviceSpec
+from floorcalc.records.kinds import CollectiveKind, RankStatus
+from floorcalc.records.report import Report
+from floorcalc.records.timeline import Decomposition
+from floorcalc.records.trace import DistributedInfo
+
+
+@dataclass(frozen=True)
+class RankRecord:
+    """What the cross-rank step reads of one rank's trace (output of
+    floorcalc.distributed.rank_record, a pure function of one file): small and picklable, so that
+    a process pool or a Dask cluster can return it.
+
+    ``path``: the trace. ``distributed``: its ``distributedInfo`` (None: absent). ``rank``: its
+    rank, from there or, failing that, from the file name (``rank_source`` says which: ``trace``,
+    ``file name`` or ""). ``report``: the rank's own report (its work units and window dropped,
+    ``report.timeline.collectives`` kept), None when it could not be read: ``error`` then says
+    why on one line, and ``exit_code`` is the error's. ``partial``: why it was read only in part.
+    ``identity``: what says which run it came from (floorcalc's capture command and model file,
+    torch version, NCCL version, process groups), compared across ranks. ``window_start_us``:
+    its window's start on its own clock.
+    """
+
+    path: str
+    rank: Optional[int]
+    world_size: Optional[int]
+    distributed: Optional[DistributedInfo]
+    report: Optional["Report"]
+    error: str = ""
+    exit_code: int = 0
+    partial: str = ""
+    rank_source: str = ""
+    identity: Mapping[str, str] = field(default_factory=dict)
+    window_start_us: Optional[float] = None
+
+
+@dataclass(frozen=True)
+class PeerWait:
+    """How long rank ``rank`` waited, per pass, in collectives for which ``peer`` arrived last,
+    and what ``peer`` was doing meanwhile: ``activity`` as (what, microseconds per pass), the
+    longest first (``GPU: aten::mm``, ``host python in aten::randn``...; see docs/timeline.md)."""
+
+    rank: int
+    peer: int
+    wait_us: float
+    instances: int
+    activity: Tuple[Tuple[str, float], ...] = ()
+
+
+@dataclass(frozen=True)
+class RankSummary:
+    """One rank in the cross-rank table; times are per pass (window totals / its passes).
+
+    ``status``: ``ok``, ``partial`` (its trace is cut short: ``problem`` says where),
+    ``unreadable`` (``problem`` says why) or ``missing`` (no trace). ``wall_us``, ``busy_us``,
+    ``floor_us`` (the sum of its floors, collectives' included): from its own report.
+    ``comm_us``: its collectives' time; ``hidden_us``: the part of it hidden under compute;
+    ``transfer_us``: its collectives' time once the last rank had arrived; ``peer_wait_us``: the
+    exposed part of its waits for later ranks (the decomposition's ``peer_wait_us``);
+    ``waited_on``: the rank it waited on longest (None: none), ``waited_on_us`` how long.
+    ``clock_offset_us``: what was added to its times to put them on the reference rank's clock.
+    ``decomposition``: its pass decomposition with waiting split from communication.
+    ``waits``: per peer it waited on (:class:`PeerWait`).
+    """
+
+    rank: int
+    path: str
+    status: RankStatus
+    problem: str = ""
+    passes: int = 0
+    wall_us: Optional[float] = None
+    busy_us: Optional[float] = None
+    floor_us: Optional[float] = None
+    comm_us: Optional[float] = None
+    hidden_us: Optional[float] = None
+    transfer_us: Optional[float] = None
+    peer_wait_us: Optional[float] = None
+    waited_on: Optional[int] = None
+    waited_on_us: float = 0.0
+    clock_offset_us: float = 0.0
+    collectives: int = 0
+    decomposition: Optional[Decomposition] = None
+    waits: Tuple[PeerWait, ...] = ()
+
+
+@dataclass(frozen=True)
+class CollectiveInstance:
+    """One collective matched across the ranks that took part (times in microseconds, on the
+    reference rank's clock, from the run's start).
+
+    ``group``: process group name ("" where the traces name none: the default group); ``kind``
+    (``send`` for a matched send and recv); ``ordinal``: its position among the group's
+    collectives of the window; ``seq``: torch's sequence number when the traces give it.
+    ``ranks``: the ranks matched, in order; ``arrival_us``/``duration_us``: each one's start and
+    length; ``waits_us``: how long each waited for the last to arrive (0 for the last);
+    ``late_rank``: the last to arrive; ``skew_us``: last arrival minus first; ``transfer_us``:
+    its length on the late rank (the time the data took once all were there).
+    ``message_bytes``/``link_bytes``/``floor_us``: its count and floor (the late rank's; None:
+    uncounted). ``late_activity``: what the late rank did during the longest wait, as (what,
+    microseconds).
+    """
+
+    group: str
+    kind: CollectiveKind
+    ordinal: int
+    seq: Optional[int]
+    ranks: Tuple[int, ...]
+    arrival_us: Tuple[float, ...]
+    duration_us: Tuple[float, ...]
+    waits_us: Tuple[float, ...]
+    late_rank: int
+    skew_us: float
+    transfer_us: float
+    message_bytes: Optional[int]
+    link_bytes: Optional[float]
+    floor_us: Optional[float]
+    late_activity: Tuple[Tuple[str, float], ...] = ()
+
+    @property
+    def efficiency(self) -> Optional[float]:
+        """Floor over transfer time (may exceed 1; None without a floor)."""
+        return self.floor_us / self.transfer_us if self.floor_us is not None and self.transfer_us > 0 else None
+
+
+@dataclass(frozen=True)
+class CollectiveRow:
+    """The instances of one (group, kind, message size), summed: ``calls`` per pass, and means
+    over instances of the slowest rank's ``measured_us`` (start to end on the earliest rank, the
+    longest any rank spent in it), ``transfer_us``, ``skew_us`` (and ``max_skew_us``),
+    ``floor_us``; ``wait_us``: the summed waits of all ranks per pass; ``late_rank``: the rank
+    most often last, and ``late_share``: in what share of the instances."""
+
+    group: str
+    kind: CollectiveKind
+    ranks: int
+    message_bytes: Optional[int]
+    calls: float
+    measured_us: float
+    transfer_us: float
+    skew_us: float
+    max_skew_us: float
+    wait_us: float
+    floor_us: Optional[float]
+    late_rank: Optional[int]
+    late_share: float
+
+    @property
+    def efficiency(self) -> Optional[float]:
+        """Floor over mean transfer time (None without a floor)."""
+        return self.floor_us / self.transfer_us if self.floor_us is not None and self.transfer_us > 0 else None
+
+
+@dataclass(frozen=True)
+class LateRank:
+    """A rank the others waited for at the same collective of every pass (the cross-rank
+    step 6, floorcalc.distributed.crossrank): what a run means by "rank R is late".
+
+    ``rank``: the rank that arrived last; ``group`` and ``kind``: the collective's process group
+    and operation; ``position``: its place among the group's collectives of one pass (0: the
+    first) of ``per_pass``; ``passes``: the passes it was last in (every pass of the window);
+    ``min_skew_us``, ``median_skew_us``: how long after the first rank it arrived, the smallest
+    and the median over those passes; ``share``: the smallest skew over the median wall time
+    per pass of the ranks that waited; ``waiting``: those ranks; ``activity``: what the late
+    rank was doing during the longest wait of each pass, (what, us per pass), largest first.
+    """
+
+    rank: int
+    group: str
+    kind: CollectiveKind
+    position: int
+    per_pass: int
+    passes: int
+    min_skew_us: float
+    median_skew_us: float
+    share: float
+    waiting: Tuple[int, ...]
+    activity: Tuple[Tuple[str, float], ...] = ()
+
+
+@dataclass(frozen=True)
+class RunReport:
+    """The cross-rank report of a distributed run (output of floorcalc.distributed.analyze_run).
+
+    ``world_size``: from the traces' ``distributedInfo``. ``ranks``: one :class:`RankSummary`
+    per rank of the world, missing and unreadable ones included. ``collectives``: per (group,
+    kind, size), the longest waits first; ``instances``: the instances with the longest waits
+    (at most floorcalc.distributed.LIST_INSTANCES), of ``instance_count`` matched
+    (``unmatched``: collectives some rank of their group lacks). ``reference_rank``: the rank
+    whose clock the others were put on; ``clock``: how the clocks were aligned, in words.
+    ``partial``: why the result covers less than the whole run ("" when it does not).
+    ``late``: the ranks late at the same collective in every pass (:class:`LateRank`; empty:
+    none is, or the window has fewer than two passes).
+    ``reports``: each readable rank's own report (not in the run's JSON document beyond a
+    summary; kept for per-rank output).
+    """
+
+    schema_version: int
+    tool_version: str
+    world_size: int
+    ranks: Tuple[RankSummary, ...]
+    collectives: Tuple[CollectiveRow, ...]
+    instances: Tuple[CollectiveInstance, ...]
+    instance_count: int
+    unmatched: int
+    reference_rank: Optional[int]
+    clock: str
+    device: Optional[DeviceSpec] = None
+    partial: str = ""
+    notes: Tuple[str, ...] = ()
+    command: str = ""
+    late: Tuple[LateRank, ...] = ()
+    reports: Mapping[int, "Report"] = field(default_factory=dict, compare=False, repr=False)
