@@ -10,7 +10,7 @@ Steps of :func:`analyze`:
 1. Check the options against the trace: ``passes`` (at least 1, and only for a trace without
    ProfilerStep ranges, or equal to their count), ``device`` (``cpu`` is refused for a trace
    with GPU kernels), a truncated GPU trace that lost all its device events, a GPU trace that
-   names no GPU and no spec given. Each refusal is a :class:`~floorcalc.errors.FloorcalcError`
+   names no GPU and no spec given. Each refusal is a :class:`~floorcalc.util.errors.FloorcalcError`
    with its exit code.
 2. The device spec (:func:`device_spec`): the one given, else the one matching the trace's GPU
    (or the CPU it ran on), with the launch latency capture measured folded in; and the
@@ -34,10 +34,10 @@ from pathlib import Path
 from typing import List, Optional, Sequence, Tuple, Union
 
 from floorcalc import __version__
-from floorcalc.errors import SpecError, TraceError, UsageError
-from floorcalc.gcpause import paused
+from floorcalc.util.errors import SpecError, TraceError, UsageError
+from floorcalc.util.gcpause import paused
 from floorcalc.grouping import DEFAULT as DEFAULT_GROUP_BY
-from floorcalc.progress import NO_PROGRESS, Progress, Task
+from floorcalc.util.progress import NO_PROGRESS, Progress, Task
 from floorcalc.records import (CaptureInfo, DeviceSpec, Figure, GpuProperties, GroupBy, Implausible, Link, Note,
                                Report, RunReport, Target, Timeline, Trace)
 
@@ -70,7 +70,7 @@ def analyze_file(path: Union[str, Path], *, spec: SpecArg = None, passes: Option
     :class:`TraceError` for a file that is not a readable trace (or holds several processes and
     no ``pid``), :class:`UsageError` for a capture folder with no single trace for this one, and
     what :func:`analyze` raises. ``progress``: where the reading and the analysis are shown
-    (floorcalc.progress)."""
+    (floorcalc.util.progress)."""
     from floorcalc import trace as trace_mod
 
     check_passes(passes)
@@ -101,7 +101,7 @@ def analyze_run(paths: Sequence[Union[str, Path]], *, spec: SpecArg = None, pass
     the user's own, loaded wherever a rank is analysed; ``capture``: the capture trace of the
     CUDA graphs the ranks replay, or the folder of every rank's (:func:`capture_file`). The other options (``live`` among them:
     ``report --nproc-per-node``) are :func:`analyze`'s, for every rank. ``progress``: where the
-    ranks done of their number are shown (floorcalc.progress).
+    ranks done of their number are shown (floorcalc.util.progress).
 
     Raises :class:`TraceError` when no trace is found, :class:`RunError` for traces that are not
     one run (two runs mixed, two traces of one rank, world sizes that disagree, no rank known),
@@ -157,11 +157,11 @@ def analyze(trace: Trace, *, spec: SpecArg = None, passes: Optional[int] = None,
     report``, :func:`floorcalc.report`): the CPU spec is this host's own rather than the one the
     trace recorded, and the GPU is the one capture named. ``link``: the link collectives are
     floored at (default: ranks on one host; floorcalc.floor.collective_link). ``progress``:
-    where the stages are shown (floorcalc.progress).
+    where the stages are shown (floorcalc.util.progress).
 
     Raises :class:`UsageError` for options the trace contradicts, :class:`TraceError` for a
     truncated GPU trace with no device event left, :class:`SpecError` when no spec fits.
-    The cyclic garbage collector is paused meanwhile (floorcalc.gcpause).
+    The cyclic garbage collector is paused meanwhile (floorcalc.util.gcpause).
     """
     with paused():
         return _analyze(trace, spec=spec, passes=passes, device=device, command=command, live=live,

@@ -170,7 +170,7 @@ class Report:
 
 
 def _write(path: Path, data: bytes) -> None:
-    from floorcalc.output import write_file
+    from floorcalc.util.output import write_file
 
     write_file(path, data)
 
@@ -180,7 +180,7 @@ def analyze(path: Union[str, Path], spec: SpecArg = None, passes: Optional[int] 
 
     ``spec``: a spec YAML file, a packaged key (``"h200"``) or a :class:`DeviceSpec` (used as it
     is; None: from the trace's GPU, or the CPU it ran on); ``passes``: for a trace without
-    ProfilerStep ranges. Raises the :class:`floorcalc.errors.FloorcalcError` subclasses the CLI
+    ProfilerStep ranges. Raises the :class:`floorcalc.util.errors.FloorcalcError` subclasses the CLI
     turns into exit codes, for the same inputs (floorcalc.analysis makes both).
     """
     from floorcalc.analysis import analyze_file
@@ -195,7 +195,7 @@ def analyze(path: Union[str, Path], spec: SpecArg = None, passes: Optional[int] 
 def load_report(path: Union[str, Path]) -> Report:
     """A report saved as JSON (``-o FILE.json``, :meth:`Report.to_json`) read back: every
     figure as it was written (floorcalc.render.jsonread), without the trace it was made from
-    (so no :meth:`Report.annotate_trace`). Raises :class:`floorcalc.errors.ReportFileError`
+    (so no :meth:`Report.annotate_trace`). Raises :class:`floorcalc.util.errors.ReportFileError`
     for a file that is not such a report."""
     from floorcalc.render.jsonread import load
 

@@ -28,8 +28,8 @@ import time
 import warnings
 from typing import Any, Callable, List, Optional, Tuple
 
-from floorcalc.errors import OutputError
-from floorcalc.progress import NO_PROGRESS, Progress, Task
+from floorcalc.util.errors import OutputError
+from floorcalc.util.progress import NO_PROGRESS, Progress, Task
 from floorcalc.records import Figure
 
 LAUNCH_SAMPLES = 400
@@ -136,7 +136,7 @@ def _best_time_s(fn, repeats: int, inner: int) -> float:
 def measure_cpu_ceilings(quick: bool = False, progress: Progress = NO_PROGRESS) -> dict:
     """Measure this CPU's L2, L3 and DRAM bandwidth with torch ops; returns the figures as
     :func:`floorcalc.device.cpu.store_ceilings` keeps them. ``progress``: each benchmark shown
-    as it starts, ``benchmark i of N: NAME`` (floorcalc.progress).
+    as it starts, ``benchmark i of N: NAME`` (floorcalc.util.progress).
 
     Method (docs/method.md, "CPU ceilings"): the fixed cost ``t0`` of one op call is the
     shortest time of a 1-element ``copy_``; for each level, ``copy_`` and ``add(out=)`` over
@@ -261,7 +261,7 @@ def cpu_ceilings(measure_if_missing: bool = True) -> Optional[dict]:
     per machine), else measured now (quick sweep) and cached. None when nothing is cached and
     ``measure_if_missing`` is false."""
     from floorcalc.device.cpu import load_cached_ceilings, store_ceilings
-    from floorcalc.errors import OutputError
+    from floorcalc.util.errors import OutputError
 
     cached = load_cached_ceilings()
     if cached is not None or not measure_if_missing:
@@ -516,7 +516,7 @@ def calibrate_gpu(progress: Progress = NO_PROGRESS, quick: bool = False):
     """Measure this GPU's ceilings (see the notes above each helper); returns a Calibration.
 
     ``progress``: each of :data:`GPU_BENCHMARKS` shown as it starts, ``benchmark i of N: NAME``
-    (floorcalc.progress). ``quick`` shrinks sizes and repeats, for tests. Raises RuntimeError
+    (floorcalc.util.progress). ``quick`` shrinks sizes and repeats, for tests. Raises RuntimeError
     without a CUDA GPU.
     """
     import torch

@@ -35,7 +35,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 from floorcalc.capture.modelfile import ModelFile, call_user, load_model_file
 from floorcalc.counting import has_formula
 from floorcalc.counting.shapes import SCALAR_TYPE_CODES
-from floorcalc.errors import ModelFileError, ModelRunError
+from floorcalc.util.errors import ModelFileError, ModelRunError
 from floorcalc.records import ModuleInfo, OpCall, RecordedOp, Recording, TensorMeta
 from floorcalc.capture.run import ModuleHooks, model_inputs
 

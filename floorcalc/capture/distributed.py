@@ -10,7 +10,7 @@ itself). The workers' environment gets :data:`LAUNCH_ENV` unconditionally (NVLin
 multicast off for NCCL, symmetric memory and NVSHMEM: the lent GPU hosts need it), floorcalc's
 own folder on ``PYTHONPATH``, and ``OMP_NUM_THREADS`` = usable CPUs // N unless the user set it.
 A worker that fails writes one line into torchelastic's error file; the launcher turns the
-failed ranks into one :class:`~floorcalc.errors.FloorcalcError` (:func:`failure_error`).
+failed ranks into one :class:`~floorcalc.util.errors.FloorcalcError` (:func:`failure_error`).
 
 **The worker** (``python -m floorcalc.capture.distributed OPTIONS_JSON``, one per rank):
 
@@ -34,7 +34,7 @@ failed ranks into one :class:`~floorcalc.errors.FloorcalcError` (:func:`failure_
 not arrive. When one worker exits with an error, torchelastic's agent stops the others. A rank
 whose model raised is reported with that error's class and exit code (``rank 1: the model's
 forward raised ...``); a rank that crashed, was killed, or timed out waiting for its peers is a
-:class:`~floorcalc.errors.DistributedError` (exit 11). A rank that failed only because a peer
+:class:`~floorcalc.util.errors.DistributedError` (exit 11). A rank that failed only because a peer
 did (a collective broke or timed out) is never named as the cause when another rank failed on
 its own.
 """
@@ -57,9 +57,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
-from floorcalc import errors
+from floorcalc.util import errors
 from floorcalc.capture.collectives import COLLECTIVE_ENV
-from floorcalc.errors import DistributedError, FloorcalcError, OutputError, UsageError
+from floorcalc.util.errors import DistributedError, FloorcalcError, OutputError, UsageError
 
 #: Set in every worker's environment, always: NCCL's NVLink SHARP (NVLS) multicast, torch's
 #: symmetric-memory multicast and NVSHMEM's NVLS off (the lent multi-GPU hosts need it). The

@@ -17,7 +17,7 @@ While it is active:
    calling ``Py_Exit``): one line, the same exit code.
 3. What cannot be noticed from inside the process: a C-level ``exit()``/``_exit()``/``abort()``
    in an extension and a signal (a segfault; the kernel's out-of-memory killer). The shell then
-   sees that process status; floorcalc has written nothing half-way (floorcalc.output).
+   sees that process status; floorcalc has written nothing half-way (floorcalc.util.output).
 
 The stage the CLI is at (``stage``, set by its progress messages) goes into the error line.
 The CLI guards a model file's code (``report``, ``count``) and ``--formulas`` files.
@@ -33,7 +33,7 @@ import threading
 from types import TracebackType
 from typing import Any, Callable, Optional, Type
 
-from floorcalc.errors import FloorcalcError, ModelRunError
+from floorcalc.util.errors import FloorcalcError, ModelRunError
 
 __all__ = ["UserCode"]
 

@@ -26,8 +26,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable, Mapping, Optional
 
-from floorcalc.errors import ModelFileError, ModelRunError, describe_exception
-from floorcalc.output import shown
+from floorcalc.util.errors import ModelFileError, ModelRunError, describe_exception
+from floorcalc.util.output import shown
 
 
 @dataclass

@@ -35,9 +35,9 @@ from pathlib import Path
 from typing import Any, Callable, Dict, Iterator, List, Optional, Union
 
 from floorcalc.capture.modelfile import ModelFile, call_user, describe_exception
-from floorcalc.errors import DeviceUnavailableError, ModelFileError, ModelRunError, OutputError, UsageError
-from floorcalc.output import AtomicFile, check_new_file, os_error, scratch_file, shown
-from floorcalc.progress import NO_PROGRESS, Progress
+from floorcalc.util.errors import DeviceUnavailableError, ModelFileError, ModelRunError, OutputError, UsageError
+from floorcalc.util.output import AtomicFile, check_new_file, os_error, scratch_file, shown
+from floorcalc.util.progress import NO_PROGRESS, Progress
 from floorcalc.records import CaptureInfo, Figure
 from floorcalc.trace.capture_info import KEY as METADATA_KEY
 from floorcalc.trace.capture_info import capture_metadata, read_capture_info
@@ -82,7 +82,7 @@ def resolve_device(requested: str) -> str:
 def default_trace_names(label: str, directory: Path) -> Iterator[Path]:
     """The default names of a new trace in ``directory``, in the order they are tried:
     ``<label>.<YYYYmmdd-HHMMSS>.trace.json.gz``, then ``...-1.trace.json.gz``, ``-2``... The trace
-    takes the first that is free when it is written (floorcalc.output.AtomicFile), so runs
+    takes the first that is free when it is written (floorcalc.util.output.AtomicFile), so runs
     started in the same second never share one."""
     stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
     yield directory / f"{label}.{stamp}.trace.json.gz"
@@ -292,7 +292,7 @@ def time_bare(step: Callable[[], Any], device: str, iters: int, repeats: int = 3
 
 
 def write_trace(prof: Any, dest: Union[Path, _TraceDest], force: bool = False) -> Path:
-    """Export the profiler's trace and gzip it to ``dest``, atomically (floorcalc.output): a new
+    """Export the profiler's trace and gzip it to ``dest``, atomically (floorcalc.util.output): a new
     file unless ``force``; interrupted or failed, it leaves no file, whole or partial, behind.
     Returns the path written (for a default name, the first that was free).
 
@@ -338,7 +338,7 @@ def capture(mf: ModelFile, device: str, *, warmup: int = 3, iters: int = 5, trac
     ``cuda_graphs``: profile CUDA-graph replays of the step (see :func:`_capture_step`).
     ``command`` (the command line that asked for it) is stored in the trace's metadata.
     ``between``: called with each stage's name as it starts (module notes).
-    ``progress``: where each stage's passes are shown as they run (floorcalc.progress): the
+    ``progress``: where each stage's passes are shown as they run (floorcalc.util.progress): the
     warm-up's, the timed sets, the profiled passes.
     ``trace_out``: where the trace goes (a new file unless ``force``); None: a new default name
     (:func:`default_trace_names`) for ``trace_label`` (default: the model file's stem) in

@@ -1,7 +1,7 @@
 """Command-line entry point: ``floorcalc <command> ...``; one module per subcommand.
 
 :func:`main` returns the exit code, so tests call ``main([...])`` directly. User errors
-(:class:`floorcalc.errors.FloorcalcError`) print one line, ``floorcalc: error: ...``, and
+(:class:`floorcalc.util.errors.FloorcalcError`) print one line, ``floorcalc: error: ...``, and
 exit with the error's code; no traceback unless ``FLOORCALC_DEBUG=1``.
 """
 
@@ -13,7 +13,7 @@ import sys
 from typing import List, NoReturn, Optional
 
 from floorcalc import __version__
-from floorcalc.errors import FloorcalcError, describe_exception
+from floorcalc.util.errors import FloorcalcError, describe_exception
 
 INTERNAL_ERROR = 70  # EX_SOFTWARE
 

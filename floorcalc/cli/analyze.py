@@ -22,8 +22,8 @@ from typing import Dict, List, Optional, Sequence
 
 from floorcalc.analysis import analyze_file, analyze_run
 from floorcalc.cli.common import add_output_arguments, check_output, emit, load_formulas, output_format, output_renderer
-from floorcalc.errors import OutputError, UsageError
-from floorcalc.output import write_atomic
+from floorcalc.util.errors import OutputError, UsageError
+from floorcalc.util.output import write_atomic
 from floorcalc.records import RunReport
 from floorcalc.render.base import FileData
 from floorcalc.render.progress import progress_display

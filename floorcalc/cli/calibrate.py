@@ -20,8 +20,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from floorcalc.errors import DeviceUnavailableError, OutputError, UsageError
-from floorcalc.output import check_new_file, write_atomic
+from floorcalc.util.errors import DeviceUnavailableError, OutputError, UsageError
+from floorcalc.util.output import check_new_file, write_atomic
 from floorcalc.render.base import stdout_width
 from floorcalc.render.progress import progress_display
 from floorcalc.render.terminal import PlainTable, make_console, plain

@@ -1,6 +1,6 @@
 """Options and output handling shared by the subcommands that write a document (the analysis
 itself is floorcalc.analysis; the formats are floorcalc.render.registry's; files are written by
-floorcalc.output)."""
+floorcalc.util.output)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ import sys
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional
 
-from floorcalc.errors import OutputError, UsageError
+from floorcalc.util.errors import OutputError, UsageError
 from floorcalc.grouping import DEFAULT as DEFAULT_GROUP_BY
-from floorcalc.output import check_new_file, shown, write_atomic
+from floorcalc.util.output import check_new_file, shown, write_atomic
 from floorcalc.records import GROUP_BYS
 from floorcalc.records import Trace
 from floorcalc.render import registry
@@ -66,12 +66,12 @@ def add_formula_arguments(p: argparse.ArgumentParser) -> None:
 
 def load_formulas(args: argparse.Namespace) -> None:
     """Register the formulas of each ``--formulas`` file, before any work; a bad file is a
-    :class:`~floorcalc.errors.FormulaError` (exit code 10)."""
+    :class:`~floorcalc.util.errors.FormulaError` (exit code 10)."""
     paths = getattr(args, "formulas", None) or []
     if paths:
         from floorcalc.capture.guard import UserCode
         from floorcalc.counting.plugins import load_files
-        from floorcalc.errors import FormulaError
+        from floorcalc.util.errors import FormulaError
 
         # the user's code: its prints go to stderr, its exits are errors (exit code 10)
         with UserCode("a --formulas file", FormulaError) as guard:
@@ -132,7 +132,7 @@ def output_paths(args: argparse.Namespace) -> List[Path]:
 
 
 def check_output(args: argparse.Namespace) -> None:
-    """Fail before any work if an output cannot be written (floorcalc.output.check_new_file: its
+    """Fail before any work if an output cannot be written (floorcalc.util.output.check_new_file: its
     folder is missing or refuses files, its name is too long, it exists without --force...), two
     outputs are one file, or one is an input."""
     paths = output_paths(args)
@@ -243,6 +243,6 @@ def emit(doc: Any, args: argparse.Namespace, trace: Optional[Trace] = None,
                 print(f"floorcalc: {note}", file=sys.stderr)
 
 
-#: the one atomic writer (floorcalc.output), under the name cli/ modules use:
+#: the one atomic writer (floorcalc.util.output), under the name cli/ modules use:
 #: ``_write_atomic(path, data, force=args.force)``
 _write_atomic = write_atomic

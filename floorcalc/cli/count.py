@@ -17,7 +17,7 @@ from pathlib import Path
 
 from floorcalc.cli.common import (add_format_arguments, add_formula_arguments, check_output, emit, load_formulas,
                                   output_format)
-from floorcalc.errors import UsageError
+from floorcalc.util.errors import UsageError
 
 NAME = "count"
 HELP = "count FLOPs, bytes and parameters per module, without a GPU (meta tensors)"

@@ -46,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
     if target == "auto":
         target = "cuda" if (name or (args.spec and not args.spec.startswith("cpu"))) else "cpu"
     if target == "cuda" and not name and not args.spec:
-        from floorcalc.errors import DeviceUnavailableError
+        from floorcalc.util.errors import DeviceUnavailableError
 
         raise DeviceUnavailableError("no GPU found through NVML; pass --name 'NVIDIA H200' or --spec")
     spec = resolve_spec(target, gpu_name=name, spec_path=args.spec, cpu=cpu_spec() if target == "cpu" else None)

@@ -14,8 +14,8 @@ import sys
 from pathlib import Path
 
 from floorcalc.cli.common import add_output_arguments, check_output, emit, load_formulas, output_format
-from floorcalc.errors import UsageError
-from floorcalc.progress import NO_PROGRESS, Progress
+from floorcalc.util.errors import UsageError
+from floorcalc.util.progress import NO_PROGRESS, Progress
 from floorcalc.render.progress import progress_display
 
 NAME = "report"
@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
     from floorcalc.capture.guard import UserCode
     from floorcalc.capture.modelfile import load_model_file
     from floorcalc.capture.run import resolve_device
-    from floorcalc.output import check_new_file
+    from floorcalc.util.output import check_new_file
 
     check_output(args)
     load_formulas(args)
@@ -104,7 +104,7 @@ MODES = ("eager", "compile", "cuda-graphs")
 
 def _run_modes(args: argparse.Namespace, mf, device: str, log, guard) -> int:
     """--modes: the same step in each mode, one trace each, compared side by side."""
-    from floorcalc.output import check_new_file
+    from floorcalc.util.output import check_new_file
     from floorcalc.render import registry
 
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]

@@ -44,7 +44,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from floorcalc.device.spec import load_spec
-    from floorcalc.errors import WhatIfError
+    from floorcalc.util.errors import WhatIfError
     from floorcalc.render.jsonread import load
     from floorcalc.whatif.project import graph_cost, project
 

@@ -4,7 +4,7 @@ Two ways in:
 
 1. ``--formulas FILE.py`` (``report``, ``analyze``, ``count``; :func:`load_file`): the file is
    imported once, and the functions it decorates with :func:`floorcalc.counting.formula` are
-   registered. Errors are fatal (:class:`~floorcalc.errors.FormulaError`, exit code 10): the
+   registered. Errors are fatal (:class:`~floorcalc.util.errors.FormulaError`, exit code 10): the
    user asked for that file.
 2. An installed package's entry point in the group ``floorcalc.formulas``
    (:func:`load_entry_points`): the entry point names a module (importing it registers its
@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Dict, List, Mapping, Tuple, Union
 
 from floorcalc.counting import registry
-from floorcalc.errors import FormulaError
+from floorcalc.util.errors import FormulaError
 
 #: The entry point group a package names its floorcalc formulas under.
 ENTRY_POINT_GROUP = "floorcalc.formulas"

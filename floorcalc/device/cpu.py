@@ -371,12 +371,12 @@ def store_ceilings(figures: Mapping[str, Mapping[str, Any]], path: Optional[Path
     is kept: a ceiling is the most the machine was seen to do, and a run slowed by another
     process sharing the cores must not lower it.
 
-    Written through :func:`floorcalc.output.write_atomic` with ``force`` (the cache is meant to
+    Written through :func:`floorcalc.util.output.write_atomic` with ``force`` (the cache is meant to
     be replaced): a hidden file in the same folder renamed over the old one, so a reader, a
     Ctrl-C or a full disk never sees a half-written cache. Raises :class:`OutputError` (exit
     code 8, one line) when its folder cannot be made or the file cannot be written; the callers
     carry on without the cache."""
-    from floorcalc.output import os_error, write_atomic
+    from floorcalc.util.output import os_error, write_atomic
 
     path = path or ceilings_cache_path()
     try:

@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Dict, Mapping, Optional, Sequence, Tuple, Union
 
-from floorcalc.errors import SpecError
+from floorcalc.util.errors import SpecError
 from floorcalc.records import DeviceSpec, Figure, GpuProperties
 
 from floorcalc.device.spec import check_figure, match_spec

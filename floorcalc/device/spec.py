@@ -12,7 +12,7 @@ places hold spec files, in precedence order:
 
 A file may say ``base: KEY`` (or ``base: path.yaml``) and give only the fields it changes; the
 loader merges it over the base field by field (:func:`load_file`). Every error is a
-:class:`~floorcalc.errors.SpecError` whose one-line message names the file, the key and the
+:class:`~floorcalc.util.errors.SpecError` whose one-line message names the file, the key and the
 bad value.
 
 Pure Python and PyYAML: nothing here imports torch or touches a GPU.
@@ -29,7 +29,7 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 import yaml
 
-from floorcalc.errors import SpecError, UsageError
+from floorcalc.util.errors import SpecError, UsageError
 from floorcalc.records import BASES, INTERCONNECT_KEYS, NO_SPEC_KEY, Basis, DeviceKind, DeviceSpec, Figure, MemoryLevel
 
 #: The one schema version this loader reads.

@@ -21,9 +21,9 @@ import zlib
 from pathlib import Path
 from typing import List, Optional, Sequence, Tuple, Union
 
-from floorcalc.errors import TraceError, UsageError
+from floorcalc.util.errors import TraceError, UsageError
 from floorcalc.grouping import DEFAULT as DEFAULT_GROUP_BY
-from floorcalc.progress import NO_PROGRESS, Progress
+from floorcalc.util.progress import NO_PROGRESS, Progress
 from floorcalc.records import DeviceSpec, GroupBy, Link, RunReport
 from floorcalc.distributed.crossrank import LIST_INSTANCES, combine
 from floorcalc.distributed.rank import RankOptions, rank_from_name, rank_record

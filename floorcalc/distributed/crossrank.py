@@ -5,7 +5,7 @@ Steps of :func:`combine` (the method, with its reasons, is in docs/timeline.md, 
 1. **One run.** Records that could not be read are kept as ``unreadable`` ranks. The readable
    ones must agree on the world size and on what says which run they came from (floorcalc's
    capture command and model file, torch and NCCL versions, process groups), and no two may
-   claim one rank; otherwise :class:`~floorcalc.errors.RunError`, naming the files. Ranks of
+   claim one rank; otherwise :class:`~floorcalc.util.errors.RunError`, naming the files. Ranks of
    the world with no trace are ``missing``. Traces without ``distributedInfo`` take their rank
    from their file name (``rank-3``), and the world is then the ranks found.
 2. **Matching.** A collective is the same on every rank of its process group when it has the
@@ -50,7 +50,7 @@ from collections import Counter, defaultdict
 from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
 from floorcalc import __version__
-from floorcalc.errors import RunError
+from floorcalc.util.errors import RunError
 from floorcalc.records import (CAUSE_TERM, CollectiveInstance, CollectiveRow, CollectiveTiming, Decomposition,
                                GapCause, LateRank, PeerWait, RankRecord, RankStatus, RankSummary, Report, RunReport,
                                SliceBound)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, Optional, Tuple, Union
 
-from floorcalc.errors import FloorcalcError
+from floorcalc.util.errors import FloorcalcError
 from floorcalc.grouping import DEFAULT as DEFAULT_GROUP_BY
 from floorcalc.records import DeviceSpec, GroupBy, IdleSpans, Link, RankRecord, Report, Trace
 
@@ -131,7 +131,7 @@ def rank_record(path: str, options: RankOptions = RankOptions()) -> RankRecord:
 
 
 def _annotate(trace: Trace, report: Report, annotate_path: Path) -> None:
-    from floorcalc.output import write_atomic
+    from floorcalc.util.output import write_atomic
     from floorcalc.render.annotate import TraceAnnotator
 
     write_atomic(annotate_path, TraceAnnotator().annotate(trace, report, gzipped=True))

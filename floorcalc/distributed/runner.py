@@ -13,8 +13,8 @@ from __future__ import annotations
 import os
 from typing import List, Optional, Sequence
 
-from floorcalc.errors import UsageError
-from floorcalc.progress import NO_PROGRESS, Progress, Task
+from floorcalc.util.errors import UsageError
+from floorcalc.util.progress import NO_PROGRESS, Progress, Task
 from floorcalc.records import RankRecord
 from floorcalc.distributed.rank import RankOptions, rank_record
 
@@ -32,7 +32,7 @@ def map_ranks(paths: Sequence[str], options: RankOptions, *, workers: Optional[i
               scheduler: Optional[str] = None, progress: Progress = NO_PROGRESS) -> List[RankRecord]:
     """:func:`rank_record` of every path, in order: on the Dask cluster at ``scheduler``, else in
     ``workers`` local processes (None: :func:`default_workers`; 1: this process). ``progress``:
-    where the ranks done of their number are shown as each comes back (floorcalc.progress).
+    where the ranks done of their number are shown as each comes back (floorcalc.util.progress).
 
     Raises :class:`UsageError` for ``workers`` below 1, or a ``scheduler`` without
     dask.distributed installed or that cannot be reached.

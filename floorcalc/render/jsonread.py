@@ -25,7 +25,7 @@ Steps of :func:`loads`:
    ``groups.by`` names (the default grouping for a report written before groups were). A
    note written as a plain string (before notes had a kind) reads as a ``note``.
 
-Every problem is one :class:`~floorcalc.errors.ReportFileError` line (exit code 6) naming the
+Every problem is one :class:`~floorcalc.util.errors.ReportFileError` line (exit code 6) naming the
 file and the key: ``report A (run.json): ops[3].duration_us is 'x', not a number``.
 """
 
@@ -41,8 +41,8 @@ import typing
 from pathlib import Path
 from typing import Any, Dict, Mapping, Optional, Tuple, Type, TypeVar, Union
 
-from floorcalc.errors import ReportFileError
-from floorcalc.output import shown
+from floorcalc.util.errors import ReportFileError
+from floorcalc.util.output import shown
 from floorcalc.records import (NO_SPEC_KEY, UNKNOWN_DTYPE, CaptureInfo, ColdStart, CollectiveCall, CollectiveTiming,
                                CopyRow, Decomposition, DeviceSpec, Figure, Gap, GroupBy, HostWait, IdleRow, Implausible,
                                InvariantCheck, KernelRow, LaunchStats, MemoryStats, Note, OpRow, RangeRow,

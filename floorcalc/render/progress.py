@@ -1,10 +1,10 @@
 """The progress display of a command in a terminal: rich's Progress on standard error.
 
 :func:`progress_display` is what the CLI wraps its long work in. It gives a
-:class:`TerminalProgress` (a :class:`floorcalc.progress.Progress` that draws each task as a
+:class:`TerminalProgress` (a :class:`floorcalc.util.progress.Progress` that draws each task as a
 line: what it does, a bar, ``i/N unit`` or bytes read of the total with the rate, a detail)
 only when standard error is a terminal and the user did not ask for quiet; otherwise
-:data:`floorcalc.progress.NO_PROGRESS`, so a pipe or a log gets no bar and no terminal codes,
+:data:`floorcalc.util.progress.NO_PROGRESS`, so a pipe or a log gets no bar and no terminal codes,
 only the one-line stage messages the command prints anyway.
 
 The display is transient: when the block ends (done, failed or interrupted) it is erased, so
@@ -33,7 +33,7 @@ from rich.progress import Task as RichTask
 from rich.table import Column
 from rich.text import Text
 
-from floorcalc.progress import NO_PROGRESS, Progress, Task
+from floorcalc.util.progress import NO_PROGRESS, Progress, Task
 from floorcalc.render.terminal import make_console, plain
 
 __all__ = ["TerminalProgress", "progress_display", "wanted"]

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, Literal, Optional, Tuple, Type, get_args
 
-from floorcalc.errors import UsageError
+from floorcalc.util.errors import UsageError
 from floorcalc.render.base import Renderer
 
 #: what a command writes (module notes)

@@ -128,7 +128,7 @@ def csv_rows(w: WhatIf) -> List[List[str]]:
 
 def _need(report: Report) -> WhatIf:
     if report.whatif is None:
-        from floorcalc.errors import WhatIfError
+        from floorcalc.util.errors import WhatIfError
 
         raise WhatIfError("the report has no what-if section (a CPU run, or no spec with ceilings)")
     return report.whatif

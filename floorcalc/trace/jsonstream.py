@@ -46,8 +46,8 @@ from typing import Any, Callable, Iterator, List, Optional, Tuple
 
 import msgspec
 
-from floorcalc.errors import TraceError
-from floorcalc.progress import Task
+from floorcalc.util.errors import TraceError
+from floorcalc.util.progress import Task
 from floorcalc.trace.paths import path_error
 
 #: how :attr:`EventStream.partial` begins for a file cut short (partial_line reads it)
@@ -226,7 +226,7 @@ class EventStream:
     yielded, ``partial`` why the array was read only in part ("" when whole), ``notes`` what else
     was noticed (a top-level object not closed after the array). ``bytes_read``: how many of the
     file's bytes have been read (compressed bytes, for a gzipped file), as ``task`` (a
-    :class:`floorcalc.progress.Task`) is told each time the reading moves on, with the events
+    :class:`floorcalc.util.progress.Task`) is told each time the reading moves on, with the events
     yielded so far as its detail.
 
     Raises :class:`TraceError` for a file that is empty, not JSON, not a JSON object, has no

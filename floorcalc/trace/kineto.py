@@ -74,10 +74,10 @@ from typing import Any, Dict, Iterable, Iterator, List, Optional, Tuple, TypeVar
 import msgspec
 import numpy as np
 
-from floorcalc.errors import TraceError
-from floorcalc.gcpause import paused
-from floorcalc.output import shown
-from floorcalc.progress import NO_PROGRESS, Progress
+from floorcalc.util.errors import TraceError
+from floorcalc.util.gcpause import paused
+from floorcalc.util.output import shown
+from floorcalc.util.progress import NO_PROGRESS, Progress
 from floorcalc.records import (CpuOp, DeviceSync, EventKind, GpuEvent, GpuProperties, MemorySample, OpCall,
                                ProfilerOverhead, RuntimeCall, Step, Trace, UserRange, record_builder)
 from floorcalc.trace import collectives
@@ -415,7 +415,7 @@ def load(path: str | Path, *, pid: Optional[int] = None, progress: Progress = NO
     """Parse the Kineto trace at ``path`` (see the module notes for how).
 
     ``pid``: the process whose host events to read, for a file that holds several (ranks).
-    ``progress``: where the reading is shown (floorcalc.progress): the file's bytes read of its
+    ``progress``: where the reading is shown (floorcalc.util.progress): the file's bytes read of its
     size, with the events read so far.
 
     Raises :class:`TraceError` for a missing, empty or non-Kineto file (no ``traceEvents``

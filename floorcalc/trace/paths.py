@@ -1,6 +1,6 @@
 """Input paths looked at before they are read: every reason ``os.stat`` or ``open`` gives for
 not reading one (missing, a loop of symbolic links, a name over 255 bytes or a path over
-PATH_MAX, no permission, a directory) becomes one :class:`~floorcalc.errors.TraceError` line
+PATH_MAX, no permission, a directory) becomes one :class:`~floorcalc.util.errors.TraceError` line
 (exit code 6) that names the cause, never an internal error and never "not found" for a path
 that is there."""
 
@@ -12,8 +12,8 @@ import stat
 from pathlib import Path
 from typing import Union
 
-from floorcalc.errors import TraceError
-from floorcalc.output import shown
+from floorcalc.util.errors import TraceError
+from floorcalc.util.output import shown
 
 __all__ = ["is_trace_folder", "path_error"]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from floorcalc.errors import WhatIfError
+from floorcalc.util.errors import WhatIfError
 from floorcalc.records import DeviceSpec, Report, WhatIf, WorkUnit
 
 __all__ = ["section"]

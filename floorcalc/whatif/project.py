@@ -42,7 +42,7 @@ from __future__ import annotations
 
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
-from floorcalc.errors import WhatIfError
+from floorcalc.util.errors import WhatIfError
 from floorcalc.floor import _peak
 from floorcalc.records import (Decomposition, DeviceSpec, Figure, Level, OpRow, Projection, ProjectionTerm, Report,
                                TermBasis, WhatIf, WhatIfBasis, WhatIfScenario)

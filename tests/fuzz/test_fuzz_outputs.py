@@ -35,9 +35,9 @@ import golden
 from builders import KinetoBuilder, tensor_args, toy_spec
 from floorcalc.analysis import build_report
 from floorcalc.cli import main
-from floorcalc.errors import OutputError
+from floorcalc.util.errors import OutputError
 from floorcalc.grouping import regroup
-from floorcalc.output import check_new_file, write_atomic
+from floorcalc.util.output import check_new_file, write_atomic
 from floorcalc.records import Note
 from floorcalc.render.csvfmt import CsvRenderer
 from floorcalc.render.jsonfmt import dumps
@@ -253,7 +253,7 @@ def test_a_damaged_report_is_read_or_refused_in_one_line(report_json, data):
     ReportFileError line (exit 6); nothing else."""
     import copy
 
-    from floorcalc.errors import ReportFileError
+    from floorcalc.util.errors import ReportFileError
     from floorcalc.render.jsonread import loads
 
     text, doc, paths = report_json

@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from floorcalc.device.spec import ECHO_CHARS, load_file, packaged_dir  # noqa: E402
-from floorcalc.errors import SpecError  # noqa: E402
+from floorcalc.util.errors import SpecError  # noqa: E402
 from floorcalc.records import DeviceSpec  # noqa: E402
 
 SPECS = {p.name: p.read_bytes() for p in sorted(packaged_dir().glob("*.yaml"))}

@@ -41,7 +41,7 @@ from hypothesis import strategies as st
 
 import golden
 from floorcalc.cli import main
-from floorcalc.errors import TraceError
+from floorcalc.util.errors import TraceError
 from floorcalc.trace import kineto, load, parse
 
 FIXTURES = ["h200_mlp_eager", "h200_k14_item", "h200_two_streams", "h200_cold_mlp", "h200_mlp_graphs",

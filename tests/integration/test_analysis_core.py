@@ -20,7 +20,7 @@ from builders import KinetoBuilder
 from floorcalc.analysis import analyze
 from floorcalc.cli import main
 from floorcalc.device import load_spec
-from floorcalc.errors import UsageError
+from floorcalc.util.errors import UsageError
 from floorcalc.trace import load
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -78,7 +78,7 @@ def test_analyze_with_a_spec_key_or_object(rep):
 
 
 def test_analyze_errors_are_floorcalc_errors(tmp_path):
-    from floorcalc.errors import TraceError, UsageError
+    from floorcalc.util.errors import TraceError, UsageError
 
     with pytest.raises(TraceError):
         floorcalc.analyze(tmp_path / "nope.json")
@@ -99,7 +99,7 @@ def test_report_profiles_a_live_module_on_cpu(tmp_path):
     assert rep.capture.warmup == 1 and rep.capture.model_file == "<Sequential object>"
     assert x.device.type == "cpu"
     # keyword inputs, and the trace is never overwritten without force
-    from floorcalc.errors import OutputError
+    from floorcalc.util.errors import OutputError
 
     with pytest.raises(OutputError):
         floorcalc.report(model, {"input": x}, device="cpu", warmup=0, iters=1, trace_out=trace)
@@ -107,7 +107,7 @@ def test_report_profiles_a_live_module_on_cpu(tmp_path):
 
 def test_report_rejects_what_is_not_a_module(tmp_path):
     pytest.importorskip("torch")
-    from floorcalc.errors import UsageError
+    from floorcalc.util.errors import UsageError
 
     with pytest.raises(UsageError, match="must be a torch.nn.Module"):
         floorcalc.report(lambda x: x, (), device="cpu", trace_out=tmp_path / "t.json.gz")

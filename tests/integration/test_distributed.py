@@ -13,7 +13,7 @@ import pytest
 from builders import KinetoBuilder, collective_run, h200_spec, tp_pass
 from floorcalc.analysis import analyze_run
 from floorcalc.cli import main
-from floorcalc.errors import RunError
+from floorcalc.util.errors import RunError
 
 ROOT = Path(__file__).resolve().parents[2]
 

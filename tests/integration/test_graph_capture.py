@@ -13,7 +13,7 @@ import pytest
 
 from floorcalc.analysis import analyze_file, capture_file
 from floorcalc.cli import main
-from floorcalc.errors import UsageError
+from floorcalc.util.errors import UsageError
 from floorcalc.trace import load
 from floorcalc.trace.graphs import attach_capture, captured_graphs
 

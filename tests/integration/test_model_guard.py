@@ -179,7 +179,7 @@ raise Unprintable()
 
 
 def test_describe_exception_cuts_long_messages():
-    from floorcalc.errors import MESSAGE_CHARS, describe_exception
+    from floorcalc.util.errors import MESSAGE_CHARS, describe_exception
 
     text = describe_exception(ValueError("x" * 10_000))
     assert text.startswith("ValueError: xxx") and len(text) < MESSAGE_CHARS + 50 and "10000 characters" in text

@@ -24,8 +24,8 @@ import pytest
 
 import golden
 from floorcalc.cli import main
-from floorcalc.errors import OutputError
-from floorcalc.output import AtomicFile, check_new_file, write_atomic
+from floorcalc.util.errors import OutputError
+from floorcalc.util.output import AtomicFile, check_new_file, write_atomic
 
 ROOT = Path(__file__).resolve().parents[2]
 GPT2 = str(golden.DATA / "h200_gpt2.trace.json.gz")
@@ -315,7 +315,7 @@ def test_a_spec_file_named_relative_to_the_start(tmp_path, monkeypatch):
 
 
 def test_the_writers_error_words(tmp_path):
-    from floorcalc.output import os_error, shown
+    from floorcalc.util.output import os_error, shown
 
     e = os_error(tmp_path / "x", OSError(errno.ENOSPC, "No space left on device"))
     assert str(e) == f"cannot write output {tmp_path / 'x'}: no space left on the device" and e.exit_code == 8

@@ -80,8 +80,8 @@ def test_a_failed_write_leaves_no_partial_file(tmp_path, monkeypatch):
     import errno
     import os
 
-    from floorcalc.errors import OutputError
-    from floorcalc.output import write_atomic
+    from floorcalc.util.errors import OutputError
+    from floorcalc.util.output import write_atomic
 
     def full(fd):
         raise OSError(errno.ENOSPC, "No space left on device")

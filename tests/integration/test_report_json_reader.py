@@ -9,7 +9,7 @@ import pytest
 
 import golden
 from floorcalc.cli import main
-from floorcalc.errors import ReportFileError
+from floorcalc.util.errors import ReportFileError
 from floorcalc.render import jsonfmt, jsonread
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -11,7 +11,7 @@ import pytest
 from floorcalc.capture import distributed as dist_cap
 from floorcalc.capture.distributed import RankFailure, failure_error
 from floorcalc.cli import main
-from floorcalc.errors import DistributedError, ModelFileError, ModelRunError, OutputError, UsageError
+from floorcalc.util.errors import DistributedError, ModelFileError, ModelRunError, OutputError, UsageError
 
 SIGTERM, SIGKILL = -int(signal.SIGTERM), -int(signal.SIGKILL)
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from floorcalc.counting import count, has_formula, plugins, registry
-from floorcalc.errors import FormulaError
+from floorcalc.util.errors import FormulaError
 from floorcalc.records import OpCall, TensorMeta
 from builders import KinetoBuilder, tensor_args
 

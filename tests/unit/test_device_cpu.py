@@ -6,7 +6,7 @@ import pytest
 
 from floorcalc.device import cpu_spec, load_spec
 from floorcalc.device.cpu import parse_cpuinfo
-from floorcalc.errors import SpecError
+from floorcalc.util.errors import SpecError
 from floorcalc.records import Figure
 
 

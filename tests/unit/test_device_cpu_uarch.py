@@ -10,7 +10,7 @@ import os
 import pytest
 
 from floorcalc.device import cpu_spec
-from floorcalc.errors import OutputError
+from floorcalc.util.errors import OutputError
 from floorcalc.device.cpu import (MICROARCHITECTURES, UARCH_SOURCES, cache_levels_sysfs, identify_microarch,
                                   load_cached_ceilings, parse_cpuinfo, store_ceilings)
 
@@ -136,7 +136,7 @@ def test_ceilings_cache_round_trip_keeps_the_higher_figure(tmp_path):
 
 def test_ceilings_cache_is_replaced_whole_or_left_as_it_was(tmp_path, monkeypatch):
     # issue 13: the cache went through a temporary file of its own, left behind when the rename
-    # failed; now floorcalc.output's atomic writer (force: the cache is meant to be replaced)
+    # failed; now floorcalc.util.output's atomic writer (force: the cache is meant to be replaced)
     path = tmp_path / "c.json"
     store_ceilings(ceilings(dram=30e9), path)
     before = path.read_bytes()

@@ -9,7 +9,7 @@ import pytest
 
 from floorcalc.device import DetectedGpu, derive_spec, detect_gpu, load_spec, spec_from_trace_devices
 from floorcalc.device.detect import arch_rates
-from floorcalc.errors import SpecError
+from floorcalc.util.errors import SpecError
 from floorcalc.records import GpuProperties
 
 

@@ -10,7 +10,7 @@ import pytest
 from builders import KinetoBuilder, tensor_args, toy_spec
 from floorcalc.analysis import build_report
 from floorcalc.device import level_for_bytes, levels_of, load_file, load_spec
-from floorcalc.errors import SpecError
+from floorcalc.util.errors import SpecError
 from floorcalc.floor import bandwidth
 from floorcalc.records import Figure, MemoryLevel
 from floorcalc.trace import parse

@@ -10,7 +10,7 @@ import pytest
 
 from floorcalc.device import list_specs, load_spec, match_spec, packaged_dir, resolve_spec, user_config_dir
 from floorcalc.device.spec import load_file
-from floorcalc.errors import SpecError, UsageError
+from floorcalc.util.errors import SpecError, UsageError
 from floorcalc.records import BASES, DeviceSpec, Figure
 
 

@@ -11,7 +11,7 @@ import pytest
 from floorcalc.cli import main
 from floorcalc.device.spec import (ECHO_CHARS, MAX_SPEC_BYTES, load_file, packaged_dir, parse_packaged_text,
                                    parse_spec_text)
-from floorcalc.errors import SpecError
+from floorcalc.util.errors import SpecError
 
 H200 = (packaged_dir() / "h200.yaml").read_text(encoding="utf-8")
 #: the packaged H200 spec as a user file (a user file's key defaults to its stem)

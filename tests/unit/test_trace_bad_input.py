@@ -13,7 +13,7 @@ import golden
 from builders import KinetoBuilder, tensor_args, toy_spec
 from floorcalc.analysis import build_report
 from floorcalc.cli import main
-from floorcalc.errors import TraceError
+from floorcalc.util.errors import TraceError
 from floorcalc.trace import jsonstream, kineto, load, parse, paths
 
 GEMM = ("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_segment_k_off_"

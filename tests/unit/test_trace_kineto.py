@@ -6,7 +6,7 @@ import json
 import pytest
 
 from builders import KinetoBuilder, tensor_args
-from floorcalc.errors import TraceError
+from floorcalc.util.errors import TraceError
 from floorcalc.trace import load, parse
 
 

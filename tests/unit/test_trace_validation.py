@@ -13,7 +13,7 @@ import golden
 from builders import KinetoBuilder, tensor_args, toy_spec
 from floorcalc.analysis import build_report
 from floorcalc.cli import main
-from floorcalc.errors import TraceError
+from floorcalc.util.errors import TraceError
 from floorcalc.trace import jsonstream, load, parse
 
 REAL = golden.DATA / "h200_gpt2.trace.json.gz"

@@ -12,7 +12,7 @@ import pytest
 from builders import KinetoBuilder, tensor_args, toy_spec
 from floorcalc.analysis import build_report
 from floorcalc.cli import main
-from floorcalc.errors import WhatIfError
+from floorcalc.util.errors import WhatIfError
 from floorcalc.records import Figure
 from floorcalc.render import jsonfmt, jsonread
 from floorcalc.trace import load

@@ -34,7 +34,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import BinaryIO, Callable, Iterable, Iterator, List, Optional, Type, Union
 
-from floorcalc.errors import OutputError
+from floorcalc.util.errors import OutputError
 
 __all__ = ["AtomicFile", "write_atomic", "write_file", "check_new_file", "scratch_file", "shown", "os_error"]
 

@@ -60,7 +60,7 @@ from floorcalc.device.levels import level_for_bytes
 from floorcalc.fallback import BYTES_ONLY
 from floorcalc.floor import bandwidth, collective_floor, floor_of, largest_term
 from floorcalc.kernel_names import event_role, float32_path
-from floorcalc.progress import NO_PROGRESS, Progress, counted
+from floorcalc.util.progress import NO_PROGRESS, Progress, counted
 from floorcalc.records import (UNATTRIBUTED, Bound, CaptureInfo, CollectiveCall, CommCount, Count, CpuOp, DeviceSpec,
                                EventFloor, EventKind, Floor, FloorBound, FloorSplit, GpuEvent, KernelRole, KernelRow,
                                Level, Link, OpCall, OpRow, Summary, Trace, Window, WorkUnit, record_builder)
@@ -132,7 +132,7 @@ def classify(trace: Trace, win: Window, spec: DeviceSpec, *, reference: Optional
     On a GPU trace (the window has device events) the units are device work; on a CPU-only
     trace they are op calls. The TF32 flags come from the capture's record
     (:attr:`Trace.capture`): unknown flags floor float32 matrix work at the TF32 peak.
-    ``progress``: where the work is shown (floorcalc.progress): the units counted, then floored,
+    ``progress``: where the work is shown (floorcalc.util.progress): the units counted, then floored,
     of their number.
     """
     gpu = bool(win.gpu_ids)

@@ -1,0 +1,5 @@
+"""Infrastructure every stage may use, and which uses no stage: the errors and their exit
+codes (:mod:`~floorcalc.util.errors`), whole-or-nothing output files
+(:mod:`~floorcalc.util.output`), progress reporting (:mod:`~floorcalc.util.progress`), and the
+garbage collector paused over large record builds (:mod:`~floorcalc.util.gcpause`).
+"""
