@@ -17,10 +17,10 @@ Steps of :func:`analyze`:
    datasheet spec to compare with when that one holds calibrated peaks (:func:`reference_spec`).
 3. :func:`build_report`: device events of one stream that overlap clipped (a trace defect,
    floorcalc.plausibility), the window (floorcalc.timeline.window), the work units counted and
-   floored once (floorcalc.classify), the op and kernel rows and the pass summary built from
+   floored once (floorcalc.classify.units), the op and kernel rows and the pass summary built from
    them, where the wall time goes (floorcalc.timeline), the figures no hardware can produce,
    each with its likely cause (floorcalc.plausibility), the op rows grouped
-   (floorcalc.grouping), and the report's one list of notes and warnings (:func:`report_notes`):
+   (floorcalc.classify.grouping), and the report's one list of notes and warnings (:func:`report_notes`):
    the analysis's own, the trace reader's and the timeline's, a partial trace, broken
    invariants, impossible figures and ops faster than their floor. Renderers print this list
    and say nothing else of their own, so every format carries the same notes.
@@ -36,7 +36,7 @@ from typing import List, Optional, Sequence, Tuple, Union
 from floorcalc import __version__
 from floorcalc.util.errors import SpecError, TraceError, UsageError
 from floorcalc.util.gcpause import paused
-from floorcalc.grouping import DEFAULT as DEFAULT_GROUP_BY
+from floorcalc.classify.grouping import DEFAULT as DEFAULT_GROUP_BY
 from floorcalc.util.progress import NO_PROGRESS, Progress, Task
 from floorcalc.records import (CaptureInfo, DeviceSpec, Figure, GpuProperties, GroupBy, Implausible, Link, Note,
                                Report, RunReport, Target, Timeline, Trace)
@@ -222,7 +222,7 @@ def _distortion_words(profiled_us: float, bare_us: float, runs: Sequence[float],
     """One part of the profiler-distortion note: ``+45% {how} ({detail})``, or ``not measurable
     {how} ({detail}; why)`` where classify.profiler_distortion cannot measure it: the profiled
     step was faster than the bare one, or within the bare sets' own spread (noise)."""
-    from floorcalc.classify import bare_spread, profiler_distortion
+    from floorcalc.classify.units import bare_spread, profiler_distortion
 
     d = profiler_distortion(profiled_us, bare_us, runs)
     if d is not None:
@@ -244,7 +244,7 @@ def build_report(trace: Trace, spec: DeviceSpec, *, passes: Optional[int] = None
     ``reference``: a second spec (the datasheet one when ``spec`` is calibrated); every floor
     and efficiency is then also given against it, labelled ``reference_*``. ``capture``: the
     report's capture record (default: the trace's, with its path). ``group_by``: how
-    ``Report.grouping`` groups the op rows (floorcalc.grouping). ``link``, ``progress``: as
+    ``Report.grouping`` groups the op rows (floorcalc.classify.grouping). ``link``, ``progress``: as
     for :func:`analyze`.
     """
     cap = capture if capture is not None else trace.capture
@@ -259,8 +259,9 @@ def _build_report(trace: Trace, spec: DeviceSpec, cap: CaptureInfo, *, passes: O
                   reference: Optional[DeviceSpec], group_by: GroupBy, link: Optional[Link], progress: Progress,
                   steps: Task) -> Report:
     """:func:`build_report`'s work; ``steps`` is moved on as each of its five steps starts."""
-    from floorcalc import classify, plausibility
-    from floorcalc.grouping import group_ops
+    from floorcalc import plausibility
+    from floorcalc.classify import units as classify
+    from floorcalc.classify.grouping import group_ops
     from floorcalc.timeline import analyze as analyze_timeline
     from floorcalc.timeline import window
     from floorcalc.timeline.window import launched_before_trace

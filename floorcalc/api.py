@@ -59,8 +59,8 @@ class Report:
 
     def group_by(self, by: str) -> "Report":
         """This report with its op rows grouped ``by`` ``layer``, ``module``, ``op`` or ``none``
-        (floorcalc.grouping); ValueError for another."""
-        from floorcalc.grouping import regroup
+        (floorcalc.classify.grouping); ValueError for another."""
+        from floorcalc.classify.grouping import regroup
 
         if by not in GROUP_BYS:
             raise ValueError(f"group by one of {', '.join(GROUP_BYS)}, not {by!r}")

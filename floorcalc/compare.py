@@ -21,7 +21,7 @@ Steps:
    ceilings (peaks, DRAM and L2 bandwidth, launch latency L): floors and efficiencies are then
    not comparable as they stand.
 5. Grouped rows (``group_by``, as ``--group-by`` of ``analyze``; default ``layer``): each
-   report's op rows grouped by :func:`floorcalc.grouping.keyed_members`, and the groups of A
+   report's op rows grouped by :func:`floorcalc.classify.grouping.keyed_members`, and the groups of A
    and B matched by their key (for ``layer``: op name, module path with layer indices folded,
    input shapes, counted or not), then ranked as in step 2. ``none`` keeps the op rows of
    step 1 as they are (``groups`` is ``ops``). A run at other input shapes has other keys: its
@@ -38,8 +38,8 @@ import shlex
 from dataclasses import dataclass
 from typing import Dict, List, Literal, Optional, Tuple
 
-from floorcalc.grouping import DEFAULT as DEFAULT_GROUP_BY
-from floorcalc.grouping import keyed_members
+from floorcalc.classify.grouping import DEFAULT as DEFAULT_GROUP_BY
+from floorcalc.classify.grouping import keyed_members
 from floorcalc.records import GROUP_BYS, CaptureInfo, DeviceSpec, GroupBy, OpGroup, OpRow, Report
 
 __all__ = ["TOTALS", "Comparison", "OpChange", "OpSide", "RunInfo", "TotalChange", "capture_mode", "compare",
@@ -274,13 +274,13 @@ def _ranked(changes: List[OpChange]) -> Tuple[OpChange, ...]:
 
 
 def _group_side(g: OpGroup, rows: Tuple[OpRow, ...]) -> OpSide:
-    """One group's figures, as floorcalc.grouping summed them."""
+    """One group's figures, as floorcalc.classify.grouping summed them."""
     return OpSide(duration_us=g.duration_us, floor_us=g.floor_us, calls=g.calls, instances=g.instances,
                   counted_us=sum(r.duration_us for r in rows if r.floor_us is not None))
 
 
 def _group_changes(a: Report, b: Report, by: GroupBy) -> Tuple[OpChange, ...]:
-    """Step 5: the groups of A and B (floorcalc.grouping.keyed_members) matched by key. A group
+    """Step 5: the groups of A and B (floorcalc.classify.grouping.keyed_members) matched by key. A group
     is named as on the side with more instances (A on a tie): one instance shows its own path."""
     ga = {k: (g, rows) for k, g, rows in keyed_members(a.ops, by)}
     gb = {k: (g, rows) for k, g, rows in keyed_members(b.ops, by)}

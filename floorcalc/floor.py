@@ -110,7 +110,7 @@ def floor_of(count: Count, spec: DeviceSpec, launches: int, *, allow_tf32: Optio
     ``level_bytes`` the bytes that cross it, when that is not ``count.bytes``: a host<->device
     copy moves its size over the link once, though it reads one memory and writes another.
     ``dram_bytes`` (DRAM level only): the part of ``count.bytes`` that must come from DRAM when
-    the rest may be L2-resident (see floorcalc.classify.mark_l2_resident). With an L2 bandwidth
+    the rest may be L2-resident (see floorcalc.classify.units.mark_l2_resident). With an L2 bandwidth
     in the spec, the memory term is then ``max(dram_bytes / W_dram, bytes / W_l2)``: every byte
     passes through L2, and only ``dram_bytes`` through DRAM. The level is ``"l2"`` when the L2
     term decides, ``"dram+l2"`` when DRAM still does.

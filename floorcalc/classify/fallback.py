@@ -1,6 +1,6 @@
 """Counts of last resort: what an op's place in the trace's op tree says when no formula counts it.
 
-Classify (floorcalc.classify) asks :func:`last_resort` about each work unit the formulas left
+Classify (floorcalc.classify.units) asks :func:`last_resort` about each work unit the formulas left
 uncounted. A formula sees one op call; this module also reads the op's children and the op
 that follows it on its thread, which the trace records with their shapes. In order:
 

@@ -85,7 +85,7 @@ def layer_values(module: str) -> Tuple[str, ...]:
 def far_from_median(values: Sequence[float]) -> Optional[int]:
     """The index of the value farthest from the median of ``values``, if it is *far*: more than
     :data:`FAR_RATIO` of the median away from it, and with a modified z-score above
-    :data:`FAR_SCORE` (module notes of floorcalc.grouping, docs/method.md). None when no value
+    :data:`FAR_SCORE` (module notes of floorcalc.classify.grouping, docs/method.md). None when no value
     is far, or there are fewer than :data:`MIN_INSTANCES` values."""
     if len(values) < MIN_INSTANCES:
         return None

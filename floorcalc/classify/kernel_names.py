@@ -6,7 +6,7 @@ Two questions are answered here, both from the profiler's record of one device e
 1. **Its role inside the op that launched it** (:func:`event_role`). A GEMM op may launch, beside
    the kernel that does its multiply-adds, a memset of a workspace, a split-K reduction, a
    cuBLAS beta-scaling kernel or a separate epilogue. Each such event gets the floor of what it
-   alone must do (floorcalc.classify.event_floors); only the op's *main* events share its FLOPs.
+   alone must do (floorcalc.classify.units.event_floors); only the op's *main* events share its FLOPs.
 2. **Which float32 path a matrix kernel took** (:func:`float32_path`): TF32 tensor cores or
    FP32 FMA on the CUDA cores, when the library's naming says so.
 
@@ -98,7 +98,7 @@ _FP32 = re.compile(r"ffma|simt|sgemm|gemv", re.IGNORECASE)
 def event_role(kind: EventKind, name: str) -> KernelRole:
     """The role a device event of ``kind`` named ``name`` plays inside its op (module notes),
     before the op's other events are seen: ``main`` unless a rule matches. A memcpy is
-    ``memcpy`` here; floorcalc.classify makes it ``main`` when its op launched nothing else."""
+    ``memcpy`` here; floorcalc.classify.units makes it ``main`` when its op launched nothing else."""
     if kind == "memset":
         return "memset"
     if kind == "memcpy":

@@ -12,7 +12,7 @@ Notes on the method:
    launched). The formula of that op covers its whole subtree, so nothing is counted twice.
    When no op on the chain has a formula, the outermost op with recorded shapes owns the
    event (else the outermost op), and it is counted from what the op tree records, a free view
-   or a bytes-only floor (floorcalc.fallback), or else *uncounted*. An event with no launching
+   or a bytes-only floor (floorcalc.classify.fallback), or else *uncounted*. An event with no launching
    op is *unattributed*. On a CPU-only trace the work units are the ops themselves: the
    outermost op with a formula, counted with its inclusive duration; an op none of whose
    descendants has a formula, counted as above or uncounted (one with no shapes whose children
@@ -22,7 +22,7 @@ Notes on the method:
    :mod:`floorcalc.floor`); a group's terms are the sums of its instances' terms, and its
    bound is the largest of its summed terms. A unit's floor is given to its device events by
    what each does (:func:`event_floors`): an auxiliary event (a memset, a memcpy beside a
-   kernel, a split-K reduction or epilogue, a set-up kernel; floorcalc.kernel_names) the floor
+   kernel, a split-K reduction or epilogue, a set-up kernel; floorcalc.classify.kernel_names) the floor
    of the bytes it alone moves, the op's main events the rest of its work in proportion to
    their time beyond the launch term, each event plus its launch term (:func:`launch_terms`):
    the per-event floor the kernel rows, the timeline and the annotated trace read.
@@ -57,9 +57,9 @@ from floorcalc.counting import count as count_call
 from floorcalc.counting import has_formula
 from floorcalc.counting.collectives import count_collective
 from floorcalc.device.levels import level_for_bytes
-from floorcalc.fallback import BYTES_ONLY
+from floorcalc.classify.fallback import BYTES_ONLY
 from floorcalc.floor import bandwidth, collective_floor, floor_of, largest_term
-from floorcalc.kernel_names import event_role, float32_path
+from floorcalc.classify.kernel_names import event_role, float32_path
 from floorcalc.util.progress import NO_PROGRESS, Progress, counted
 from floorcalc.records import (UNATTRIBUTED, Bound, CaptureInfo, CollectiveCall, CommCount, Count, CpuOp, DeviceSpec,
                                EventFloor, EventKind, Floor, FloorBound, FloorSplit, GpuEvent, KernelRole, KernelRow,
@@ -101,7 +101,7 @@ def _owner(trace: Trace, op_index: int, cache: Dict[int, Tuple[int, bool]]) -> T
     the outermost op with a formula on the chain up from it, which stops at a compiled region
     (note 5); else the outermost op of that chain with recorded shapes (a ``Torch-Compiled
     Region`` or an autograd node records none; the generated kernel or aten op beneath it does,
-    and is counted from them: floorcalc.fallback), else the outermost op, uncounted."""
+    and is counted from them: floorcalc.classify.fallback), else the outermost op, uncounted."""
     hit = cache.get(op_index)
     if hit is not None:
         return hit
@@ -280,11 +280,11 @@ def _count(units: Iterable[_Pending]) -> None:
 
 
 def _last_resort(trace: Trace, units: Sequence[_Pending], spec: DeviceSpec) -> None:
-    """Count in place what no formula counted, from the op tree (note 1; floorcalc.fallback): a
+    """Count in place what no formula counted, from the op tree (note 1; floorcalc.classify.fallback): a
     childless no-op ``to``/``reshape``/``contiguous``... as a free view, a stack's output from the
     view beneath it, else the op's recorded shapes as a bytes-only memory floor, never more bytes
     than the spec's DRAM bandwidth moves in the unit's measured time."""
-    from floorcalc.fallback import following_ops, last_resort
+    from floorcalc.classify.fallback import following_ops, last_resort
     from floorcalc.trace import children_index
 
     todo = [u for u in units if u.count is None and u.op is not None and not u.kernel]
@@ -459,7 +459,7 @@ def launch_terms(events: Sequence[GpuEvent], spec: DeviceSpec) -> Dict[EventKind
 
 def _aux_us(role: KernelRole, ev: GpuEvent, count: Count, spec: DeviceSpec) -> Tuple[float, float]:
     """(bytes, microseconds) an auxiliary event alone must move (module notes of
-    floorcalc.kernel_names): a memset its bytes written; a memcpy its bytes, over the host link
+    floorcalc.classify.kernel_names): a memset its bytes written; a memcpy its bytes, over the host link
     between host and device, read and written on the device; a reduction or epilogue the op's
     output, written once; a set-up kernel nothing the trace gives. Device bytes are floored at
     the L2 bandwidth when they fit in the L2 (the spec gives both), else at DRAM's."""
@@ -492,7 +492,7 @@ def float32_path_of(count: Count, events: Sequence[GpuEvent], allow_tf32: Option
     """The TF32 flags to floor float32 matrix work with, and its count with a note that says
     which path it was floored on and why.
 
-    The kernels' own names decide when they say (floorcalc.kernel_names.float32_path: a
+    The kernels' own names decide when they say (floorcalc.classify.kernel_names.float32_path: a
     ``tf32`` or tensor-op kernel ran on TF32 tensor cores, an ``sgemm``/``ffma``/``simt``
     kernel on the CUDA cores), whatever the capture recorded: they are what ran. Else the
     flag the capture recorded (``torch.backends.cuda.matmul.allow_tf32`` for matmuls,
@@ -525,7 +525,7 @@ def event_floors(floor: Floor, count: Count, events: Sequence[GpuEvent], spec: D
 
     Steps:
 
-    1. Roles from each event's kind and name (floorcalc.kernel_names.event_role). The op's
+    1. Roles from each event's kind and name (floorcalc.classify.kernel_names.event_role). The op's
        *main* events are those of role ``main``; when there are none, its memcpys; when there
        are none either, all of its events.
     2. Each auxiliary event's work: the time of the bytes it alone moves (:func:`_aux_us`),

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional
 
 from floorcalc.util.errors import OutputError, UsageError
-from floorcalc.grouping import DEFAULT as DEFAULT_GROUP_BY
+from floorcalc.classify.grouping import DEFAULT as DEFAULT_GROUP_BY
 from floorcalc.util.output import check_new_file, shown, write_atomic
 from floorcalc.records import GROUP_BYS
 from floorcalc.records import Trace

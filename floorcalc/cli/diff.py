@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 from floorcalc.cli.common import add_format_arguments, check_output, emit, output_format
-from floorcalc.grouping import DEFAULT as DEFAULT_GROUP_BY
+from floorcalc.classify.grouping import DEFAULT as DEFAULT_GROUP_BY
 from floorcalc.records import GROUP_BYS
 
 NAME = "diff"

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import List, Optional, Sequence, Tuple, Union
 
 from floorcalc.util.errors import TraceError, UsageError
-from floorcalc.grouping import DEFAULT as DEFAULT_GROUP_BY
+from floorcalc.classify.grouping import DEFAULT as DEFAULT_GROUP_BY
 from floorcalc.util.progress import NO_PROGRESS, Progress
 from floorcalc.records import DeviceSpec, GroupBy, Link, RunReport
 from floorcalc.distributed.crossrank import LIST_INSTANCES, combine

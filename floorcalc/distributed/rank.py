@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Dict, Optional, Tuple, Union
 
 from floorcalc.util.errors import FloorcalcError
-from floorcalc.grouping import DEFAULT as DEFAULT_GROUP_BY
+from floorcalc.classify.grouping import DEFAULT as DEFAULT_GROUP_BY
 from floorcalc.records import DeviceSpec, GroupBy, IdleSpans, Link, RankRecord, Report, Trace
 
 #: A rank number in a file name: ``rank-3``, ``rank_3``, ``rank3``, ``rank.3`` (case ignored).
@@ -36,7 +36,7 @@ class RankOptions:
     none), as ``<trace name>.annotated.json.gz``; ``formulas``: formula files of the user's own
     (``--formulas``), loaded in the process that analyses a rank; ``live``: the run that captured
     the traces makes the report (``report --nproc-per-node``: see floorcalc.analysis.analyze);
-    ``group_by``: how each rank's op rows are grouped (floorcalc.grouping); ``capture``: the
+    ``group_by``: how each rank's op rows are grouped (floorcalc.classify.grouping); ``capture``: the
     trace, or the folder of traces (one per rank), in which the CUDA graphs the ranks replay were
     captured (floorcalc.analysis.capture_file picks each rank's).
     """

@@ -1,5 +1,5 @@
-"""What classify makes of the trace (output of floorcalc.classify): the work units, the op and
-kernel rows, the pass's summary, and the op rows grouped (floorcalc.grouping).
+"""What classify makes of the trace (output of floorcalc.classify.units): the work units, the op and
+kernel rows, the pass's summary, and the op rows grouped (floorcalc.classify.grouping).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ UNATTRIBUTED = "(unattributed)"
 
 @dataclass(frozen=True)
 class WorkUnit:
-    """One piece of measured work and what classify made of it (output of floorcalc.classify;
+    """One piece of measured work and what classify made of it (output of floorcalc.classify.units;
     the kernel rows, the timeline and the annotated trace all read it).
 
     On a GPU trace: the device events (kernels, memcpys, memsets) that one instance of ``op``
@@ -29,7 +29,7 @@ class WorkUnit:
     (``uncounted_reason`` says why). ``floor``: its hardware floor against the spec in use,
     ``reference_floor`` against the reference spec (None: no reference, or it lacks the peak).
     ``event_parts``: each device event's part of the floor (:class:`EventFloor`), in ``events``
-    order, computed once by classify (floorcalc.classify.event_floors); empty when the unit is
+    order, computed once by classify (floorcalc.classify.units.event_floors); empty when the unit is
     uncounted. ``event_floors_us`` and ``event_shares`` read it.
     ``collective``/``comm``: for one collective's kernel, the trace's record of it and its count
     (floorcalc.counting.collectives); its ``floor`` is then the link's (bound ``communication``),
@@ -133,7 +133,7 @@ class KernelRow:
     than one event (``floor_split == "by_role"``), each auxiliary event (memset, memcpy,
     reduction, set-up) is floored at what it alone moves, and the op's main events share the
     rest of its work in proportion to their time beyond the launch term
-    (floorcalc.classify.event_floors).
+    (floorcalc.classify.units.event_floors).
     """
 
     name: str
@@ -163,10 +163,10 @@ class Summary:
     of the counted ops' floors. ``uncounted_us``: device (or CPU op) time of uncounted ops.
     ``bare_wall_us``: the same step timed without the profiler; ``profiler_distortion`` is
     ``wall_us / bare_wall_us - 1``, None where it cannot be measured (negative, or within the
-    bare sets' own spread: noise; floorcalc.classify.profiler_distortion). ``bytes_only_us``: time of the counted ops whose count is
+    bare sets' own spread: noise; floorcalc.classify.units.profiler_distortion). ``bytes_only_us``: time of the counted ops whose count is
     bytes-only (no formula: their recorded inputs read and outputs written once, 0 FLOPs;
-    floorcalc.fallback), part of the counted time. ``mfu_peak_key``/``mfu_peak_flop_per_s``: the peak MFU
-    divides by (the spec's peak carrying the most counted FLOPs; floorcalc.classify.mfu_peak),
+    floorcalc.classify.fallback), part of the counted time. ``mfu_peak_key``/``mfu_peak_flop_per_s``: the peak MFU
+    divides by (the spec's peak carrying the most counted FLOPs; floorcalc.classify.units.mfu_peak),
     None when nothing counted has FLOPs.
     """
 
@@ -196,13 +196,13 @@ class Summary:
     @property
     def bytes_only_share(self) -> float:
         """The share of op time counted from shapes alone (``bytes_only_us``: ops with no formula
-        floored at their inputs and outputs' bytes, floorcalc.fallback)."""
+        floored at their inputs and outputs' bytes, floorcalc.classify.fallback)."""
         return self.bytes_only_us / self.op_time_us if self.op_time_us > 0 else 0.0
 
 
 @dataclass(frozen=True)
 class OpGroup:
-    """Op rows of a report that are one thing repeated, summed (floorcalc.grouping). All figures
+    """Op rows of a report that are one thing repeated, summed (floorcalc.classify.grouping). All figures
     per pass.
 
     ``name``: the op name (``module`` grouping: the op names inside the module, the most time
@@ -216,7 +216,7 @@ class OpGroup:
     ``bound``: the bound of the members holding the most measured time. ``median_us``,
     ``min_us``, ``max_us``: each instance's measured time, per pass. ``outlier``: the instance
     (its module path, or its op and module for ``op`` and ``none``) whose time is far from the
-    median (floorcalc.grouping.far_from_median), "" when none is; ``outlier_us`` its time.
+    median (floorcalc.classify.grouping.far_from_median), "" when none is; ``outlier_us`` its time.
     ``level``: the memory levels the members' bytes were floored at (as ``OpRow.level``).
     ``formula``: the counting rule of the counted members holding the most measured time
     (``bytes-only`` for a count from shapes alone), "" when none is counted.
@@ -248,7 +248,7 @@ class OpGroup:
 
 @dataclass(frozen=True)
 class Grouping:
-    """A report's op rows grouped one way (floorcalc.grouping.group_ops): ``by`` says how, and
+    """A report's op rows grouped one way (floorcalc.classify.grouping.group_ops): ``by`` says how, and
     ``groups`` are the groups, the most measured time first."""
 
     by: GroupBy

@@ -1,5 +1,5 @@
 """The hardware floor of some work (output of floorcalc.floor) and one device event's part of an
-op's floor (floorcalc.classify.event_floors).
+op's floor (floorcalc.classify.units.event_floors).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ class Floor:
 
 @dataclass(frozen=True, slots=True)
 class EventFloor:
-    """One device event's part of its op's floor (floorcalc.classify.event_floors).
+    """One device event's part of its op's floor (floorcalc.classify.units.event_floors).
 
     ``role``: what the event does inside the op (:data:`KernelRole`). ``share``: its share of
     the op's FLOPs and of the op's work term left after the auxiliary events (0 for an

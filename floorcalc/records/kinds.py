@@ -32,12 +32,12 @@ Link = Literal["nvlink", "pcie", "nic"]
 CollectiveKind = Literal["all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast", "reduce", "send",
                          "recv", "barrier", "other"]
 #: How an op's floor was given to its device events: one event takes it whole; several get it by
-#: role (floorcalc.classify.event_floors: auxiliary events the floor of what they move, the main
+#: role (floorcalc.classify.units.event_floors: auxiliary events the floor of what they move, the main
 #: events the rest of the op's work, in proportion to their time beyond the launch term).
 #: ``by_duration`` is never made now: reports written before the split by role (commit 0518667)
 #: gave each event a share in proportion to its duration, and the JSON reader reads them back.
 FloorSplit = Literal["whole", "by_role", "by_duration"]
-#: What a device event does inside the op that launched it (floorcalc.kernel_names): the op's own
+#: What a device event does inside the op that launched it (floorcalc.classify.kernel_names): the op's own
 #: work, or an auxiliary memset, memcpy, output-writing reduction/epilogue, or set-up kernel.
 KernelRole = Literal["main", "memset", "memcpy", "reduce", "setup"]
 #: Causes of device idle time, in the order they take precedence when several hold at once
@@ -63,7 +63,7 @@ ImplausibleLevel = Literal["pass", "op", "kernel", "decomposition", "trace"]
 #: what the work is), bytes served by a memory level the floor did not credit, a launch term
 #: above this run's fixed cost, host and device timings that disagree, or a defect of the trace.
 ImplausibleCause = Literal["wrong_spec", "missing_level", "launch_latency", "clock_skew", "trace_defect"]
-#: How a report's op rows are grouped (floorcalc.grouping): by op and module with layer indices
+#: How a report's op rows are grouped (floorcalc.classify.grouping): by op and module with layer indices
 #: folded (``layer``), by op name and input shapes (``op``), by module with layer indices folded
 #: (``module``), or not at all (``none``).
 GroupBy = Literal["layer", "op", "module", "none"]

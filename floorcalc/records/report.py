@@ -71,7 +71,7 @@ class Report:
     reference: Optional[DeviceSpec] = None
     #: where the wall time goes (floorcalc.timeline), None when it was not analysed
     timeline: Optional["Timeline"] = None
-    #: the op rows grouped (floorcalc.grouping), None for a report built without
+    #: the op rows grouped (floorcalc.classify.grouping), None for a report built without
     grouping: Optional[Grouping] = None
     #: the work units and the window the figures were built from (kept to annotate the trace
     #: with the same floors; not part of the JSON document, empty for a report read back)

@@ -3,7 +3,7 @@
 
 Steps of :meth:`TraceAnnotator.annotate`:
 
-1. Read the report's work units (:attr:`Report.units`, built by floorcalc.classify for the
+1. Read the report's work units (:attr:`Report.units`, built by floorcalc.classify.units for the
    report's window, spec and passes): nothing is counted or floored again here.
 2. For every device event of a unit (GPU) or every op that is a unit (CPU), take its floor as
    classify computed it (``WorkUnit.event_parts``: an auxiliary event the floor of what it

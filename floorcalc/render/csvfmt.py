@@ -2,7 +2,7 @@
 
 ``-o run.csv`` writes the ops to ``run.csv`` and, beside it, ``run.kernels.csv`` (one row per
 device event name under each op), ``run.groups.csv`` (the op rows grouped as the report groups
-them, floorcalc.grouping; a ``by`` column says how) and ``run.summary.csv`` (the pass figures, MFU and MBU among
+them, floorcalc.classify.grouping; a ``by`` column says how) and ``run.summary.csv`` (the pass figures, MFU and MBU among
 them, each with its definition; then the report's notes and warnings, one a row: ``figure``
 ``note`` or ``warning``, the text under ``definition``). To stdout (``--format csv`` without ``-o``) only the ops table
 is written. Columns are the JSON keys (docs/json-schema.md), units in their names; empty cells

@@ -32,7 +32,7 @@ class PassFigure:
 
 
 def dominant_peak(report: Report) -> Tuple[Optional[str], Optional[Figure]]:
-    """The peak MFU divides by (``Summary.mfu_peak_key``, chosen by floorcalc.classify.mfu_peak)
+    """The peak MFU divides by (``Summary.mfu_peak_key``, chosen by floorcalc.classify.units.mfu_peak)
     and its figure in the report's device spec, with its basis and source."""
     key = report.summary.mfu_peak_key
     if key is None:
@@ -135,8 +135,8 @@ def pass_figures(report: Report) -> List[PassFigure]:
 def bound_label(r: Union[OpRow, OpGroup]) -> str:
     """An op row's (or group's) bound as the text outputs show it: ``memory (l2)`` for bytes
     floored at a level other than DRAM, and ``(bytes-only)`` after a count from shapes alone
-    (floorcalc.fallback)."""
-    from floorcalc.fallback import BYTES_ONLY
+    (floorcalc.classify.fallback)."""
+    from floorcalc.classify.fallback import BYTES_ONLY
 
     label = r.bound + (f" ({r.level})" if r.bound in ("memory", "communication") and r.level not in ("", "dram")
                        else "")
@@ -261,7 +261,7 @@ def provenance(report: Report) -> Dict[str, str]:
 
 
 # ---------------------------------------------------------------------------------------------
-# grouped op rows (floorcalc.grouping), worded the same in every format
+# grouped op rows (floorcalc.classify.grouping), worded the same in every format
 
 #: what each grouping puts in one row
 GROUPING_TEXT = {
@@ -291,7 +291,7 @@ def groups_of(report: Report) -> Tuple[OpGroup, ...]:
     """The report's groups; for a report without a grouping, its op rows one a group."""
     if report.grouping is not None:
         return report.grouping.groups
-    from floorcalc.grouping import group_ops
+    from floorcalc.classify.grouping import group_ops
 
     return group_ops(report.ops, "none").groups
 

@@ -84,7 +84,7 @@ def warning_dict(w: Implausible) -> Dict[str, Any]:
     return {"level": w.level, "figure": w.figure, "subject": w.subject, "value": w.value, "limit": w.limit,
             "count": w.count, "cause": w.cause, "clipped": w.clipped, "detail": w.detail}
 def group_dict(g: OpGroup) -> Dict[str, Any]:
-    """One group of ``groups.rows`` (floorcalc.grouping, docs/json-schema.md)."""
+    """One group of ``groups.rows`` (floorcalc.classify.grouping, docs/json-schema.md)."""
     return {
         "name": g.name, "module": g.module, "shapes": g.shapes, "instances": g.instances, "calls": g.calls,
         "duration_us": g.duration_us, "floor_us": _num(g.floor_us), "flop": _num(g.flop), "bytes": _num(g.bytes),

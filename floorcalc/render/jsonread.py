@@ -17,11 +17,11 @@ Steps of :func:`loads`:
    groups) the mapping is written out below.
 3. What the document does not hold is rebuilt where it is a function of what it holds, and
    left empty otherwise: ``Summary.mfu_peak_key``/``mfu_peak_flop_per_s`` by
-   :func:`floorcalc.classify.mfu_peak` from the ops and the device (the function the analysis
+   :func:`floorcalc.classify.units.mfu_peak` from the ops and the device (the function the analysis
    used); a spec's ``origin`` from its ``source``; its ``nvml_names`` and ``details`` empty;
    ``Report.units`` and ``window`` empty; a capture's fields the JSON leaves out None.
    ``summary.floor_us``, ``flop`` and ``bytes``, null when no op was counted, read as 0.
-   ``Report.grouping`` by :func:`floorcalc.grouping.group_ops` from the ops, the way
+   ``Report.grouping`` by :func:`floorcalc.classify.grouping.group_ops` from the ops, the way
    ``groups.by`` names (the default grouping for a report written before groups were). A
    note written as a plain string (before notes had a kind) reads as a ``note``.
 
@@ -261,8 +261,8 @@ def _get(obj: Mapping[str, Any], key: str, where: str, kind: type = dict) -> Any
 
 
 def _report(d: Dict[str, Any]) -> Report:
-    from floorcalc.classify import mfu_peak
-    from floorcalc.grouping import DEFAULT, group_ops
+    from floorcalc.classify.units import mfu_peak
+    from floorcalc.classify.grouping import DEFAULT, group_ops
 
     device = _device(d["device"], "device")
     ops = tuple(_record(OpRow, o, f"ops[{i}]") for i, o in enumerate(d["ops"]))

@@ -1,6 +1,6 @@
 """LaTeX rendering of a Report: one booktabs table for a paper.
 
-The table lists the longest op groups (floorcalc.grouping; op, module, instances, measured
+The table lists the longest op groups (floorcalc.classify.grouping; op, module, instances, measured
 time, floor, efficiency, bound; the ops themselves with ``--group-by none``), then
 MFU and MBU, and closes with a note that says what a reader needs to weigh the figures: the
 device, every ceiling used with its basis and source, torch and CUDA versions, warm-up and

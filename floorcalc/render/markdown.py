@@ -107,7 +107,7 @@ class MarkdownRenderer(Renderer):
         return "\n".join(lines) + "\n"
 
     def _groups(self, report: Report) -> List[str]:
-        """The op rows as the report groups them (floorcalc.grouping), ``top`` of them; with a
+        """The op rows as the report groups them (floorcalc.classify.grouping), ``top`` of them; with a
         grouping, each row's instances, their median and spread, and the outlier."""
         headings, rows = group_rows(report, self.top, format_us, _pct, name=_code, text=_cell)
         return _table(headings, "rllrrrrrrrll" if len(headings) == 12 else "rllrrrrl", rows)

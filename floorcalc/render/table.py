@@ -241,8 +241,8 @@ def _middle(name: str, width: int) -> str:
 
 def _reference_efficiencies(report: Report) -> dict:
     """(group name, group module, group shapes) -> floor on the reference spec / measured time,
-    summed over the op rows each group holds (the same grouping rule, floorcalc.grouping)."""
-    from floorcalc.grouping import group_members
+    summed over the op rows each group holds (the same grouping rule, floorcalc.classify.grouping)."""
+    from floorcalc.classify.grouping import group_members
 
     by = report.grouping.by if report.grouping is not None else "none"
     out: dict = {}

@@ -14,7 +14,7 @@ Notes
    tensor argument of rank 2 or more whose leading size is B given 2B instead
    (floorcalc.counting). A formula's count is linear in the batch, so
    ``flop(K) = flop(B) + (flop(2B) - flop(B)) * (K - B) / B`` (bytes the same); an op row keeps
-   ``flop_per_batch = (flop(2B) - flop(B)) / B``. A bytes-only count (floorcalc.fallback) grows
+   ``flop_per_batch = (flop(2B) - flop(B)) / B``. A bytes-only count (floorcalc.classify.fallback) grows
    with the share of its tensors' elements that lead with B; a count that cannot be re-derived
    (Inductor's kernels, a formula that refuses the doubled shapes) is kept and marked.
 4. **Fusion chains**: the units in the order their first event started; a chain is a maximal run
@@ -33,7 +33,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from floorcalc.counting import count as count_call
 from floorcalc.counting.registry import family_of
-from floorcalc.fallback import BYTES_ONLY
+from floorcalc.classify.fallback import BYTES_ONLY
 from floorcalc.records import Arg, FusionChain, OpCall, OpScaling, TensorMeta, WhatIfBasis, WorkUnit
 
 __all__ = ["FUSIBLE_FAMILIES", "basis", "find_batch", "fusion_chains", "scaled_call", "scaling"]
