@@ -156,7 +156,7 @@ def analyze(trace: Trace, *, spec: SpecArg = None, passes: Optional[int] = None,
     ``Report.capture``. ``live``: the report is made by the run that captured the trace (``floorcalc
     report``, :func:`floorcalc.report`): the CPU spec is this host's own rather than the one the
     trace recorded, and the GPU is the one capture named. ``link``: the link collectives are
-    floored at (default: ranks on one host; floorcalc.floor.collective_link). ``progress``:
+    floored at (default: ranks on one host; floorcalc.floor.roofline.collective_link). ``progress``:
     where the stages are shown (floorcalc.util.progress).
 
     Raises :class:`UsageError` for options the trace contradicts, :class:`TraceError` for a

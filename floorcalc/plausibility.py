@@ -144,7 +144,7 @@ def _compute_detail(spec: DeviceSpec, key: str, formula: str, note: str = "") ->
 
 
 def _memory_cause(level: str, target: Target, spec: DeviceSpec) -> Tuple[ImplausibleCause, str]:
-    if level in ("nvlink", "pcie", "nic"):   # a collective, floored by its link (floorcalc.floor.collective_floor)
+    if level in ("nvlink", "pcie", "nic"):   # a collective, floored by its link (floorcalc.floor.roofline.collective_floor)
         return "wrong_spec", (f"a link figure below what the link did: the spec's {level} bandwidth, the wrong "
                               "link (--link), or in-network reduction (NVLink SHARP, NVLS) carrying less than "
                               "nccl-tests' bus bytes")

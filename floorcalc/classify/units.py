@@ -19,7 +19,7 @@ Notes on the method:
    have shapes is split into them); other ops are split into children.
 2. **Per pass.** Every figure is a window total divided by the number of passes.
 3. **Floors.** Each op instance gets ``floor_of(count, spec, launches)`` (see
-   :mod:`floorcalc.floor`); a group's terms are the sums of its instances' terms, and its
+   :mod:`floorcalc.floor.roofline`); a group's terms are the sums of its instances' terms, and its
    bound is the largest of its summed terms. A unit's floor is given to its device events by
    what each does (:func:`event_floors`): an auxiliary event (a memset, a memcpy beside a
    kernel, a split-K reduction or epilogue, a set-up kernel; floorcalc.classify.kernel_names) the floor
@@ -28,7 +28,7 @@ Notes on the method:
    the per-event floor the kernel rows, the timeline and the annotated trace read.
 4. **Collectives.** Each collective kernel (``Trace.collectives``) is a unit of its own, owned
    for its name by the outermost op that launched it (``c10d::allreduce_``), counted by
-   floorcalc.counting.collectives and floored by its link (floorcalc.floor.collective_floor):
+   floorcalc.counting.collectives and floored by its link (floorcalc.floor.roofline.collective_floor):
    bound ``communication``, the kernel its whole floor. Its link bytes are no DRAM traffic:
    they stay out of the pass's counted bytes, MBU and the L2 residency of note 5.
 5. **Memory level.** On a GPU, inputs written shortly before by another op may still be in
@@ -58,7 +58,7 @@ from floorcalc.counting import has_formula
 from floorcalc.counting.collectives import count_collective
 from floorcalc.device.levels import level_for_bytes
 from floorcalc.classify.fallback import BYTES_ONLY
-from floorcalc.floor import bandwidth, collective_floor, floor_of, largest_term
+from floorcalc.floor.roofline import bandwidth, collective_floor, floor_of, largest_term
 from floorcalc.classify.kernel_names import event_role, float32_path
 from floorcalc.util.progress import NO_PROGRESS, Progress, counted
 from floorcalc.records import (UNATTRIBUTED, Bound, CaptureInfo, CollectiveCall, CommCount, Count, CpuOp, DeviceSpec,
@@ -127,7 +127,7 @@ def classify(trace: Trace, win: Window, spec: DeviceSpec, *, reference: Optional
              link: Optional[Link] = None, progress: Progress = NO_PROGRESS) -> Tuple[WorkUnit, ...]:
     """The work units of ``trace``'s window, counted and floored against ``spec`` (and against
     ``reference`` too when given): notes 1, 3, 4 and 5. ``link``: the link collectives are
-    floored at (default: ranks on one host, floorcalc.floor.collective_link).
+    floored at (default: ranks on one host, floorcalc.floor.roofline.collective_link).
 
     On a GPU trace (the window has device events) the units are device work; on a CPU-only
     trace they are op calls. The TF32 flags come from the capture's record

@@ -33,7 +33,7 @@ def _fmt(key: str, value: float) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from floorcalc.device import cpu_spec, detect_gpu, resolve_spec, shown_origin
-    from floorcalc.floor import ridge_point
+    from floorcalc.floor.roofline import ridge_point
     from floorcalc.render.base import stdout_width
     from floorcalc.render.terminal import PlainTable, make_console, plain, styled
 

@@ -1,4 +1,4 @@
-"""The hardware floor of some work (output of floorcalc.floor) and one device event's part of an
+"""The hardware floor of some work (output of floorcalc.floor.roofline) and one device event's part of an
 op's floor (floorcalc.classify.units.event_floors).
 """
 

@@ -23,9 +23,9 @@ FloorBound = Literal["compute", "memory", "overhead", "communication"]
 #: has no device spec to floor it against: floorcalc.device.spec.no_spec).
 Bound = Literal["compute", "memory", "overhead", "communication", "uncounted", "unfloored"]
 #: The memory level (or, for a collective, the link) a floor's bytes were floored at
-#: (floorcalc.floor.bandwidth, floor_of, collective_floor).
+#: (floorcalc.floor.roofline.bandwidth, floor_of, collective_floor).
 Level = Literal["dram", "l1", "l2", "l3", "dram+l2", "host_link", "nvlink", "pcie", "nic"]
-#: The links a collective's bytes may cross between GPUs (floorcalc.floor.collective_floor).
+#: The links a collective's bytes may cross between GPUs (floorcalc.floor.roofline.collective_floor).
 Link = Literal["nvlink", "pcie", "nic"]
 #: Collective and point-to-point operations, as floorcalc names them (the trace's names are
 #: normalised by floorcalc.trace.collectives); ``other`` is one floorcalc has no convention for.

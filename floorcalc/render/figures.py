@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Dict, List, Optional, Tuple, Union
 
-from floorcalc.floor import collective_link
+from floorcalc.floor.roofline import collective_link
 from floorcalc.records import DeviceSpec, Figure, Implausible, OpGroup, OpRow, Report
 
 #: How the links are named beside their figures.

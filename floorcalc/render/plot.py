@@ -21,7 +21,7 @@ import re
 import textwrap
 from typing import Dict, List, Optional, Tuple
 
-from floorcalc.floor import ridge_point
+from floorcalc.floor.roofline import ridge_point
 from floorcalc.records import OpRow, Report, arithmetic_intensity
 from floorcalc.render.figures import ceilings_used, dominant_peak, provenance, rate, short_origin, wall_basis
 

@@ -29,7 +29,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from floorcalc.floor import bandwidth
+from floorcalc.floor.roofline import bandwidth
 from floorcalc.records import (GAP_CAUSES, ColdStartKind, CopyRow, Decomposition, DeviceSpec, Gap, GpuEvent, IdleSpans,
                                HostWait, IdleRow, InvariantCheck, KernelLaunchRow, LaunchStats, MemoryStats,
                                GapCause, RangeRow, SliceBound, Target, Timeline, Trace, WaitKind, WorkUnit)

@@ -28,7 +28,7 @@ measured, derived or assumed. docs/method.md ("What if") states each model; in s
 4. **At the floor**: the excess part is 0, the rest as measured. **Both**: the floor part, the
    graph launch term of 2, data movement, communication, blocking and the rest.
 5. **Another device**: each counted op row floored again on the other spec (its FLOPs over the
-   same peak key, with floorcalc.floor's fallbacks; its bytes over the same memory level; its
+   same peak key, with floorcalc.floor.roofline's fallbacks; its bytes over the same memory level; its
    launches times the other L, or this run's L when the other spec's is only assumed); the floor
    part scales with the ratio of summed floors, the excess with the ratio of summed work terms
    (each kernel as far from its floor: assumed); host, blocking and data movement are kept (the
@@ -43,7 +43,7 @@ from __future__ import annotations
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from floorcalc.util.errors import WhatIfError
-from floorcalc.floor import _peak
+from floorcalc.floor.roofline import _peak
 from floorcalc.records import (Decomposition, DeviceSpec, Figure, Level, OpRow, Projection, ProjectionTerm, Report,
                                TermBasis, WhatIf, WhatIfBasis, WhatIfScenario)
 
@@ -222,9 +222,9 @@ def _ceilings(spec: DeviceSpec, keys: Sequence[str] = ()) -> Tuple[str, ...]:
 
 
 def _bandwidth(spec: DeviceSpec, level: str) -> Tuple[str, Figure]:
-    """The bandwidth an op row's bytes cross on ``spec``: its level's (floorcalc.floor.bandwidth,
+    """The bandwidth an op row's bytes cross on ``spec``: its level's (floorcalc.floor.roofline.bandwidth,
     DRAM where the spec lacks the level; a row floored at several levels, or at DRAM and L2, at DRAM)."""
-    from floorcalc.floor import bandwidth
+    from floorcalc.floor.roofline import bandwidth
 
     lv: Level = "l2" if level == "l2" else "host_link" if level == "host_link" else "dram"
     got, fig = bandwidth(spec, lv)

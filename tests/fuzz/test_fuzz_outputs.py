@@ -36,7 +36,7 @@ from builders import KinetoBuilder, tensor_args, toy_spec
 from floorcalc.analysis import build_report
 from floorcalc.cli import main
 from floorcalc.util.errors import OutputError
-from floorcalc.grouping import regroup
+from floorcalc.classify.grouping import regroup
 from floorcalc.util.output import check_new_file, write_atomic
 from floorcalc.records import Note
 from floorcalc.render.csvfmt import CsvRenderer

@@ -20,7 +20,7 @@ def rep():
 
 def test_import_floorcalc_is_light():
     code = ("import sys, floorcalc; floorcalc.analyze; "
-            "print(sorted(m for m in ('torch', 'matplotlib', 'pandas', 'rich', 'floorcalc.classify') if m in sys.modules))")
+            "print(sorted(m for m in ('torch', 'matplotlib', 'pandas', 'rich', 'floorcalc.classify.units') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
 

@@ -40,7 +40,7 @@ def test_report_on_cpu_writes_trace_and_json(mlp_run):
     s = rep["summary"]
     assert s["wall_us"] > 0 and s["bare_wall_us"] > 0
     # measured only beyond the bare sets' own spread (a loaded CPU can make it noise: null, and a note says so)
-    from floorcalc.classify import profiler_distortion
+    from floorcalc.classify.units import profiler_distortion
 
     runs = rep["capture"]["bare_wall_us_runs"]
     expected = profiler_distortion(s["wall_us"], s["bare_wall_us"], runs)

@@ -17,7 +17,7 @@ from torch.profiler import ProfilerActivity, profile  # noqa: E402
 
 from floorcalc.capture.dispatch import Prepared, convert_arg, run_recorded  # noqa: E402
 from builders import toy_spec  # noqa: E402
-from floorcalc.classify import classify  # noqa: E402
+from floorcalc.classify.units import classify  # noqa: E402
 from floorcalc.counting import count  # noqa: E402
 from floorcalc.records import OpCall, TensorMeta  # noqa: E402
 from floorcalc.timeline import window  # noqa: E402

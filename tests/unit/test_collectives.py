@@ -9,7 +9,7 @@ import pytest
 from builders import H200_LINKS, KinetoBuilder, h200_spec, tensor_args, toy_spec
 from floorcalc.analysis import build_report
 from floorcalc.counting.collectives import count_collective
-from floorcalc.floor import collective_floor, collective_link
+from floorcalc.floor.roofline import collective_floor, collective_link
 from floorcalc.records import CollectiveCall, Figure
 from floorcalc.trace import parse
 from floorcalc.trace.collectives import COMM_KEYS, canonical_dtype, is_comm_kernel, kind_of, parse_ranks, read_distributed_info

@@ -178,7 +178,7 @@ def test_worked_example_counts_vllm_moe_forward(tmp_path, capsys):
     rc, before = _analyze(tmp_path, trace)
     assert rc == 0
     rows = {o["name"]: o for o in before["ops"]}
-    # without the file: counted from its shapes alone (bytes-only; floorcalc.fallback), no FLOPs
+    # without the file: counted from its shapes alone (bytes-only; floorcalc.classify.fallback), no FLOPs
     assert rows["vllm::moe_forward"]["formula"] == "bytes-only" and rows["vllm::moe_forward"]["flop"] == 0
     assert rows["_C::fused_add_rms_norm"]["flop"] == 5 * 888 * 2880
     assert before["summary"]["uncounted_share"] == 0

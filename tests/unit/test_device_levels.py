@@ -11,7 +11,7 @@ from builders import KinetoBuilder, tensor_args, toy_spec
 from floorcalc.analysis import build_report
 from floorcalc.device import level_for_bytes, levels_of, load_file, load_spec
 from floorcalc.util.errors import SpecError
-from floorcalc.floor import bandwidth
+from floorcalc.floor.roofline import bandwidth
 from floorcalc.records import Figure, MemoryLevel
 from floorcalc.trace import parse
 
@@ -146,7 +146,7 @@ def test_bad_cache_levels_are_one_line_errors(tmp_path, bad, words):
 
 def test_bytes_beyond_a_cache_are_floored_tier_by_tier():
     from floorcalc.device.levels import tiered_memory_us
-    from floorcalc.floor import floor_of
+    from floorcalc.floor.roofline import floor_of
     from floorcalc.records import Count
 
     # GIVEN a CPU with 64 KiB L1 at 500 GB/s, 2 MiB L2 at 150 GB/s, 32 MiB L3 at 100 GB/s, DRAM 1 GB/s
@@ -162,7 +162,7 @@ def test_bytes_beyond_a_cache_are_floored_tier_by_tier():
     assert tiered_memory_us(spec, 1000) == ("l1", pytest.approx(1000 / 500e9 * 1e6))
     # 40 MiB: 8 MiB beyond the L3 over DRAM (8,389 us), far below 40 MiB over DRAM
     assert tiered_memory_us(spec, 40 * mib) == ("dram", pytest.approx(8 * mib / 1e9 * 1e6))
-    # a GPU spec keeps its own L2 rule (floorcalc.classify.mark_l2_resident)
+    # a GPU spec keeps its own L2 rule (floorcalc.classify.units.mark_l2_resident)
     h200 = load_spec("h200")
     g = floor_of(Count(0, 100 * mib, 0, "bfloat16", "vector", "t"), h200, 1, level="dram")
     assert g.bandwidth_key == "dram" and g.memory_us == pytest.approx(100 * mib / h200.mem_bytes_per_s.value * 1e6)

@@ -1,4 +1,4 @@
-"""Counts of last resort (floorcalc.fallback; issue 17, item 3 and the free views): on hand-built
+"""Counts of last resort (floorcalc.classify.fallback; issue 17, item 3 and the free views): on hand-built
 traces with the layouts of the public serving traces, against a toy device (DRAM 1e12 B/s on the
 GPU, L = 2 us)."""
 
@@ -6,7 +6,7 @@ import pytest
 
 from builders import KinetoBuilder, tensor_args, toy_spec
 from floorcalc.analysis import build_report
-from floorcalc.fallback import allocation, bytes_only, last_resort
+from floorcalc.classify.fallback import allocation, bytes_only, last_resort
 from floorcalc.records import OpCall, TensorMeta
 from floorcalc.trace import children_index, parse
 

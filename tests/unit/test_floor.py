@@ -5,7 +5,7 @@ import dataclasses
 import pytest
 
 from builders import toy_spec
-from floorcalc.floor import floor_of, peak_key
+from floorcalc.floor.roofline import floor_of, peak_key
 from floorcalc.records import Count, Figure
 
 

@@ -1,11 +1,11 @@
-"""floorcalc.grouping: op rows grouped by layer, module, op and shapes, with the instances'
+"""floorcalc.classify.grouping: op rows grouped by layer, module, op and shapes, with the instances'
 spread and the outlier; hand-built rows, then the committed H200 Llama example read back."""
 
 from pathlib import Path
 
 import pytest
 
-from floorcalc.grouping import far_from_median, fold_layers, group_ops, layer_values, regroup
+from floorcalc.classify.grouping import far_from_median, fold_layers, group_ops, layer_values, regroup
 from floorcalc.records import OpRow
 
 ROOT = Path(__file__).resolve().parents[2]

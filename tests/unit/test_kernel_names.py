@@ -1,5 +1,5 @@
 """What a device event's kind and name say: its role in its op, and the float32 path of a matrix
-kernel (floorcalc/kernel_names.py); the TF32 path read from names when the trace does not record
+kernel (floorcalc/classify/kernel_names.py); the TF32 path read from names when the trace does not record
 it, and kernels torch.compile generated inside an eager model (issue 12, item 6)."""
 
 import dataclasses
@@ -9,8 +9,8 @@ import pytest
 import golden
 from builders import KinetoBuilder, tensor_args, toy_spec
 from floorcalc.analysis import analyze, build_report
-from floorcalc.classify import TF32_UNKNOWN
-from floorcalc.kernel_names import event_role, float32_path
+from floorcalc.classify.units import TF32_UNKNOWN
+from floorcalc.classify.kernel_names import event_role, float32_path
 from floorcalc.records import Figure
 from floorcalc.trace import load
 from floorcalc.trace.kineto import parse
@@ -174,6 +174,6 @@ def test_the_committed_compiled_trace_without_records_labels_its_triton_kernels(
     rep = analyze(load(golden.DATA / "plain" / "mlp_compiled.trace.json.gz"))
     gen = [r for r in rep.ops if r.name.startswith("triton_")]
     # each is a row of its own; this trace records each launch as an op of the kernel's name with its
-    # buffers as arguments, so it is counted from them, bytes-only (floorcalc.fallback), and says so
+    # buffers as arguments, so it is counted from them, bytes-only (floorcalc.classify.fallback), and says so
     assert gen and all(r.duration_us > 0 and r.formula == "bytes-only" and "generated kernel" in r.note for r in gen)
     assert rep.summary.bytes_only_share > 0

@@ -3,7 +3,7 @@ can measure it: never negative, never within their own spread."""
 
 import pytest
 
-from floorcalc.classify import bare_spread, profiler_distortion
+from floorcalc.classify.units import bare_spread, profiler_distortion
 
 
 def test_a_slower_profiled_step_beyond_the_bare_spread_is_measured():

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import floorcalc
-from floorcalc.grouping import group_ops
+from floorcalc.classify.grouping import group_ops
 from floorcalc.records import OpRow
 from floorcalc.render.figures import format_us
 from floorcalc.render.table import TableRenderer, _rate
