@@ -12,7 +12,7 @@
     floorcalc.diff(old, rep).ops[0]                         # what changed most, per op
 
 This module only delegates: capture (:mod:`floorcalc.capture.run`), the analysis
-(:mod:`floorcalc.analysis`, the same one the CLI uses) and the renderers (:mod:`floorcalc.render`)
+(:mod:`floorcalc.analysis.driver`, the same one the CLI uses) and the renderers (:mod:`floorcalc.render`)
 do the work. Nothing heavy is imported until it is used, and nothing from floorcalc.cli.
 """
 
@@ -24,7 +24,7 @@ from typing import Any, Optional, Tuple, Union
 from floorcalc.records import GROUP_BYS, DeviceSpec, GroupBy, KernelRow, OpGroup, OpRow, Summary, Trace
 from floorcalc.records import Report as ReportRecord
 
-#: a spec YAML file, a packaged key, a DeviceSpec used as it is, or None (floorcalc.analysis.SpecArg)
+#: a spec YAML file, a packaged key, a DeviceSpec used as it is, or None (floorcalc.analysis.driver.SpecArg)
 SpecArg = Union[None, str, Path, DeviceSpec]
 
 
@@ -181,9 +181,9 @@ def analyze(path: Union[str, Path], spec: SpecArg = None, passes: Optional[int] 
     ``spec``: a spec YAML file, a packaged key (``"h200"``) or a :class:`DeviceSpec` (used as it
     is; None: from the trace's GPU, or the CPU it ran on); ``passes``: for a trace without
     ProfilerStep ranges. Raises the :class:`floorcalc.util.errors.FloorcalcError` subclasses the CLI
-    turns into exit codes, for the same inputs (floorcalc.analysis makes both).
+    turns into exit codes, for the same inputs (floorcalc.analysis.driver makes both).
     """
-    from floorcalc.analysis import analyze_file
+    from floorcalc.analysis.driver import analyze_file
 
     shown = None if spec is None or isinstance(spec, DeviceSpec) else str(spec)
     command = f"floorcalc.analyze({str(path)!r}" + (f", spec={shown!r}" if shown else "") + \
@@ -238,7 +238,7 @@ def report(model: Any, inputs: Any, device: str = "auto", warmup: int = 3, iters
     import sys
 
     from floorcalc import trace as trace_mod
-    from floorcalc.analysis import analyze as analyze_trace
+    from floorcalc.analysis.driver import analyze as analyze_trace
     from floorcalc.capture.run import capture_model, resolve_device
 
     dev = resolve_device(device)

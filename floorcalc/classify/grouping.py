@@ -1,7 +1,7 @@
 """A report's op rows grouped: a model of 32 identical layers is one row per kind of layer.
 
 :func:`group_ops` is a pure function of the op rows (``Report.ops``) and a :data:`GroupBy`;
-the analysis calls it once (:func:`floorcalc.analysis.build_report`, ``Report.grouping``), the
+the analysis calls it once (:func:`floorcalc.analysis.driver.build_report`, ``Report.grouping``), the
 JSON reader calls it again on the rows it reads, and every renderer prints the groups it finds
 on the report. Nothing here recounts or refloors anything: a group's figures are sums of its
 rows' figures.

@@ -9,7 +9,7 @@ floorcalc.render.registry).
 
 Passes are each trace's ProfilerStep#N ranges when it has them, else the whole window, or
 --passes N. The device spec comes from --spec, else from the trace's deviceProperties. The
-analysis and its checks are floorcalc.analysis; this module parses the arguments and writes.
+analysis and its checks are floorcalc.analysis.driver; this module parses the arguments and writes.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
-from floorcalc.analysis import analyze_file, analyze_run
+from floorcalc.analysis.driver import analyze_file, analyze_run
 from floorcalc.cli.common import add_output_arguments, check_output, emit, load_formulas, output_format, output_renderer
 from floorcalc.util.errors import OutputError, UsageError
 from floorcalc.util.output import write_atomic

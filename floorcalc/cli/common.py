@@ -1,5 +1,5 @@
 """Options and output handling shared by the subcommands that write a document (the analysis
-itself is floorcalc.analysis; the formats are floorcalc.render.registry's; files are written by
+itself is floorcalc.analysis.driver; the formats are floorcalc.render.registry's; files are written by
 floorcalc.util.output)."""
 
 from __future__ import annotations

@@ -147,7 +147,7 @@ def _one_run(args: argparse.Namespace, mf, device: str, log, guard, *, compile: 
     (Report, Trace). ``trace_out`` None: a default name for ``label`` in the starting folder.
     ``progress``: where the passes, the reading and the analysis are shown."""
     from floorcalc import trace as trace_mod
-    from floorcalc.analysis import analyze
+    from floorcalc.analysis.driver import analyze
     from floorcalc.capture.run import capture
 
     command = "floorcalc " + shlex.join(args.argv)
@@ -206,9 +206,9 @@ def _check_rank_report_options(args: argparse.Namespace) -> None:
 
 
 def _rank_reports(run, args: argparse.Namespace, log) -> int:
-    """The cross-rank report over the ranks' traces (floorcalc.analysis.analyze_run, as
+    """The cross-rank report over the ranks' traces (floorcalc.analysis.driver.analyze_run, as
     ``floorcalc analyze FOLDER``), in the format asked for."""
-    from floorcalc.analysis import analyze_run
+    from floorcalc.analysis.driver import analyze_run
     from floorcalc.cli.analyze import emit_run
 
     log("cross-rank analysis")

@@ -9,7 +9,7 @@
   records: one run checked, collectives matched across ranks, clocks aligned, waits and what
   the late rank was doing, the :class:`~floorcalc.records.RunReport`.
 
-The method is in docs/timeline.md ("Several ranks"); :func:`floorcalc.analysis.analyze_run` is
+The method is in docs/timeline.md ("Several ranks"); :func:`floorcalc.analysis.driver.analyze_run` is
 the entry point the CLI and the API use.
 """
 
@@ -122,7 +122,7 @@ def analyze_run(paths: Sequence[Union[str, Path]], *, spec: Union[None, str, Pat
                 annotate_dir: Optional[str] = None, formulas: Sequence[str] = (), live: bool = False,
                 group_by: GroupBy = DEFAULT_GROUP_BY, capture: Optional[str] = None,
                 progress: Progress = NO_PROGRESS) -> RunReport:
-    """See :func:`floorcalc.analysis.analyze_run` (the documented entry point)."""
+    """See :func:`floorcalc.analysis.driver.analyze_run` (the documented entry point)."""
     files, skipped = discover_skipping(paths)
     options = RankOptions(spec=str(spec) if isinstance(spec, Path) else spec, passes=passes, device=device, link=link,
                           command=command, annotate_dir=annotate_dir, formulas=tuple(formulas), live=live,

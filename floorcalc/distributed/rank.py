@@ -1,7 +1,7 @@
 """The map step of a run: one rank's trace, read and analysed on its own, as a small record.
 
 :func:`rank_record` is a pure function of one file and the options: it reads the trace, makes
-the rank's own report (floorcalc.analysis, as ``floorcalc analyze`` does for one trace), keeps
+the rank's own report (floorcalc.analysis.driver, as ``floorcalc analyze`` does for one trace), keeps
 what the cross-rank step needs (the report without its work units, its collectives' timings,
 the rank, the run's identity) and returns it as a :class:`~floorcalc.records.RankRecord`. It
 never raises for a bad trace: the record then carries the one-line error, so one unreadable
@@ -35,10 +35,10 @@ class RankOptions:
     each report; ``annotate_dir``: a folder to write each rank's annotated trace into (None:
     none), as ``<trace name>.annotated.json.gz``; ``formulas``: formula files of the user's own
     (``--formulas``), loaded in the process that analyses a rank; ``live``: the run that captured
-    the traces makes the report (``report --nproc-per-node``: see floorcalc.analysis.analyze);
+    the traces makes the report (``report --nproc-per-node``: see floorcalc.analysis.driver.analyze);
     ``group_by``: how each rank's op rows are grouped (floorcalc.classify.grouping); ``capture``: the
     trace, or the folder of traces (one per rank), in which the CUDA graphs the ranks replay were
-    captured (floorcalc.analysis.capture_file picks each rank's).
+    captured (floorcalc.analysis.driver.capture_file picks each rank's).
     """
 
     spec: Union[None, str, DeviceSpec] = None
@@ -93,7 +93,7 @@ def identity(trace: Trace) -> Dict[str, str]:
 def rank_record(path: str, options: RankOptions = RankOptions()) -> RankRecord:
     """Read and analyse one rank's trace (see the module notes). Never raises for a bad trace
     or spec: the record says why (``error``, ``exit_code``)."""
-    from floorcalc.analysis import analyze
+    from floorcalc.analysis.driver import analyze
     from floorcalc.trace import load
 
     path = str(path)
@@ -113,7 +113,7 @@ def rank_record(path: str, options: RankOptions = RankOptions()) -> RankRecord:
                       report=None, partial=trace.partial, rank_source=source, identity=identity(trace))
     try:
         if options.capture:
-            from floorcalc.analysis import capture_file
+            from floorcalc.analysis.driver import capture_file
             from floorcalc.trace.graphs import attach_capture
 
             trace = attach_capture(trace, load(capture_file(options.capture, path, rank=rank)))

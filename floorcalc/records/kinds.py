@@ -56,9 +56,9 @@ CountRun = Literal["meta", "cpu"]
 Family = Literal["matmul", "conv", "attention", "vector", "memory"]
 #: What a piece of cold-start work is (floorcalc.timeline.cold).
 ColdStartKind = Literal["first_call", "library_setup", "context_setup", "allocation", "module_load", "slow_launch"]
-#: Where a physically impossible figure was found (floorcalc.plausibility).
+#: Where a physically impossible figure was found (floorcalc.analysis.plausibility).
 ImplausibleLevel = Literal["pass", "op", "kernel", "decomposition", "trace"]
-#: The likely cause of a physically impossible figure (floorcalc.plausibility; docs/method.md,
+#: The likely cause of a physically impossible figure (floorcalc.analysis.plausibility; docs/method.md,
 #: "Impossible figures"): a ceiling of the spec below what the device does (or a count above
 #: what the work is), bytes served by a memory level the floor did not credit, a launch term
 #: above this run's fixed cost, host and device timings that disagree, or a defect of the trace.

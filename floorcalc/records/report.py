@@ -1,4 +1,4 @@
-"""The report of one trace (output of floorcalc.analysis): :class:`Report`, its notes and the
+"""The report of one trace (output of floorcalc.analysis.driver): :class:`Report`, its notes and the
 physically impossible figures found in it.
 """
 
@@ -17,7 +17,7 @@ from floorcalc.records.whatif import WhatIf
 
 @dataclass(frozen=True)
 class Implausible:
-    """A figure the hardware cannot have produced, and its likely cause (floorcalc.plausibility).
+    """A figure the hardware cannot have produced, and its likely cause (floorcalc.analysis.plausibility).
 
     ``level``: where it is printed (:data:`ImplausibleLevel`); ``figure``: which figure
     (``mfu``, ``mbu``, ``flop_per_s``, ``bytes_per_s``, ``floor``, ``excess_us``,
@@ -44,7 +44,7 @@ class Implausible:
 @dataclass(frozen=True)
 class Note:
     """One line a report says beside its figures (``Report.notes``, built once by
-    floorcalc.analysis; every output format prints the same list). ``kind``: ``note`` (how a
+    floorcalc.analysis.driver; every output format prints the same list). ``kind``: ``note`` (how a
     figure was got, what was assumed) or ``warning`` (a reason to doubt a figure: a broken
     invariant, a partial trace, an op faster than its floor)."""
 
@@ -77,8 +77,8 @@ class Report:
     #: with the same floors; not part of the JSON document, empty for a report read back)
     units: Tuple[WorkUnit, ...] = field(default=(), compare=False, repr=False)
     window: Optional[Window] = field(default=None, compare=False, repr=False)
-    #: physically impossible figures of this report and their likely causes (floorcalc.plausibility);
-    #: each is also a warning of ``notes``, worded by floorcalc.analysis.report_notes
+    #: physically impossible figures of this report and their likely causes (floorcalc.analysis.plausibility);
+    #: each is also a warning of ``notes``, worded by floorcalc.analysis.driver.report_notes
     warnings: Tuple[Implausible, ...] = ()
     #: projected step times under other conditions (floorcalc.whatif), None when not projected
     whatif: Optional[WhatIf] = None

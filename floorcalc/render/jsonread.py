@@ -107,7 +107,7 @@ def _reads_reports(reader: str) -> str:
 def loads(text: Union[str, bytes], name: str = "<text>", label: str = "", reader: str = "floorcalc") -> Report:
     """The report in the JSON ``text``; ``name`` (its file) and ``label`` say which in errors,
     ``reader`` which command reads it. Raises :class:`ReportFileError` (see :func:`load`)."""
-    from floorcalc.analysis import SCHEMA_VERSION
+    from floorcalc.analysis.driver import SCHEMA_VERSION
 
     who = f"report {label} ({name})" if label else f"report {name}"
     head = text[:2] if isinstance(text, bytes) else b""

@@ -16,10 +16,10 @@ Steps of :func:`analyze`:
    (or the CPU it ran on), with the launch latency capture measured folded in; and the
    datasheet spec to compare with when that one holds calibrated peaks (:func:`reference_spec`).
 3. :func:`build_report`: device events of one stream that overlap clipped (a trace defect,
-   floorcalc.plausibility), the window (floorcalc.timeline.window), the work units counted and
+   floorcalc.analysis.plausibility), the window (floorcalc.timeline.window), the work units counted and
    floored once (floorcalc.classify.units), the op and kernel rows and the pass summary built from
    them, where the wall time goes (floorcalc.timeline), the figures no hardware can produce,
-   each with its likely cause (floorcalc.plausibility), the op rows grouped
+   each with its likely cause (floorcalc.analysis.plausibility), the op rows grouped
    (floorcalc.classify.grouping), and the report's one list of notes and warnings (:func:`report_notes`):
    the analysis's own, the trace reader's and the timeline's, a partial trace, broken
    invariants, impossible figures and ops faster than their floor. Renderers print this list
@@ -259,7 +259,7 @@ def _build_report(trace: Trace, spec: DeviceSpec, cap: CaptureInfo, *, passes: O
                   reference: Optional[DeviceSpec], group_by: GroupBy, link: Optional[Link], progress: Progress,
                   steps: Task) -> Report:
     """:func:`build_report`'s work; ``steps`` is moved on as each of its five steps starts."""
-    from floorcalc import plausibility
+    from floorcalc.analysis import plausibility
     from floorcalc.classify import units as classify
     from floorcalc.classify.grouping import group_ops
     from floorcalc.timeline import analyze as analyze_timeline
@@ -345,7 +345,7 @@ def _build_report(trace: Trace, spec: DeviceSpec, cap: CaptureInfo, *, passes: O
     target: Target = "cuda" if gpu else "cpu"
     steps.update(3, detail="timeline: gaps, copies, waits")
     timeline = analyze_timeline(trace, win, units, spec, target=target)
-    # physically impossible figures, each with its likely cause (floorcalc.plausibility)
+    # physically impossible figures, each with its likely cause (floorcalc.analysis.plausibility)
     steps.update(4, detail="checks and grouping")
     warnings = ((overlap,) if overlap is not None else ()) + plausibility.check(
         ops=ops, units=units, summary=summary, timeline=timeline, spec=spec, target=target)
@@ -379,7 +379,7 @@ def report_notes(analysis: List[str], trace: Trace, timeline: Optional[Timeline]
     for chk in timeline.invariants if timeline is not None else ():
         if not chk.ok:
             warnings.append(f"invariant broken: {chk.name}: {chk.detail}")
-    # an op faster than its floor is one of them (floorcalc.plausibility names its likely cause)
+    # an op faster than its floor is one of them (floorcalc.analysis.plausibility names its likely cause)
     warnings += [implausible_text(w) for w in implausible]
     later = list(timeline.notes) if timeline is not None else list(trace.notes)
     # a timeline note that starts with "warning: " is a warning (floorcalc.timeline's convention)
