@@ -65,7 +65,7 @@ section_calibrate() {
   python3 - "$D/h200-calibrated.yaml" <<'PY'
 import sys
 from pathlib import Path
-from floorcalc.analysis import analyze_file
+from floorcalc.analysis.driver import analyze_file
 spec = sys.argv[1]
 total = 0
 for trace in sorted(Path("tests/data").glob("h200_*.trace.json.gz")):
@@ -434,7 +434,7 @@ PY
   python3 - "$R" <<'PY'
 import sys
 from pathlib import Path
-from floorcalc.analysis import analyze_file
+from floorcalc.analysis.driver import analyze_file
 R = Path(sys.argv[1])
 cal = R / "calibrate" / "h200-calibrated.yaml"
 specs = {"datasheet": None, "calibrated": str(cal if cal.exists() else "docs/examples/h200-calibrated.yaml")}

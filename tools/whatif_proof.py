@@ -61,7 +61,7 @@ def _trace(name: str) -> Path:
 
 
 def _report(name: str, cache: Dict[str, Any]) -> Any:
-    from floorcalc.analysis import analyze_file
+    from floorcalc.analysis.driver import analyze_file
 
     if name not in cache:
         cache[name] = analyze_file(_trace(name))[0]

@@ -443,7 +443,7 @@ def _fvcore(prep: Prepared):
     import torch
 
     from floorcalc.records import FAMILIES, Family, OracleResult
-    from floorcalc.tally import FVCORE_FAMILY
+    from floorcalc.counting.tally import FVCORE_FAMILY
 
     try:
         with warnings.catch_warnings():

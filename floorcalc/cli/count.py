@@ -42,7 +42,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from floorcalc.capture.dispatch import compare_run, record
-    from floorcalc.tally import compare, tally
+    from floorcalc.counting.tally import compare, tally
 
     output_format(args)
     check_output(args)

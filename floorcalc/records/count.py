@@ -1,4 +1,4 @@
-"""``floorcalc count`` (capture.dispatch records the forward, floorcalc.tally sums it).
+"""``floorcalc count`` (capture.dispatch records the forward, floorcalc.counting.tally sums it).
 """
 
 from __future__ import annotations

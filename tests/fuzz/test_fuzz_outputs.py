@@ -33,7 +33,7 @@ from rich.console import Console
 
 import golden
 from builders import KinetoBuilder, tensor_args, toy_spec
-from floorcalc.analysis import build_report
+from floorcalc.analysis.driver import build_report
 from floorcalc.cli import main
 from floorcalc.util.errors import OutputError
 from floorcalc.classify.grouping import regroup

@@ -208,7 +208,7 @@ def test_calibrate_on_cpu_measures_levels_and_keeps_them(tmp_path, monkeypatch, 
 
 def test_unknown_gpu_on_this_machine_gets_a_derived_spec(monkeypatch, capsys):
     """NVML (faked) sees the GPU no spec matches: peaks derived from its clocks, with a warning."""
-    from floorcalc.analysis import device_spec
+    from floorcalc.analysis.driver import device_spec
     from floorcalc.device import DetectedGpu
 
     gpu = DetectedGpu(index=0, name="NVIDIA Imaginary 9000", sm_clock_max_mhz=2000, mem_clock_max_mhz=2600,

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import golden
-from floorcalc.analysis import analyze
+from floorcalc.analysis.driver import analyze
 from floorcalc.trace import load
 
 ROOT = Path(__file__).resolve().parents[2]

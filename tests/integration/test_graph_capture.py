@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from floorcalc.analysis import analyze_file, capture_file
+from floorcalc.analysis.driver import analyze_file, capture_file
 from floorcalc.cli import main
 from floorcalc.util.errors import UsageError
 from floorcalc.trace import load

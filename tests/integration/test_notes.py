@@ -1,4 +1,4 @@
-"""One list of notes and warnings (Report.notes, built once by floorcalc.analysis), the same in
+"""One list of notes and warnings (Report.notes, built once by floorcalc.analysis.driver), the same in
 every output format, for every committed trace: each format's notes are read back from what it
 wrote and compared with the report's list, kind and text, in order."""
 
@@ -14,7 +14,7 @@ from typing import Callable, Dict, List, Tuple
 import pytest
 
 import golden
-from floorcalc.analysis import analyze_file
+from floorcalc.analysis.driver import analyze_file
 from floorcalc.render import registry
 
 TRACES = [golden.DATA / f"{n}.trace.json.gz" for n in golden.FIXTURES] + sorted((golden.DATA / "plain").glob("*.trace.json.gz"))

@@ -55,7 +55,7 @@ def test_a_live_cpu_report_round_trips(tmp_path):
 
 @pytest.mark.parametrize("name", ["h200_gpt2", "h200_llama_decode_graphs", "h200_k13_pageable_copy"])
 def test_every_format_renders_the_same_from_the_read_back_report(name, tmp_path):
-    from floorcalc.analysis import analyze_file
+    from floorcalc.analysis.driver import analyze_file
     from floorcalc.render import registry
 
     rep, _ = analyze_file(golden.DATA / f"{name}.trace.json.gz", spec=CALIBRATED)
@@ -73,7 +73,7 @@ def test_every_format_renders_the_same_from_the_read_back_report(name, tmp_path)
 
 
 def test_what_the_json_lacks_is_rebuilt_or_empty(tmp_path):
-    from floorcalc.analysis import analyze_file
+    from floorcalc.analysis.driver import analyze_file
 
     rep, _ = analyze_file(golden.DATA / "h200_gpt2.trace.json.gz")
     back = jsonread.loads(jsonfmt.dumps(rep))

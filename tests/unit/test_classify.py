@@ -3,7 +3,7 @@
 import pytest
 
 from builders import KinetoBuilder, tensor_args, toy_spec
-from floorcalc.analysis import build_report
+from floorcalc.analysis.driver import build_report
 from floorcalc.trace import parse
 
 # toy device: every peak 1e12 FLOP/s, DRAM 1e9 B/s, L = 2 us

@@ -5,7 +5,7 @@ import pytest
 
 import golden
 from builders import KinetoBuilder, tensor_args, toy_spec
-from floorcalc.analysis import analyze, build_report
+from floorcalc.analysis.driver import analyze, build_report
 from floorcalc.render import jsonfmt, jsonread
 from floorcalc.timeline.cold import call_kind
 from floorcalc.trace import load

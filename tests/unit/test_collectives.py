@@ -7,7 +7,7 @@ import dataclasses
 import pytest
 
 from builders import H200_LINKS, KinetoBuilder, h200_spec, tensor_args, toy_spec
-from floorcalc.analysis import build_report
+from floorcalc.analysis.driver import build_report
 from floorcalc.counting.collectives import count_collective
 from floorcalc.floor.roofline import collective_floor, collective_link
 from floorcalc.records import CollectiveCall, Figure

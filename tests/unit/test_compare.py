@@ -4,7 +4,7 @@ appeared and vanished; totals; device warnings."""
 import pytest
 
 from builders import KinetoBuilder, tensor_args, toy_spec
-from floorcalc.analysis import build_report
+from floorcalc.analysis.driver import build_report
 from floorcalc.compare import compare
 from floorcalc.trace import load
 

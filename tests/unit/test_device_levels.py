@@ -8,7 +8,7 @@ import dataclasses
 import pytest
 
 from builders import KinetoBuilder, tensor_args, toy_spec
-from floorcalc.analysis import build_report
+from floorcalc.analysis.driver import build_report
 from floorcalc.device import level_for_bytes, levels_of, load_file, load_spec
 from floorcalc.util.errors import SpecError
 from floorcalc.floor.roofline import bandwidth

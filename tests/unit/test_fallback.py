@@ -5,7 +5,7 @@ GPU, L = 2 us)."""
 import pytest
 
 from builders import KinetoBuilder, tensor_args, toy_spec
-from floorcalc.analysis import build_report
+from floorcalc.analysis.driver import build_report
 from floorcalc.classify.fallback import allocation, bytes_only, last_resort
 from floorcalc.records import OpCall, TensorMeta
 from floorcalc.trace import children_index, parse

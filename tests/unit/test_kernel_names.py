@@ -8,7 +8,7 @@ import pytest
 
 import golden
 from builders import KinetoBuilder, tensor_args, toy_spec
-from floorcalc.analysis import analyze, build_report
+from floorcalc.analysis.driver import analyze, build_report
 from floorcalc.classify.units import TF32_UNKNOWN
 from floorcalc.classify.kernel_names import event_role, float32_path
 from floorcalc.records import Figure

@@ -1,5 +1,5 @@
 """Physically impossible figures are caught where they are printed, each with its likely cause,
-and trace defects are clipped (issue 12, item 4; floorcalc/plausibility.py). Every trace here
+and trace defects are clipped (issue 12, item 4; floorcalc/analysis/plausibility.py). Every trace here
 is hand-built (tests/builders.py) and analysed against the toy spec: every peak 1e12 FLOP/s,
 DRAM 1e9 B/s, L = 2 us."""
 
@@ -9,9 +9,9 @@ import random
 import pytest
 
 from builders import KinetoBuilder, tensor_args, toy_spec
-from floorcalc.analysis import build_report
+from floorcalc.analysis.driver import build_report
 from floorcalc.cli import main
-from floorcalc.plausibility import OVERLAP_EPS_US, clip_stream_overlaps
+from floorcalc.analysis.plausibility import OVERLAP_EPS_US, clip_stream_overlaps
 from floorcalc.render.jsonfmt import to_dict
 from floorcalc.trace.kineto import parse
 

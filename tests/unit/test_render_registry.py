@@ -93,7 +93,7 @@ def test_docs_list_every_format():
 def test_modes_table_and_json_from_reports(tmp_path):
     import json
 
-    from floorcalc.analysis import analyze_file
+    from floorcalc.analysis.driver import analyze_file
 
     rep, _ = analyze_file(golden.DATA / "h200_mlp_eager.trace.json.gz")
     graphs, _ = analyze_file(golden.DATA / "h200_mlp_graphs.trace.json.gz")

@@ -9,7 +9,7 @@ import pytest
 from rich.console import Console
 
 from builders import KinetoBuilder, tensor_args, toy_spec
-from floorcalc.analysis import build_report
+from floorcalc.analysis.driver import build_report
 from floorcalc.cli import main
 from floorcalc.render.table import TableRenderer
 from floorcalc.render.terminal import PlainTable, make_console, plain, styled

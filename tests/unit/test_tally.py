@@ -2,7 +2,7 @@
 parameters, uncounted ops, families, and the comparison with other counters."""
 
 from floorcalc.records import OpCall, TensorMeta
-from floorcalc.tally import (ModuleInfo, OracleResult, RecordedOp, Recording, attention_full, compare,
+from floorcalc.counting.tally import (ModuleInfo, OracleResult, RecordedOp, Recording, attention_full, compare,
                              family_of, gemm_only, tally)
 from floorcalc.counting import count
 

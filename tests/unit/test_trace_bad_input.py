@@ -11,7 +11,7 @@ import pytest
 
 import golden
 from builders import KinetoBuilder, tensor_args, toy_spec
-from floorcalc.analysis import build_report
+from floorcalc.analysis.driver import build_report
 from floorcalc.cli import main
 from floorcalc.util.errors import TraceError
 from floorcalc.trace import jsonstream, kineto, load, parse, paths

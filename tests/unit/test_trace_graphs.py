@@ -3,7 +3,7 @@
 import pytest
 
 from builders import KinetoBuilder, tensor_args, toy_spec
-from floorcalc.analysis import build_report
+from floorcalc.analysis.driver import build_report
 from floorcalc.trace import load, parse
 from floorcalc.trace.graphs import CAPTURE_RANGE
 

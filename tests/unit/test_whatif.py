@@ -10,7 +10,7 @@ import json
 import pytest
 
 from builders import KinetoBuilder, tensor_args, toy_spec
-from floorcalc.analysis import build_report
+from floorcalc.analysis.driver import build_report
 from floorcalc.cli import main
 from floorcalc.util.errors import WhatIfError
 from floorcalc.records import Figure
