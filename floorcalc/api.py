@@ -205,11 +205,11 @@ def load_report(path: Union[str, Path]) -> Report:
 def diff(a: Union[Report, ReportRecord, str, Path], b: Union[Report, ReportRecord, str, Path],
          group_by: GroupBy = "layer"):
     """Compare report ``a`` with report ``b`` as ``floorcalc diff`` does: a
-    :class:`floorcalc.compare.Comparison` (per op and in total, the change in measured time,
+    :class:`floorcalc.compare.reports.Comparison` (per op and in total, the change in measured time,
     floor and efficiency, and what differs between the devices; ``groups``: the op rows grouped
     ``group_by``, ``layer``, ``module``, ``op`` or ``none``, as ``--group-by``; ValueError for
     another). Each is a :class:`Report`, its record, or the path of a JSON report."""
-    from floorcalc.compare import compare as compare_reports
+    from floorcalc.compare.reports import compare as compare_reports
 
     def record(r: Union[Report, ReportRecord, str, Path]) -> ReportRecord:
         if isinstance(r, Report):

@@ -35,7 +35,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from floorcalc.compare import compare
+    from floorcalc.compare.reports import compare
     from floorcalc.render.jsonread import load
 
     output_format(args)

@@ -1,7 +1,7 @@
 """What every output format implements: :class:`Renderer`.
 
 A renderer turns one document (a :class:`~floorcalc.records.Report`, a
-:class:`~floorcalc.compare.Comparison`, a :class:`~floorcalc.records.CountReport` or the
+:class:`~floorcalc.compare.reports.Comparison`, a :class:`~floorcalc.records.CountReport` or the
 reports of ``report --modes``) into text. Its options (rows shown, widths, captions) are
 arguments of its constructor, with their defaults there; nothing else knows them. The CLI builds
 it through :func:`floorcalc.render.registry.renderer`, which passes only the options the

@@ -1,4 +1,4 @@
-"""Rendering of a :class:`~floorcalc.compare.Comparison` (``floorcalc diff A.json B.json``):
+"""Rendering of a :class:`~floorcalc.compare.reports.Comparison` (``floorcalc diff A.json B.json``):
 text tables, Markdown, or JSON (``kind`` ``floorcalc.diff``, :data:`DIFF_SCHEMA_VERSION`,
 documented in docs/cli.md). Every figure is per pass; times in microseconds.
 """
@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any, Dict, List, Optional, Set
 
-from floorcalc.compare import Comparison, OpChange, OpSide, RunInfo, TotalChange
+from floorcalc.compare.reports import Comparison, OpChange, OpSide, RunInfo, TotalChange
 from floorcalc.render.base import Renderer
 from floorcalc.render.figures import format_us
 from floorcalc.render.terminal import printable

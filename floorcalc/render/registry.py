@@ -4,7 +4,7 @@ A command writes one kind of document, and ``--format NAME`` or the extension of
 picks the format for it (table when neither says):
 
 - ``report``: a :class:`~floorcalc.records.Report` (``floorcalc report``, ``floorcalc analyze``);
-- ``diff``: a :class:`~floorcalc.compare.Comparison` of two reports (``floorcalc diff``);
+- ``diff``: a :class:`~floorcalc.compare.reports.Comparison` of two reports (``floorcalc diff``);
 - ``count``: a :class:`~floorcalc.records.CountReport` (``floorcalc count``);
 - ``modes``: the reports of one step run in several modes (``floorcalc report --modes``);
 - ``run``: a :class:`~floorcalc.records.RunReport`, every rank of a distributed run read

@@ -1,11 +1,11 @@
-"""floorcalc.compare on reports built from hand-made traces (toy device): ops matched, ranked,
+"""floorcalc.compare.reports on reports built from hand-made traces (toy device): ops matched, ranked,
 appeared and vanished; totals; device warnings."""
 
 import pytest
 
 from builders import KinetoBuilder, tensor_args, toy_spec
 from floorcalc.analysis.driver import build_report
-from floorcalc.compare import compare
+from floorcalc.compare.reports import compare
 from floorcalc.trace import load
 
 
