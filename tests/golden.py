@@ -5,8 +5,11 @@
 
 A golden file is the analyze JSON with the fields that depend on where it ran (paths) removed.
 Runs of several ranks (:data:`RUNS`, folders of tests/data/distributed/) are analysed together,
-``floorcalc analyze FOLDER --format json``, against the spec of the CPU that recorded them
-(tests/data/distributed/cpu_host.yaml), so their goldens do not depend on the checking machine.
+``floorcalc analyze FOLDER --format json``, against a committed spec (:data:`RUN_SPECS`): the
+CPU that recorded the gloo runs (tests/data/distributed/cpu_host.yaml), so their goldens do not
+depend on the checking machine; the H200 pair's run against the spec its traces match
+(devices/h200.yaml) and again against the pair's measured NCCL bus bandwidth
+(tests/data/distributed/h200x2_nccl_calibrated.yaml, golden ``<folder>.nccl_calibrated.json``).
 Review the diff of a regenerated golden file like code: every changed number needs a reason.
 """
 
@@ -24,11 +27,19 @@ GOLDEN = DATA / "golden"
 FIXTURES = ["h200_gpt2", "h200_k13_pageable_copy", "h200_k14_item", "h200_two_streams", "h200_tiny_ops",
             "h200_cold_mlp", "h200_mlp_eager", "h200_mlp_graphs", "h200_mlp_compiled", "h200_llama_decode_eager",
             "h200_llama_decode_graphs", "h200_llama_decode_compiled"]
-#: Runs of several ranks, folders of tests/data/distributed/, with goldens ``<name>.json``.
-RUNS = ["cpu_gloo_tp_llama_block_balanced", "cpu_gloo_tp_llama_block_late"]
 DISTRIBUTED = DATA / "distributed"
-#: The spec the runs are analysed against (the CPU that recorded them).
+#: The spec the gloo runs are analysed against (the CPU that recorded them).
 RUN_SPEC = DISTRIBUTED / "cpu_host.yaml"
+#: The H200 pair's measured NCCL bus bandwidth as a spec overlay (tools/nccl_sweep_spec.py).
+NCCL_SPEC = DISTRIBUTED / "h200x2_nccl_calibrated.yaml"
+#: Runs of several ranks recorded on the CPU with gloo, folders of tests/data/distributed/.
+CPU_RUNS = ["cpu_gloo_tp_llama_block_balanced", "cpu_gloo_tp_llama_block_late"]
+#: Every run golden ``<name>.json``: name -> (folder of tests/data/distributed/, spec; None: the
+#: one the traces match).
+RUN_SPECS = {**{name: (name, RUN_SPEC) for name in CPU_RUNS},
+             "h200x2_tp_mlp_balanced": ("h200x2_tp_mlp_balanced", None),
+             "h200x2_tp_mlp_balanced.nccl_calibrated": ("h200x2_tp_mlp_balanced", NCCL_SPEC)}
+RUNS = list(RUN_SPECS)
 
 
 def analyze(name: str) -> dict:
@@ -54,19 +65,26 @@ def _normalised(rep: dict) -> dict:
 
 
 def analyze_run(name: str) -> dict:
-    """Run the CLI's analyze on the folder tests/data/distributed/<name> (every rank together, in
-    this process) and return its normalised run JSON: each rank's path as its file name."""
+    """Run the CLI's analyze on the run golden ``name`` (:data:`RUN_SPECS`: a folder of
+    tests/data/distributed/, every rank together, in this process, and its spec) and return its
+    normalised run JSON: each rank's path as its file name, spec files by their path in the
+    repository."""
     from floorcalc.cli import main
 
+    folder, spec_file = RUN_SPECS[name]
     with tempfile.TemporaryDirectory() as d:
         out = Path(d) / "out.json"
-        code = main(["analyze", str(DISTRIBUTED / name), "--spec", str(RUN_SPEC), "--workers", "1",
+        spec_args = ["--spec", str(spec_file)] if spec_file is not None else []
+        code = main(["analyze", str(DISTRIBUTED / folder), *spec_args, "--workers", "1",
                      "--format", "json", "-o", str(out)])
         if code != 0:
             raise RuntimeError(f"analyze {name} exited {code}")
         text = out.read_text()
-    for spec in {str(RUN_SPEC), str(RUN_SPEC.resolve())}:   # figure sources name the spec file
-        text = text.replace(json.dumps(spec)[1:-1], "tests/data/distributed/cpu_host.yaml")
+    root = Path(__file__).resolve().parents[1]
+    for spec in [spec_file, root / "devices" / "h200.yaml"]:   # figure sources name the spec file
+        if spec is not None:
+            for form in sorted({str(spec), str(spec.resolve())}, key=len, reverse=True):
+                text = text.replace(json.dumps(form)[1:-1], spec.resolve().relative_to(root).as_posix())
     run = json.loads(text)
     run.pop("command", None)
     run["tool"].pop("version", None)

@@ -164,6 +164,11 @@ def _size_text(nbytes: float) -> str:
 #: four calibrate measures:
 BUS_FACTORS = {k: ALL_BUS_FACTORS[k] for k in ("all_reduce", "all_gather", "reduce_scatter", "all_to_all")}
 BUS_SOURCE = "nccl-tests doc/PERFORMANCE.md bus-bandwidth convention (https://github.com/NVIDIA/nccl-tests/blob/master/doc/PERFORMANCE.md)"
+#: The largest message (bytes) whose time is taken as a collective's latency: calibrate's sweep
+#: starts at 8 KiB, whose transfer over NVLink or PCIe is a fraction of a microsecond. A sweep
+#: whose smallest message is larger (1 MiB: a few microseconds of transfer on NVLink, more on
+#: PCIe) measures no latency, and a spec made from it keeps its base's.
+LATENCY_MAX_BYTES = 64 * 1024
 
 
 def bus_bandwidth(collective: str, world_size: int, samples: Mapping[int, Sequence[float]], method: str) -> Measured:
@@ -171,7 +176,8 @@ def bus_bandwidth(collective: str, world_size: int, samples: Mapping[int, Sequen
     (bytes, nccl-tests' convention) -> times in seconds (each the slowest rank's). Per size,
     busbw = size / time x :data:`BUS_FACTORS`; the figure is the size with the highest mean
     busbw, with its 95% CI and the size in ``reached_by``; ``intercept_us`` is the mean time
-    of the smallest size (the collective's latency at that size). Raises ValueError for an
+    of the smallest size (the collective's latency at that size) when that size is at most
+    :data:`LATENCY_MAX_BYTES`, else None (no latency measured). Raises ValueError for an
     unknown collective or no samples."""
     if collective not in BUS_FACTORS:
         raise ValueError(f"unknown collective {collective!r} (known: {', '.join(BUS_FACTORS)})")
@@ -182,8 +188,8 @@ def bus_bandwidth(collective: str, world_size: int, samples: Mapping[int, Sequen
     if not per_size:
         raise ValueError(f"{collective}: no timings")
     size, (mean, lo, hi) = max(per_size.items(), key=lambda kv: kv[1][0])
-    smallest = min(samples)
-    lat = sum(samples[smallest]) / len(samples[smallest]) * 1e6
+    smallest = min(size for size, ts in samples.items() if ts)
+    lat = sum(samples[smallest]) / len(samples[smallest]) * 1e6 if smallest <= LATENCY_MAX_BYTES else None
     table = ", ".join(f"{_size_text(sz)} {m / 1e9:.1f}" for sz, (m, _, _) in sorted(per_size.items()))
     return Measured(collective, mean, lo, hi, "bytes/s",
                     f"{method}; bus bandwidth = size / time x {factor:.3g} ({BUS_SOURCE}); GB/s by size: {table}",
@@ -202,14 +208,18 @@ class Calibration:
     environment: Dict[str, str] = field(default_factory=dict)
     collectives: Dict[str, Measured] = field(default_factory=dict)  # "all_reduce" -> bus bandwidth
     world_size: int = 1
+    #: who measured (each figure's source starts with it): calibrate, or a sweep made elsewhere
+    measured_by: str = "floorcalc calibrate"
 
 
-def _fig(m: Measured, date: str, env: str, value: Optional[float] = None) -> Dict[str, object]:
+def _fig(m: Measured, date: str, env: str, value: Optional[float] = None,
+         by: str = "floorcalc calibrate") -> Dict[str, object]:
     v = m.value if value is None else value
     ci = f"95% CI [{m.low:.4g}, {m.high:.4g}] {m.unit}" if m.unit != "us" else f"95% CI [{m.low:.3g}, {m.high:.3g}] us"
     reached = f"; reached by {m.reached_by}" if m.reached_by else ""
+    spread = f"{ci}, {m.samples} samples" if m.samples >= 2 else "one timing per size, so no confidence interval"
     return {"value": float(f"{v:.6g}"), "basis": "measured",
-            "source": f"floorcalc calibrate {date} ({env}): {m.method}{reached}; {ci}, {m.samples} samples"}
+            "source": f"{by} {date} ({env}): {m.method}{reached}; {spread}"}
 
 
 def to_yaml(cal: Calibration) -> str:
@@ -224,36 +234,39 @@ def to_yaml(cal: Calibration) -> str:
         doc["base"] = cal.base_key
     doc["name"] = f"{cal.device_name} (calibrated {cal.date})"
     doc["kind"] = "gpu"
-    doc["peak_flop_per_s"] = {k: _fig(m, cal.date, env) for k, m in sorted(cal.peaks.items())}
+    doc["peak_flop_per_s"] = {k: _fig(m, cal.date, env, by=cal.measured_by) for k, m in sorted(cal.peaks.items())}
     f = cal.figures
     if "dram" in f:
-        doc["mem_bytes_per_s"] = _fig(f["dram"], cal.date, env)
+        doc["mem_bytes_per_s"] = _fig(f["dram"], cal.date, env, by=cal.measured_by)
     if "l2" in f:
-        doc["l2_bytes_per_s"] = _fig(f["l2"], cal.date, env)
+        doc["l2_bytes_per_s"] = _fig(f["l2"], cal.date, env, by=cal.measured_by)
     if "h2d_pinned" in f:
-        doc["host_link_bytes_per_s"] = _fig(f["h2d_pinned"], cal.date, env)
+        doc["host_link_bytes_per_s"] = _fig(f["h2d_pinned"], cal.date, env, by=cal.measured_by)
     if "launch_kernel" in f:
-        doc["launch_latency_us"] = _fig(f["launch_kernel"], cal.date, env)
+        doc["launch_latency_us"] = _fig(f["launch_kernel"], cal.date, env, by=cal.measured_by)
     details = {}
     for k in ("d2h_pinned", "h2d_pageable", "d2h_pageable", "launch_graph", "launch_stream", "launch_host"):
         if k in f:
-            details[k if f[k].unit != "bytes/s" else f"{k}_bytes_per_s"] = _fig(f[k], cal.date, env)
+            details[k if f[k].unit != "bytes/s" else f"{k}_bytes_per_s"] = _fig(f[k], cal.date, env, by=cal.measured_by)
     if details:
         doc["details"] = {(k if k.endswith("_bytes_per_s") else f"{k}_us"): v for k, v in details.items()}
     if cal.collectives:
         inter: Dict[str, object] = {}
         for k, m in sorted(cal.collectives.items()):
-            inter[f"{k}_bus_bytes_per_s"] = _fig(m, cal.date, env + f", {cal.world_size} GPUs")
+            inter[f"{k}_bus_bytes_per_s"] = _fig(m, cal.date, env + f", {cal.world_size} GPUs", by=cal.measured_by)
         lats = [(m.intercept_us, k) for k, m in cal.collectives.items() if m.intercept_us]
         if lats:
             lat, k = min(lats)
             inter["collective_latency_us"] = {
                 "value": float(f"{lat:.4g}"), "basis": "measured",
-                "source": (f"floorcalc calibrate {cal.date} ({env}, {cal.world_size} GPUs): mean time of the "
+                "source": (f"{cal.measured_by} {cal.date} ({env}, {cal.world_size} GPUs): mean time of the "
                            f"smallest {k} of the sweep, the lowest of the collectives measured")}
         doc["interconnect"] = inter
-    header = (f"# Written by `floorcalc calibrate` on {cal.date} for {cal.device_name}.\n"
-              f"# Use with --spec; every figure here is measured and replaces the base spec's.\n")
+    if cal.measured_by == "floorcalc calibrate":
+        header = f"# Written by `floorcalc calibrate` on {cal.date} for {cal.device_name}.\n"
+    else:
+        header = f"# Written by floorcalc.device.calibration.to_yaml from {cal.measured_by} ({cal.date}, {cal.device_name}).\n"
+    header += "# Use with --spec; every figure here is measured and replaces the base spec's.\n"
     return header + yaml.safe_dump(doc, sort_keys=False, width=200)
 
 
@@ -292,7 +305,8 @@ def summary_rows(cal: Calibration, base) -> List[Tuple[str, str, str, str, str]]
                      f"{m.value / ds.value:.0%}" if ds else "-"))
     link = base.interconnect.get("nvlink_bytes_per_s") if base else None
     for k, m in sorted(cal.collectives.items()):
-        rows.append((f"{k} bus bandwidth", f"{fmt(m.value, m.unit)} [{m.reached_by}] (smallest: {m.intercept_us:.1f} us)",
+        rows.append((f"{k} bus bandwidth", f"{fmt(m.value, m.unit)} [{m.reached_by}]"
+                     + (f" (smallest: {m.intercept_us:.1f} us)" if m.intercept_us is not None else ""),
                      f"{fmt(m.low, m.unit)} .. {fmt(m.high, m.unit)}",
                      f"NVLink {fmt(link.value, 'bytes/s')} ({link.basis})" if link else "-",
                      f"{m.value / link.value:.0%}" if link else "-"))

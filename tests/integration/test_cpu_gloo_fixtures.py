@@ -33,14 +33,14 @@ def run(name):
     return _cache[name]
 
 
-@pytest.mark.parametrize("name", golden.RUNS)
+@pytest.mark.parametrize("name", golden.CPU_RUNS)
 def test_matches_golden(name):
     expected = json.loads((golden.GOLDEN / f"{name}.json").read_text())
     problems = golden.diff(run(name), expected)
     assert not problems, "\n".join(problems[:20])
 
 
-@pytest.mark.parametrize("name", golden.RUNS)
+@pytest.mark.parametrize("name", golden.CPU_RUNS)
 def test_every_collective_of_both_ranks_is_matched(name):
     doc = run(name)
     assert doc["world_size"] == 2 and [r["status"] for r in doc["ranks"]] == ["ok", "ok"]
@@ -83,7 +83,7 @@ def test_balanced_run_waits_are_small_beside_the_late_runs():
     assert sum(r["peer_wait_us"] for r in bal["ranks"]) < 0.3 * late["ranks"][0]["peer_wait_us"]
 
 
-@pytest.mark.parametrize("name", golden.RUNS)
+@pytest.mark.parametrize("name", golden.CPU_RUNS)
 def test_floors_on_gloo_cpu(name):
     """On the CPU with gloo the collective moves over TCP on the loopback, for which the CPU's
     spec gives no link figure: the collective itself (its gloo range) is left unfloored, never

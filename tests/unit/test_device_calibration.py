@@ -132,3 +132,27 @@ def test_collectives_go_to_the_interconnect_section_of_the_calibrated_spec(tmp_p
     assert spec.interconnect["collective_latency_us"].value == pytest.approx(18.0)
     # the datasheet's link figures stay
     assert spec.interconnect["nvlink_bytes_per_s"].value == pytest.approx(450e9)
+
+
+def test_a_sweep_with_no_small_message_measures_no_collective_latency(tmp_path):
+    # GIVEN a sweep whose smallest message is 1 MiB (the H200 pair's, tests/data/distributed/
+    # h200x2_nccl_sweep.json): its time is transfer as much as latency
+    from floorcalc.device.calibration import LATENCY_MAX_BYTES, bus_bandwidth
+
+    m = bus_bandwidth("all_reduce", 2, {2**20: [53e-6], 2**30: [3.26e-3]}, "m")
+    # THEN no latency is taken from it, and a spec made from it keeps its base's (assumed) latency
+    assert 2**20 > LATENCY_MAX_BYTES and m.intercept_us is None
+    cal = Calibration(device_name="NVIDIA H200", base_key="h200", date="2026-11-30", world_size=2,
+                      measured_by="the sweep in s.json")
+    cal.collectives["all_reduce"] = m
+    p = tmp_path / "c.yaml"
+    p.write_text(to_yaml(cal))
+    spec = load_file(p)
+    assert spec.interconnect["collective_latency_us"].basis == "assumed"
+    assert spec.interconnect["collective_latency_us"].value == pytest.approx(5.0)
+    # and each figure says who measured it, and that one timing per size gives no interval
+    src = spec.interconnect["all_reduce_bus_bytes_per_s"].source
+    assert src.startswith("the sweep in s.json 2026-11-30") and "no confidence interval" in src
+    assert "1 samples" not in src and p.read_text().startswith("# Written by floorcalc.device.calibration.to_yaml")
+    # while an 8 KiB message still gives calibrate's latency
+    assert bus_bandwidth("all_reduce", 2, {8192: [20e-6], 2**30: [3.26e-3]}, "m").intercept_us == pytest.approx(20.0)
