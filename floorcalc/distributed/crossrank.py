@@ -31,7 +31,12 @@ Steps of :func:`combine` (the method, with its reasons, is in docs/timeline.md, 
    offset of more than a minute (:data:`MAX_CLOCK_OFFSET_US`) is no drift between hosts but two
    runs: RunError.
 5. **What the late rank was doing**: its lead-in spans (``CollectiveTiming.lead_in``) over the
-   last ``wait`` microseconds before its own start, summed by what they were.
+   last ``wait`` microseconds before its own start, summed by what they were. And **why it
+   was later** (:func:`extra_activity`): when the late rank and the first to arrive came from
+   the same previous collective (which, aligned, they left together), the difference, by what
+   it was, of what each did between leaving it and starting this one: a late rank whose
+   kernels ran as long as its peer's but whose host started them later says so, where the
+   last ``wait`` microseconds alone would name the kernel it was running then.
 6. **Who is late.** A collective's place in the pass is its ordinal among its group's
    collectives modulo their number per pass (when every rank has the same whole number per
    pass). A rank is named late (:class:`~floorcalc.records.LateRank`) at a place where it
@@ -68,6 +73,10 @@ MAX_CLOCK_OFFSET_US = 60e6
 NOT_KEPT = "(earlier than the lead-in kept)"
 #: The smallest skew, as a share of a pass, at which a rank last in every pass is named late (step 6).
 LATE_MIN_SHARE = 0.05
+#: How many differences between the late rank and the first to arrive are kept (step 5), and the
+#: smallest kept (us): below it a difference is the rounding of the lead-ins' summed blocks.
+EXTRA_LABELS = 4
+EXTRA_MIN_US = 0.05
 
 _P2P = ("send", "recv")
 Key = Tuple[object, ...]
@@ -397,6 +406,61 @@ def _late_activity(late: CollectiveTiming, wait: float) -> Dict[str, float]:
     return out
 
 
+def _since_previous(t: CollectiveTiming, prev: CollectiveTiming) -> Optional[Dict[str, float]]:
+    """What the rank did, by label (:func:`activity_label`), from the end of ``prev`` (its
+    previous collective) to the start of ``t``, read from ``t``'s lead-in (which begins at
+    ``prev``'s start); the previous collective's own spans are left out. None when ``t``
+    started before ``prev`` ended, or the lead-in does not reach back that far."""
+    lo = prev.end_us - t.ts_us
+    if lo >= 0 or not t.lead_in or t.lead_in[0].start_us > lo + 1e-6:
+        return None
+    own = f"(group {prev.call.group_name})" if prev.call.group_name else ""
+    out: Dict[str, float] = defaultdict(float)
+    for s in t.lead_in:
+        # the previous collective itself (a summed block of older spans may straddle its end):
+        # on the device, named with its group; on a CPU run, the thread waiting in it
+        if s.kind == "communication" and (s.name.endswith(own) if own else True):
+            continue
+        if s.kind == "host_collective" and s.name == prev.op:
+            continue
+        width = s.end_us - s.start_us
+        ov = min(s.end_us, 0.0) - max(s.start_us, lo)
+        if ov > 0 and width > 0:
+            out[activity_label(s.kind, s.name)] += ov * s.share
+    return out
+
+
+def extra_activity(late: CollectiveTiming, late_prev: Optional[CollectiveTiming], other: CollectiveTiming,
+                   other_prev: Optional[CollectiveTiming]) -> Optional[Dict[str, float]]:
+    """What the late rank spent more time on than ``other`` (negative: less), by label, from
+    leaving the previous collective to starting this one (step 5), each rank's previous
+    collective given (the caller checks they are the same instance); None when either cannot
+    say (:func:`_since_previous`)."""
+    if late_prev is None or other_prev is None:
+        return None
+    a, b = _since_previous(late, late_prev), _since_previous(other, other_prev)
+    if a is None or b is None:
+        return None
+    # "other activity" is what the lead-ins' summed blocks left unnamed: no difference to name
+    return {k: a.get(k, 0.0) - b.get(k, 0.0) for k in set(a) | set(b) if k != activity_label("other", "")}
+
+
+def _largest(diff: Mapping[str, float]) -> Tuple[Tuple[str, float], ...]:
+    """The :data:`EXTRA_LABELS` largest differences (by size), the most positive first."""
+    kept = sorted((kv for kv in diff.items() if abs(kv[1]) >= EXTRA_MIN_US), key=lambda kv: -abs(kv[1]))
+    return tuple(sorted(kept[:EXTRA_LABELS], key=lambda kv: -kv[1]))
+
+
+def extra_words(extra: Sequence[Tuple[str, float]]) -> str:
+    """``host launch in aten::mm +86.0 us, host python (no op) +80.2 us, GPU: aten::matmul -10.0 us``
+    (signed, as floorcalc.render.figures.format_us writes a change: no decimals from 1,000 us,
+    one from 10, two below)."""
+    def us(v: float) -> str:
+        return f"{v:+,.0f}" if abs(v) >= 1000 else (f"{v:+.1f}" if abs(v) >= 10 else f"{v:+.2f}")
+
+    return ", ".join(f"{what} {us(v)} us" for what, v in extra)
+
+
 def _exposed_in(t: CollectiveTiming, wait: float) -> Dict[str, float]:
     """The exposed stretches of ``t`` inside its first ``wait`` microseconds, by part."""
     out: Dict[str, float] = defaultdict(float)
@@ -473,6 +537,21 @@ def combine(records: Sequence[RankRecord], *, command: str = "", skipped: Sequen
     placed: List[_Placed] = []
     per_pass = _per_pass(per_rank, passes)
     t0 = min((t.ts_us + off.get(r, 0.0) for _, m in instances for r, t in m.items()), default=0.0)
+    # each timing's previous on its rank (the one its lead-in begins at) and its instance
+    previous: Dict[Tuple[int, int], CollectiveTiming] = {}
+    for r, ts in per_rank.items():
+        order = sorted(ts, key=lambda t: t.ts_us)
+        previous.update(((r, id(b)), a) for a, b in zip(order, order[1:]))
+    instance_of = {(r, id(t)): n for n, (_, m) in enumerate(instances) for r, t in m.items()}
+
+    def extra_of(m: Mapping[int, CollectiveTiming], late: int, other: int) -> Optional[Dict[str, float]]:
+        pl, po = previous.get((late, id(m[late]))), previous.get((other, id(m[other])))
+        if pl is None or po is None or instance_of.get((late, id(pl)), -1) != instance_of.get((other, id(po)), -2):
+            return None
+        return extra_activity(m[late], pl, m[other], po)
+
+    peer_extra: Dict[Tuple[int, int], Dict[str, float]] = defaultdict(lambda: defaultdict(float))
+    peer_extra_n: Dict[Tuple[int, int], int] = defaultdict(int)
     for key, m in instances:
         ranks = sorted(m)
         arrival = {r: m[r].ts_us + off.get(r, 0.0) for r in ranks}
@@ -490,20 +569,29 @@ def combine(records: Sequence[RankRecord], *, command: str = "", skipped: Sequen
             pp[1] += 1
             for label, v in _late_activity(m[late], w[r]).items():
                 peer_activity[(r, late)][label] += v
+            ex = extra_of(m, late, r)
+            if ex is not None:
+                peer_extra_n[(r, late)] += 1
+                for label, v in ex.items():
+                    peer_extra[(r, late)][label] += v
         lt = m[late]
         act = _late_activity(lt, longest) if longest > 0 else {}
+        earliest = min(ranks, key=lambda r: (arrival[r], r))
+        late_extra = extra_of(m, late, earliest) if earliest != late else None
         first = m[ranks[0]]
         n_pass = per_pass.get(first.call.group_name)
         if n_pass and first.call.kind not in _P2P:
             placed.append(_Placed(group=first.call.group_name, kind=first.call.kind, position=first.ordinal % n_pass,
                                   pass_index=first.ordinal // n_pass, late=late,
-                                  skew_us=arrival[late] - min(arrival.values()), ranks=tuple(ranks), activity=act))
+                                  skew_us=arrival[late] - min(arrival.values()), ranks=tuple(ranks), activity=act,
+                                  extra=late_extra))
         built.append(CollectiveInstance(
             group=lt.call.group_name, kind="send" if lt.call.kind in _P2P else lt.call.kind, ordinal=lt.ordinal, seq=lt.call.seq, ranks=tuple(ranks),
             arrival_us=tuple(arrival[r] - t0 for r in ranks), duration_us=tuple(m[r].duration_us for r in ranks),
             waits_us=tuple(w[r] for r in ranks), late_rank=late, skew_us=arrival[late] - min(arrival.values()),
             transfer_us=lt.duration_us, message_bytes=lt.message_bytes, link_bytes=lt.link_bytes,
-            floor_us=lt.floor_us, late_activity=tuple(sorted(act.items(), key=lambda kv: -kv[1]))))
+            floor_us=lt.floor_us, late_activity=tuple(sorted(act.items(), key=lambda kv: -kv[1])),
+            late_extra=_largest(late_extra) if late_extra else ()))
 
     # rank summaries
     summaries: List[RankSummary] = []
@@ -526,7 +614,9 @@ def combine(records: Sequence[RankRecord], *, command: str = "", skipped: Sequen
         peers = sorted(((p, v[0], v[1]) for (r, p), v in per_peer.items() if r == k), key=lambda x: -x[1])
         pw = tuple(PeerWait(rank=k, peer=p, wait_us=v / n, instances=int(c),
                             activity=tuple(sorted(((lbl, x / n) for lbl, x in peer_activity[(k, p)].items()),
-                                                  key=lambda kv: -kv[1])[:6]))
+                                                  key=lambda kv: -kv[1])[:6]),
+                            extra=_largest({lbl: x / peer_extra_n[(k, p)] for lbl, x in peer_extra[(k, p)].items()})
+                            if peer_extra_n[(k, p)] else ())
                    for p, v, c in peers)
         dec = tl.decomposition if tl is not None else None
         if dec is not None:
@@ -543,9 +633,11 @@ def combine(records: Sequence[RankRecord], *, command: str = "", skipped: Sequen
             waited_on=pw[0].peer if pw else None, waited_on_us=pw[0].wait_us if pw else 0.0,
             clock_offset_us=off.get(k, 0.0), collectives=len(per_rank[k]), decomposition=dec, waits=pw))
     rows = _rows(built, passes)
-    late_ranks = _late_ranks(placed, per_pass, passes, {k: rep.summary.wall_us for k, rep in reports.items()})
+    late_ranks, near = _late_ranks(placed, per_pass, passes, {k: rep.summary.wall_us for k, rep in reports.items()})
     notes += [late_words(v) for v in late_ranks]
-    if not late_ranks and placed and min(passes.values()) >= 2:
+    if not late_ranks and near:
+        notes += near
+    elif not late_ranks and placed and min(passes.values()) >= 2:
         notes.append(f"no rank arrived last at the same collective in every pass by {LATE_MIN_SHARE:.0%} of a pass "
                      "or more: none is late throughout (waits above are the ranks' pass-to-pass spread)")
     built.sort(key=lambda i: -max(i.waits_us, default=0.0))
@@ -582,6 +674,7 @@ class _Placed:
     skew_us: float
     ranks: Tuple[int, ...]
     activity: Mapping[str, float]
+    extra: Optional[Mapping[str, float]] = None
 
 
 def _per_pass(per_rank: Mapping[int, Sequence[CollectiveTiming]], passes: Mapping[int, int]) -> Dict[str, int]:
@@ -600,12 +693,15 @@ def _per_pass(per_rank: Mapping[int, Sequence[CollectiveTiming]], passes: Mappin
 
 
 def _late_ranks(placed: Sequence[_Placed], per_pass: Mapping[str, int], passes: Mapping[int, int],
-                walls: Mapping[int, float]) -> List[LateRank]:
-    """The ranks late at the same place of every pass (step 6), the largest skews first."""
+                walls: Mapping[int, float]) -> Tuple[List[LateRank], List[str]]:
+    """The ranks late at the same place of every pass (step 6), the largest skews first; and a
+    note for each place where one rank was last in every pass but, in some, by less than
+    :data:`LATE_MIN_SHARE` of a pass (so not named late: the note says it was last each time)."""
     at: Dict[Tuple[str, str, int], List[_Placed]] = defaultdict(list)
     for p in placed:
         at[(p.group, p.kind, p.position)].append(p)
     out: List[LateRank] = []
+    near: List[Tuple[float, str]] = []
     for (g, kind, pos), xs in at.items():
         n = min(passes[r] for r in xs[0].ranks)
         lates = {x.late for x in xs}
@@ -615,7 +711,23 @@ def _late_ranks(placed: Sequence[_Placed], per_pass: Mapping[str, int], passes: 
         waiting = tuple(sorted({r for x in xs for r in x.ranks} - {late}))
         wall = statistics.median(walls[r] for r in waiting)
         low = min(x.skew_us for x in xs)
-        if wall <= 0 or low < LATE_MIN_SHARE * wall:
+        extras = [x.extra for x in xs if x.extra is not None]
+        extra: Dict[str, float] = defaultdict(float)
+        for e in extras:
+            for what, v in e.items():
+                extra[what] += v / len(extras)
+        if wall <= 0:
+            continue
+        if low < LATE_MIN_SHARE * wall:
+            if low > 0:
+                under = sum(1 for x in xs if x.skew_us < LATE_MIN_SHARE * wall)
+                group = f" of group {g!r}" if g else ""
+                why = f"; per pass it spent, beside the first rank: {extra_words(_largest(extra))}" if extra else ""
+                near.append((-statistics.median(x.skew_us for x in xs),
+                             f"rank {late} arrived last at {kind} #{pos} (of {per_pass[g]} a pass{group}) in every one "
+                             f"of the {len(xs)} passes, {low:,.0f} to {max(x.skew_us for x in xs):,.0f} us after the "
+                             f"first rank, but in {under} of them by less than {LATE_MIN_SHARE:.0%} of a pass "
+                             f"({LATE_MIN_SHARE * wall:,.0f} us): none is late throughout{why}"))
             continue
         act: Dict[str, float] = defaultdict(float)
         for x in xs:
@@ -624,9 +736,9 @@ def _late_ranks(placed: Sequence[_Placed], per_pass: Mapping[str, int], passes: 
         out.append(LateRank(rank=late, group=g, kind=kind, position=pos, per_pass=per_pass[g],  # type: ignore[arg-type]
                             passes=len(xs), min_skew_us=low, median_skew_us=statistics.median(x.skew_us for x in xs),
                             share=low / wall, waiting=waiting,
-                            activity=tuple(sorted(act.items(), key=lambda kv: -kv[1])[:4])))
+                            activity=tuple(sorted(act.items(), key=lambda kv: -kv[1])[:4]), extra=_largest(extra)))
     out.sort(key=lambda v: -v.median_skew_us)
-    return out
+    return out, [words for _, words in sorted(near)]
 
 
 def late_words(v: LateRank) -> str:
@@ -637,7 +749,9 @@ def late_words(v: LateRank) -> str:
     return (f"rank {v.rank} is late: last at {v.kind} #{v.position} (of {v.per_pass} a pass{group}) in every one of "
             f"the {v.passes} passes, {v.min_skew_us:,.0f} to {v.median_skew_us:,.0f} us (smallest, median) after the "
             f"first rank, at least {v.share:.0%} of a pass; rank{'s' if len(v.waiting) > 1 else ''} {who} waited "
-            f"for it" + (f"; it was doing, per pass: {doing}" if doing else ""))
+            f"for it" + (f"; it was doing, per pass: {doing}" if doing else "")
+            + (f"; per pass it spent, beside the first rank since their previous collective: {extra_words(v.extra)}"
+               if v.extra else ""))
 
 
 def _rows(instances: Sequence[CollectiveInstance], passes: Mapping[int, int]) -> List[CollectiveRow]:

@@ -47,13 +47,19 @@ class RankRecord:
 class PeerWait:
     """How long rank ``rank`` waited, per pass, in collectives for which ``peer`` arrived last,
     and what ``peer`` was doing meanwhile: ``activity`` as (what, microseconds per pass), the
-    longest first (``GPU: aten::mm``, ``host python in aten::randn``...; see docs/timeline.md)."""
+    longest first (``GPU: aten::mm``, ``host python in aten::randn``...; see docs/timeline.md).
+    ``extra``: what ``peer`` spent more time on than ``rank`` between leaving their previous
+    collective and arriving at the one waited for (negative: less), as (what, microseconds per
+    collective waited for: the mean over the instances where both came from the same previous
+    collective), the largest differences first (floorcalc.distributed.crossrank.extra_activity):
+    why it arrived later."""
 
     rank: int
     peer: int
     wait_us: float
     instances: int
     activity: Tuple[Tuple[str, float], ...] = ()
+    extra: Tuple[Tuple[str, float], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -106,7 +112,10 @@ class CollectiveInstance:
     its length on the late rank (the time the data took once all were there).
     ``message_bytes``/``link_bytes``/``floor_us``: its count and floor (the late rank's; None:
     uncounted). ``late_activity``: what the late rank did during the longest wait, as (what,
-    microseconds).
+    microseconds). ``late_extra``: what the late rank spent more time on (negative: less) than
+    the first to arrive, since both left their previous collective (the same one), as (what,
+    microseconds), the largest differences first; empty when they came from different ones
+    (or none: the first of the window).
     """
 
     group: str
@@ -124,6 +133,7 @@ class CollectiveInstance:
     link_bytes: Optional[float]
     floor_us: Optional[float]
     late_activity: Tuple[Tuple[str, float], ...] = ()
+    late_extra: Tuple[Tuple[str, float], ...] = ()
 
     @property
     def efficiency(self) -> Optional[float]:
@@ -170,7 +180,9 @@ class LateRank:
     ``min_skew_us``, ``median_skew_us``: how long after the first rank it arrived, the smallest
     and the median over those passes; ``share``: the smallest skew over the median wall time
     per pass of the ranks that waited; ``waiting``: those ranks; ``activity``: what the late
-    rank was doing during the longest wait of each pass, (what, us per pass), largest first.
+    rank was doing during the longest wait of each pass, (what, us per pass), largest first;
+    ``extra``: what it spent more time on than the first to arrive since their previous
+    collective (:attr:`CollectiveInstance.late_extra`), us per pass, the largest differences first.
     """
 
     rank: int
@@ -184,6 +196,7 @@ class LateRank:
     share: float
     waiting: Tuple[int, ...]
     activity: Tuple[Tuple[str, float], ...] = ()
+    extra: Tuple[Tuple[str, float], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import io
 import json
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional, Sequence
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from floorcalc.records import CollectiveInstance, CollectiveRow, Decomposition, LateRank, RankSummary, RunReport
 from floorcalc.render.base import FileData, Renderer, captured
@@ -43,6 +43,11 @@ def op_label(kind: str, group: str, ranks: Optional[int] = None) -> str:
     return k + (f" x{ranks}" if ranks else "") + (f" (group {group})" if group not in ("", "0") else "")
 
 
+def _signed(extra: Sequence[Tuple[str, float]]) -> str:
+    """``host launch in aten::mm +86.0; GPU: aten::matmul -10.0`` (us, signed)."""
+    return "; ".join(f"{a} {format_us(v, signed=True)}" for a, v in extra)
+
+
 def _pct(x: Optional[float]) -> str:
     return "-" if x is None else f"{100 * x:.1f}%"
 
@@ -61,7 +66,8 @@ def rank_dict(r: RankSummary) -> Dict[str, Any]:
         "collectives": r.collectives, "bound": r.decomposition.bound if r.decomposition is not None else None,
         "decomposition": decomposition_parts(r.decomposition) if r.decomposition is not None else None,
         "waits": [{"peer": w.peer, "wait_us": w.wait_us, "instances": w.instances,
-                   "activity": [{"what": a, "us": v} for a, v in w.activity]} for w in r.waits],
+                   "activity": [{"what": a, "us": v} for a, v in w.activity],
+                   "extra": [{"what": a, "us": v} for a, v in w.extra]} for w in r.waits],
     }
 
 
@@ -77,13 +83,15 @@ def instance_dict(i: CollectiveInstance) -> Dict[str, Any]:
             "arrival_us": list(i.arrival_us), "duration_us": list(i.duration_us), "waits_us": list(i.waits_us),
             "late_rank": i.late_rank, "skew_us": i.skew_us, "transfer_us": i.transfer_us,
             "message_bytes": i.message_bytes, "link_bytes": i.link_bytes, "floor_us": i.floor_us,
-            "efficiency": i.efficiency, "late_activity": [{"what": a, "us": v} for a, v in i.late_activity]}
+            "efficiency": i.efficiency, "late_activity": [{"what": a, "us": v} for a, v in i.late_activity],
+            "late_extra": [{"what": a, "us": v} for a, v in i.late_extra]}
 
 
 def late_dict(v: LateRank) -> Dict[str, Any]:
     return {"rank": v.rank, "group": v.group, "kind": v.kind, "position": v.position, "per_pass": v.per_pass,
             "passes": v.passes, "min_skew_us": v.min_skew_us, "median_skew_us": v.median_skew_us, "share": v.share,
-            "waiting": list(v.waiting), "activity": [{"what": a, "us": x} for a, x in v.activity]}
+            "waiting": list(v.waiting), "activity": [{"what": a, "us": x} for a, x in v.activity],
+            "extra": [{"what": a, "us": x} for a, x in v.extra]}
 
 
 def to_dict(run: RunReport, reports: bool = True) -> Dict[str, Any]:
@@ -219,20 +227,28 @@ class RunTableRenderer(Renderer):
         if waits:
             wt = Table(box=box.SIMPLE_HEAD, title=f"longest waits (of {run.instance_count:,} collectives matched)",
                        title_justify="left")
-            for col in ("collective", "late\nrank", "skew", "transfer", "floor", "the late rank was doing (us)"):
-                wt.add_column(col, justify="left" if col[0] in "ct" and col != "transfer" else "right",
-                              no_wrap=not col.startswith("the"))
+            with_why = any(i.late_extra for i in waits[: self.top])
+            wcols = ["collective", "late\nrank", "skew", "transfer", "floor", "the late rank was doing (us)"]
+            wcols += ["beside the first rank, since their previous collective (us)"] if with_why else []
+            for col in wcols:
+                wt.add_column(col, justify="left" if col[0] in "ctb" and col != "transfer" else "right",
+                              no_wrap=not col.startswith(("the", "beside")))
             for i in waits[: self.top]:
                 doing = "; ".join(f"{a} {format_us(v)}" for a, v in i.late_activity[:3])
-                wt.add_row(f"{op_label(i.kind, i.group)} #{i.ordinal}", str(i.late_rank), format_us(i.skew_us),
-                           format_us(i.transfer_us), format_us(i.floor_us), doing)
+                cells = [f"{op_label(i.kind, i.group)} #{i.ordinal}", str(i.late_rank), format_us(i.skew_us),
+                         format_us(i.transfer_us), format_us(i.floor_us), doing]
+                cells += [_signed(i.late_extra)] if with_why else []
+                wt.add_row(*cells)
             console.print(wt)
         self._decompositions(run, console)
         for r in run.ranks:
             for w in r.waits[:2]:
                 doing = "; ".join(f"{a} {format_us(v)} us" for a, v in w.activity[:4])
+                why = (f"; per collective, since their previous one, rank {w.peer} spent beside rank {r.rank}: "
+                       + ", ".join(f"{a} {format_us(v, signed=True)} us" for a, v in w.extra)
+                       if w.extra else "")
                 console.print(styled(f"rank {r.rank} waited {format_us(w.wait_us)} us per pass on rank {w.peer} "
-                                     f"({w.instances} collectives); rank {w.peer} was doing: ", plain(doing)))
+                                     f"({w.instances} collectives); rank {w.peer} was doing: ", plain(doing + why)))
         for note in run.notes:
             console.print(styled("note: ", plain(note)), style="dim")
         if self.rank is not None:
@@ -285,6 +301,7 @@ def _flat_rank(r: RankSummary) -> Dict[str, Any]:
     waits = d.pop("waits")
     d.update({f"decomposition.{k}": v for k, v in parts.items()})
     d["waited_on_doing"] = "; ".join(f"{a['what']} {a['us']:.1f} us" for a in waits[0]["activity"]) if waits else ""
+    d["waited_on_extra"] = "; ".join(f"{a['what']} {a['us']:+.1f} us" for a in waits[0]["extra"]) if waits else ""
     return d
 
 
@@ -354,9 +371,10 @@ class RunMarkdownRenderer(Renderer):
         if waits:
             rows = [[f"{op_label(i.kind, i.group)} #{i.ordinal}", str(i.late_rank), format_us(i.skew_us),
                      format_us(i.transfer_us), format_us(i.floor_us),
-                     _cell(", ".join(f"{a} {format_us(v)}" for a, v in i.late_activity[:3]))] for i in waits]
-            out += _table(["collective", "late rank", "skew", "transfer", "floor", "the late rank was doing"],
-                          "lrrrrl", rows) + [""]
+                     _cell(", ".join(f"{a} {format_us(v)}" for a, v in i.late_activity[:3])),
+                     _cell(_signed(i.late_extra).replace("; ", ", "))] for i in waits]
+            out += _table(["collective", "late rank", "skew", "transfer", "floor", "the late rank was doing",
+                           "beside the first rank, since their previous collective"], "lrrrrll", rows) + [""]
         out += [f"- {_cell(n)}" for n in run.notes]
         return "\n".join(out) + "\n"
 

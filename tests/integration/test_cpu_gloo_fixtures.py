@@ -106,6 +106,8 @@ def test_late_run_names_rank_1_late_at_the_first_all_reduce_of_every_pass_on_eve
     assert (v["rank"], v["kind"], v["position"], v["per_pass"], v["passes"]) == (1, "all_reduce", 0, PER_PASS, PASSES)
     assert v["waiting"] == [0] and v["min_skew_us"] > 0.9 * LATE_MS * 1e3 and v["share"] > 0.5
     assert v["activity"][0]["what"] == "host python (no op)" and v["activity"][0]["us"] > 0.9 * LATE_MS * 1e3
+    # and why it was later than rank 0 since their previous all_reduce: the sleep, in plain Python
+    assert v["extra"][0]["what"] == "host python (no op)" and v["extra"][0]["us"] > 0.9 * LATE_MS * 1e3
     # named on every other rank: each waited on it most
     assert all(r["waited_on"] == 1 for r in doc["ranks"] if r["rank"] != 1)
     assert any(n.startswith("rank 1 is late: last at all_reduce #0 (of 2 a pass) in every one of the 8 passes")
