@@ -1,6 +1,7 @@
 """Project a measured pass under other conditions, from its JSON report: no host overhead
-(CUDA-graph replay), fused elementwise chains, every kernel at its floor (and both), another
-device (--on), another batch (--batch). Each projection gives its step time, its parts (the
+(CUDA-graph replay), fused elementwise chains (their device part; the step with CUDA-graph
+replay), every kernel at its floor (and both), another device (--on), another batch (--batch),
+another sequence length (--seq: a prefill's tokens, a decode step's cached positions). Each projection gives its step time, its parts (the
 report's decomposition) and which terms were measured, derived or assumed (docs/method.md,
 "What if").
 
@@ -19,12 +20,19 @@ from floorcalc.cli.common import add_format_arguments, check_output, emit, outpu
 from floorcalc.records import Report
 
 NAME = "whatif"
-HELP = "projected step times from a JSON report: CUDA graphs, fusion, at the floor, another device or batch"
+HELP = ("projected step times from a JSON report: CUDA graphs, fusion, at the floor, another device, batch or "
+        "sequence length")
 
 
 def _batch(text: str) -> int:
     if not text.isdigit() or int(text) < 1:
         raise argparse.ArgumentTypeError(f"{text!r} is not a batch size (a whole number, 1 or more)")
+    return int(text)
+
+
+def _seq(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a sequence length (a whole number, 1 or more)")
     return int(text)
 
 
@@ -34,6 +42,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="project onto another device: a spec key (h100-sxm, b200...) or a YAML file; repeatable")
     p.add_argument("--batch", action="append", type=_batch, default=[], metavar="K",
                    help="project at batch K, counts re-derived from the recorded shapes; repeatable")
+    p.add_argument("--seq", action="append", type=_seq, default=[], metavar="N",
+                   help="project at sequence length N (a prefill's tokens a sequence, a decode step's cached "
+                        "positions), counts re-derived from the recorded shapes; repeatable")
     p.add_argument("--spec", default=None, metavar="SPEC",
                    help="the spec whose details.launch_graph_us gives the CUDA-graph cost (default: the spec of "
                         "the report's device key)")
@@ -60,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
         graph = graph_cost(spec, report.device.launch_latency_us)
     else:
         graph = graph_cost(report.device, report.device.launch_latency_us, args.graph_launch_us)
-    whatif = project(report, report.whatif.basis, graph=graph, on=on, batches=args.batch)
+    whatif = project(report, report.whatif.basis, graph=graph, on=on, batches=args.batch, seqs=args.seq)
     emit(dataclasses.replace(report, whatif=whatif), args)
     return 0
 

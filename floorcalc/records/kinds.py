@@ -82,11 +82,12 @@ NOTE_KINDS: Tuple[NoteKind, ...] = get_args(NoteKind)
 COLLECTIVE_KINDS: Tuple[CollectiveKind, ...] = get_args(CollectiveKind)
 
 #: The scenarios of a what-if section, in display order (docs/method.md, "What if").
-WhatIfScenario = Literal["measured", "no_host_overhead", "fused_elementwise", "at_floor", "at_floor_no_host",
-                         "device", "batch"]
+WhatIfScenario = Literal["measured", "no_host_overhead", "fused_elementwise", "fused_no_host", "at_floor",
+                         "at_floor_no_host", "device", "batch", "seq"]
 WHATIF_SCENARIOS: Tuple[WhatIfScenario, ...] = get_args(WhatIfScenario)
-#: How a term of a projection was got: read from the run, derived from it and a spec, or assumed.
-TermBasis = Literal["measured", "derived", "assumed"]
+#: How a term of a projection was got: read from the run, derived from it and a spec, assumed, or
+#: not known (a part no rule here can project; the projection's step is then not given).
+TermBasis = Literal["measured", "derived", "assumed", "unknown"]
 
 #: How far one rank's trace could be read.
 RankStatus = Literal["ok", "partial", "unreadable", "missing"]

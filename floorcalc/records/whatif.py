@@ -11,17 +11,27 @@ from floorcalc.records.kinds import TermBasis, WhatIfScenario
 
 @dataclass(frozen=True)
 class OpScaling:
-    """How one op row's counts grow with the batch (floorcalc.whatif.basis): per pass,
-    ``flop(K) = flop + flop_per_batch * (K - B)`` and the same for bytes, B the recorded batch
-    (``WhatIfBasis.batch``). ``name``/``module``: the op row's key. ``recounted``: False when its
-    counts could not be re-derived at another batch (an Inductor kernel, an uncounted op, a formula
-    that refused the scaled shapes): its counts are then kept as they are (0 per batch)."""
+    """How one op row's counts grow with the batch and the sequence length
+    (floorcalc.whatif.basis), per pass. Batch: ``flop(K) = flop + flop_per_batch * (K - B)`` and
+    the same for bytes, B the recorded batch (``WhatIfBasis.batch``). Sequence, at k times the
+    recorded length (``WhatIfBasis.seq``): ``flop(k) = flop + flop_seq_linear * (k - 1) +
+    flop_seq_quadratic * (k^2 - 1)``, the parts of the row's FLOPs at the recorded length that are
+    linear and quadratic in it (attention's score and value products are the quadratic part); the
+    same for bytes. ``name``/``module``: the op row's key. ``recounted``/``seq_recounted``: False
+    when its counts could not be re-derived at another batch / length (an Inductor kernel, an
+    uncounted op, a formula that refused the scaled shapes, no batch or sequence found): its
+    counts are then kept as they are."""
 
     name: str
     module: str
     flop_per_batch: float
     bytes_per_batch: float
     recounted: bool = True
+    flop_seq_linear: float = 0.0
+    flop_seq_quadratic: float = 0.0
+    bytes_seq_linear: float = 0.0
+    bytes_seq_quadratic: float = 0.0
+    seq_recounted: bool = False
 
 
 @dataclass(frozen=True)
@@ -57,13 +67,19 @@ class WhatIfBasis:
     ``launches``: device events per pass (kernels, memcpys, memsets). ``batch``: the batch size
     found in the recorded shapes (None: none found, ``batch_how`` says why); ``batch_how``: how
     it was found. ``scaling``: one :class:`OpScaling` per counted op row. ``chains``: the fusion
-    chains of the pass (:class:`FusionChain`), the longest measured time first."""
+    chains of the pass (:class:`FusionChain`), the longest measured time first. ``seq``: the
+    positions a sequence attends over (Sk), read from the attention calls' shapes, and
+    ``query_seq`` its new tokens (Sq; equal to ``seq`` in a prefill, 1 in a decode step), None
+    when no attention call was found; ``seq_how``: how they were found, or why not."""
 
     launches: float
     batch: Optional[int]
     batch_how: str
     scaling: Tuple[OpScaling, ...] = ()
     chains: Tuple[FusionChain, ...] = ()
+    seq: Optional[int] = None
+    query_seq: Optional[int] = None
+    seq_how: str = ""
 
 
 @dataclass(frozen=True)
@@ -84,17 +100,24 @@ class Projection:
     ``scenario``: :data:`WhatIfScenario`; ``label``: it in words; ``step_us``: the projected step
     time, the sum of ``parts_us``, whose keys are the parts of :class:`Decomposition` (``PARTS``:
     ``floor_us``, ``excess_us``, ``data_movement_us``, ``communication_us``, ``peer_wait_us``,
-    ``host_overhead_us``, ``blocking_us``, ``other_us``). ``terms``: each part with its basis and
-    source. ``assumption``: what the projection rests on, in one sentence. ``sources``: the
-    figures it read beyond the run (spec figures with their basis and source)."""
+    ``host_overhead_us``, ``blocking_us``, ``other_us``); None when a part is not known (a term
+    of basis ``unknown``: fusion's host part without CUDA-graph replay), ``assumption`` then
+    saying why. ``device_us``: the device parts (floor, excess, copies, communication), known
+    whenever the projection is made. ``terms``: each part with its basis and source.
+    ``assumption``: what the projection rests on, in words. ``sources``: the figures it read
+    beyond the run (spec figures with their basis and source). ``validated``: the scenario's
+    measured error range on real runs (floorcalc.whatif.validation, from
+    docs/examples/whatif.md's table), "" when none was measured."""
 
     scenario: WhatIfScenario
     label: str
-    step_us: float
+    step_us: Optional[float]
     parts_us: Mapping[str, float]
     terms: Tuple[ProjectionTerm, ...]
     assumption: str
     sources: Tuple[str, ...] = ()
+    device_us: float = 0.0
+    validated: str = ""
 
 
 @dataclass(frozen=True)

@@ -100,9 +100,13 @@ class CsvRenderer(Renderer):
         rows.append({"figure": "passes", "value": report.summary.passes, "unit": "count",
                      "definition": "passes the window was divided into; every figure above is per pass"})
         if report.whatif is not None:  # the what-if section: one row per projection (floorcalc.whatif)
-            rows += [self._fmt({"figure": f"whatif.{p.scenario}", "value": p.step_us, "unit": "us",
-                                "definition": f"{p.label}: {p.assumption}"})
-                     for p in (report.whatif.measured,) + report.whatif.projections]
+            for p in (report.whatif.measured,) + report.whatif.projections:
+                if p.step_us is not None:
+                    rows.append(self._fmt({"figure": f"whatif.{p.scenario}", "value": p.step_us, "unit": "us",
+                                           "definition": f"{p.label}: {p.assumption}"}))
+                rows.append(self._fmt({"figure": f"whatif.{p.scenario}.device", "value": p.device_us, "unit": "us",
+                                       "definition": f"{p.label}, device part (floor, excess, copies, "
+                                                     "communication)"}))
         rows += [{"figure": n.kind, "definition": n.text} for n in report.notes]
         return _table(SUMMARY_COLUMNS, rows)
 

@@ -129,7 +129,9 @@ class LatexRenderer(Renderer):
         if report.whatif is not None:  # the what-if section (floorcalc.whatif), one sentence
             w = report.whatif
             parts.append("What if (projected step, per pass): " + "; ".join(
-                f"{escape(p.label)} {_num(p.step_us)}~$\\mu$s" for p in (w.measured,) + w.projections) + ".")
+                f"{escape(p.label)} {_num(p.step_us)}~$\\mu$s" if p.step_us is not None else
+                f"{escape(p.label)} device {_num(p.device_us)}~$\\mu$s (step not known)"
+                for p in (w.measured,) + w.projections) + ".")
         run = [f"floorcalc {escape(report.tool_version)}"]
         if "torch" in prov:
             run.append(f"torch {escape(prov['torch'])}")

@@ -35,40 +35,65 @@ def _shown_parts(w: WhatIf) -> List[str]:
     return [p for p in PART_LABELS if any(abs(x.parts_us.get(p, 0.0)) > 0.005 for x in every)]
 
 
+#: what a projection whose step is not known shows in its step cells
+NOT_KNOWN = "not known"
+
+
 def _change(p: Projection, base: Projection) -> str:
+    """The change of ``p``'s step against ``base``'s; of its device part when its step is not known."""
+    if p.step_us is None or base.step_us is None:
+        if base.device_us <= 0:
+            return "-"
+        return f"device {p.device_us / base.device_us - 1:+.0%}"
     if base.step_us <= 0:
         return "-"
     return f"{p.step_us / base.step_us - 1:+.0%}"
 
 
+def _step(p: Projection) -> str:
+    return NOT_KNOWN if p.step_us is None else format_us(p.step_us)
+
+
+def _part(p: Projection, key: str) -> str:
+    term = next((t for t in p.terms if t.part == key), None)
+    if term is not None and term.basis == "unknown":
+        return NOT_KNOWN
+    return format_us(p.parts_us.get(key, 0.0))
+
+
 def rows(w: WhatIf) -> List[List[str]]:
-    """One row per projection, the measured pass first: label, step (us), change against the
-    measured step, each shown part (us), the assumption."""
+    """One row per projection, the measured pass first: label, step (us; "not known" when a part
+    is), change against the measured step, the device part (us), each shown part (us), the
+    assumption."""
     parts = _shown_parts(w)
     out = []
     for p in (w.measured,) + w.projections:
-        out.append([p.label, format_us(p.step_us), "" if p is w.measured else _change(p, w.measured)]
-                   + [format_us(p.parts_us.get(k, 0.0)) for k in parts] + [p.assumption])
+        out.append([p.label, _step(p), "" if p is w.measured else _change(p, w.measured), format_us(p.device_us)]
+                   + [_part(p, k) for k in parts] + [p.assumption])
     return out
 
 
 def _header(w: WhatIf) -> List[str]:
-    return ["scenario", "step (us)", "vs measured"] + [f"{PART_LABELS[k]} (us)" for k in _shown_parts(w)] + [
-        "rests on"]
+    return ["scenario", "step (us)", "vs measured", "device (us)"] + [
+        f"{PART_LABELS[k]} (us)" for k in _shown_parts(w)] + ["rests on"]
 
 
 def _basis_lines(w: WhatIf) -> List[str]:
     """Which terms were measured, derived, assumed; the figures read beyond the run; what was skipped."""
     lines = []
     for p in w.projections:
-        by = {b: [PART_LABELS[t.part] for t in p.terms if t.basis == b and abs(t.us) > 0.005]
-              for b in ("measured", "derived", "assumed")}
+        by = {b: [PART_LABELS[t.part] for t in p.terms if t.basis == b and (b == "unknown" or abs(t.us) > 0.005)]
+              for b in ("measured", "derived", "assumed", "unknown")}
         said = "; ".join(f"{b}: {', '.join(v)}" for b, v in by.items() if v)
         lines.append(f"{p.label}: {said}")
-        lines += [f"  {PART_LABELS[t.part]}: {t.how}" for t in p.terms if t.basis != "measured" and abs(t.us) > 0.005]
+        lines += [f"  {PART_LABELS[t.part]}: {t.how}" for t in p.terms
+                  if t.basis == "unknown" or (t.basis != "measured" and abs(t.us) > 0.005)]
         lines += [f"  figure: {s}" for s in p.sources]
+        if p.validated:
+            lines.append(f"  measured error: {p.validated}")
     b = w.basis
     lines.append(f"batch: {b.batch if b.batch is not None else 'not found'} ({b.batch_how}); "
+                 f"sequence: {b.seq if b.seq is not None else 'not found'} ({b.seq_how or 'not read'}); "
                  f"{b.launches:g} launches per pass; {len(b.chains)} fusion chains")
     lines += [f"skipped: {s}" for s in w.skipped]
     return lines
@@ -78,7 +103,7 @@ def print_whatif(w: WhatIf, console: Console, *, details: bool = True) -> None:
     """The section as a rich table (the assumptions below it), then (``details``) each
     projection's terms and the figures it read."""
     console.print(styled(("what if, per pass", "bold"),
-                         f"  measured {format_us(w.measured.step_us)} us ({w.measured.assumption})"))
+                         f"  measured {_step(w.measured)} us ({w.measured.assumption})"))
     header = _header(w)[:-1]
     t = PlainTable(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
     for i, h in enumerate(header):
@@ -107,7 +132,7 @@ def markdown_lines(w: WhatIf) -> List[str]:
     """The section as Markdown: a heading, the table, the terms as a list."""
     header = _header(w)
     lines = ["## What if", "",
-             f"Projected step times from this pass; measured {format_us(w.measured.step_us)} us "
+             f"Projected step times from this pass; measured {_step(w.measured)} us "
              f"({_cell(w.measured.assumption)}).", "",
              "| " + " | ".join(header) + " |",
              "| " + " | ".join("---" if i in (0, len(header) - 1) else "---:" for i in range(len(header))) + " |"]
@@ -122,7 +147,8 @@ def csv_rows(w: WhatIf) -> List[List[str]]:
     out = [["scenario", "label", "step_us", "part", "part_us", "basis", "how"]]
     for p in (w.measured,) + w.projections:
         for t in p.terms:
-            out.append([p.scenario, p.label, repr(p.step_us), t.part, repr(t.us), t.basis, t.how])
+            out.append([p.scenario, p.label, "" if p.step_us is None else repr(p.step_us), t.part, repr(t.us),
+                        t.basis, t.how])
     return out
 
 

@@ -10,14 +10,35 @@ Notes
    ``batch_how`` says why). Weights ``[out, in]`` vote for sizes that differ from layer to layer;
    activations ``[B, ...]`` all vote for B. At B = 1 a sequence dimension of 1 cannot be told from
    the batch (a decode step's rotary table ``[1, d]``): project from a run at batch 2 or more.
-3. **Counts at another batch**: each counted call is counted again by its formula with every
-   tensor argument of rank 2 or more whose leading size is B given 2B instead
-   (floorcalc.counting). A formula's count is linear in the batch, so
+3. **The sequence** is read from the attention calls (formula family ``attention``: query, key
+   and value ``[B, H, S, D]``): the most common (query length Sq, key length Sk) pair of their
+   distinct calls. Sq = Sk is a prefill of S = Sk tokens a sequence; Sq < Sk a decode step (or a
+   chunk) of Sq new tokens against Sk cached positions. With no attention call no sequence is
+   found (``seq_how`` says why).
+4. **Counts at another batch**: each counted call is counted again by its formula with every
+   tensor argument of rank 2 or more whose leading size is B given 2B instead, and every one led
+   by the flattened tokens B x Sq (``x.view(-1, d)`` before a GEMM, as GPT-2's Conv1D does) given
+   2 B x Sq (floorcalc.counting). A formula's count is linear in the batch, so
    ``flop(K) = flop(B) + (flop(2B) - flop(B)) * (K - B) / B`` (bytes the same); an op row keeps
    ``flop_per_batch = (flop(2B) - flop(B)) / B``. A bytes-only count (floorcalc.classify.fallback) grows
    with the share of its tensors' elements that lead with B; a count that cannot be re-derived
    (Inductor's kernels, a formula that refuses the doubled shapes) is kept and marked.
-4. **Fusion chains**: the units in the order their first event started; a chain is a maximal run
+5. **Counts at another sequence length**: each counted call is counted again at 2S and 4S
+   (:func:`seq_scaled_call`). In a prefill every token-sized dimension grows: in a tensor led by B
+   (or by 1, a table broadcast over the batch such as the rotary ``[1, S, d]``) each size S but
+   the last one (the last is a feature size; it grows only in an integer tensor, token ids or
+   positions, or in a square ``[B, H, S, S]`` score or mask), a leading B x S, and, in an
+   elementwise call, a size S of a tensor broadcast against one that grew there (a ``[S, d]``
+   rotary table against ``[B, H, S, d]``); an attention call's queries, keys and values grow in
+   their sequence dimension only, its mask in both. In a decode step only the attention calls'
+   keys, values and mask grow (the cached positions); the new tokens' work does not.
+   A count is a polynomial of degree 2 at most in S (attention's score and value products are
+   quadratic, every position-wise op linear), so the three counts give it exactly:
+   ``flop(kS) = flop(S) + lin * (k - 1) + quad * (k^2 - 1)`` with
+   ``quad = (f4 - f1 - 3 (f2 - f1)) / 6`` and ``lin = (f2 - f1) - 3 quad`` (bytes the same),
+   kept per op row (``OpScaling.flop_seq_linear``...). Rows whose counts cannot be re-derived
+   are kept and marked, as for the batch.
+6. **Fusion chains**: the units in the order their first event started; a chain is a maximal run
    of two or more counted units of the vector or data-movement families (or bytes-only counts)
    that launch only kernels; anything else (a matmul, convolution, attention, an uncounted op, a
    copy, a collective, an Inductor kernel) ends it. Fusing a chain keeps its FLOPs and its first
@@ -29,17 +50,21 @@ Notes
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from floorcalc.counting import count as count_call
 from floorcalc.counting.registry import family_of
 from floorcalc.classify.fallback import BYTES_ONLY
-from floorcalc.records import Arg, FusionChain, OpCall, OpScaling, TensorMeta, WhatIfBasis, WorkUnit
+from floorcalc.records import (Arg, Count, FusionChain, OpCall, OpScaling, TensorMeta, WhatIfBasis, WorkUnit)
 
-__all__ = ["FUSIBLE_FAMILIES", "basis", "find_batch", "fusion_chains", "scaled_call", "scaling"]
+__all__ = ["FUSIBLE_FAMILIES", "Seq", "basis", "find_batch", "find_seq", "fusion_chains", "scaled_call",
+           "scaling", "seq_scaled_call"]
 
 #: Formula families whose ops a fusing compiler folds into one elementwise kernel.
 FUSIBLE_FAMILIES = ("vector", "memory")
+
+#: dtypes whose tensors hold indices or flags (token ids, positions, masks), not features
+_INDEX_DTYPES = ("int64", "int32", "int16", "int8", "uint8", "bool")
 
 
 def _leading_tensors(call: OpCall) -> List[TensorMeta]:
@@ -76,73 +101,278 @@ def find_batch(units: Sequence[WorkUnit]) -> Tuple[Optional[int], str]:
                f"{len(firsts)} counted op calls")
 
 
-def _scale_arg(a: Arg, b: int, k: int) -> Arg:
-    if isinstance(a, TensorMeta):
-        if len(a.shape) >= 2 and a.shape[0] == b:
-            return TensorMeta((k * b,) + a.shape[1:], a.dtype)
-        return a
-    if isinstance(a, tuple) and a and isinstance(a[0], TensorMeta):
-        return tuple(_scale_arg(x, b, k) for x in a)  # type: ignore[return-value]  # a tensor list stays one
-    return a
+class Seq:
+    """The sequence of a pass (note 3): ``length`` Sk, the positions attended over; ``query``
+    Sq, the new tokens a sequence (Sq = Sk: a prefill); ``batch`` B (None: not found)."""
+
+    __slots__ = ("length", "query", "batch")
+
+    def __init__(self, length: int, query: int, batch: Optional[int]) -> None:
+        self.length, self.query, self.batch = length, query, batch
+
+    @property
+    def prefill(self) -> bool:
+        return self.query == self.length
+
+    @property
+    def tokens(self) -> Optional[int]:
+        """B x Sq, the flattened token count, when the batch is known."""
+        return self.batch * self.query if self.batch is not None else None
 
 
-def scaled_call(call: OpCall, b: int, k: int = 2) -> OpCall:
-    """``call`` with every tensor argument of rank >= 2 whose leading size is ``b`` led by
-    ``k * b`` instead."""
-    return OpCall(call.name, tuple(_scale_arg(a, b, k) for a in call.args))
+def _attention_qk(call: OpCall) -> Optional[Tuple[TensorMeta, TensorMeta]]:
+    """The query and key of an attention call in the ``[B, H, S, D]`` layout, else None."""
+    ts = call.args[:2]
+    if len(ts) == 2 and all(isinstance(t, TensorMeta) and len(t.shape) == 4 for t in ts):
+        return ts[0], ts[1]  # type: ignore[return-value]
+    return None
 
 
-def _per_batch(u: WorkUnit, b: int) -> Optional[Tuple[float, float]]:
+def find_seq(units: Sequence[WorkUnit], batch: Optional[int]) -> Tuple[Optional[Seq], str]:
+    """The sequence of ``units`` (note 3) and how it was found; None and the reason when no
+    attention call has ``[B, H, S, D]`` queries and keys."""
+    votes: Counter[Tuple[int, int]] = Counter()
+    seen: Dict[int, OpCall] = {}
+    for u in units:
+        if u.count is None or u.op is None or u.op.call is None or id(u.op.call) in seen:
+            continue
+        call = u.op.call
+        seen[id(call)] = call
+        if family_of(call.name) != "attention":
+            continue
+        qk = _attention_qk(call)
+        if qk is not None:
+            votes[(qk[0].shape[-2], qk[1].shape[-2])] += 1
+    if not votes:
+        return None, "no attention call with [batch, heads, sequence, head_dim] queries and keys"
+    (sq, sk), n = votes.most_common(1)[0]
+    kind = (f"a prefill of {sk} tokens a sequence" if sq == sk else
+            f"{sq} new token{'s' if sq != 1 else ''} a sequence against {sk} positions")
+    return Seq(sk, sq, batch), (f"{kind}: the query and key lengths of {n} of {sum(votes.values())} distinct "
+                                f"attention calls")
+
+
+def _scale_dims(shape: Tuple[int, ...], dims: Sequence[int], k: int) -> Tuple[int, ...]:
+    return tuple(n * k if i in dims else n for i, n in enumerate(shape))
+
+
+def _batch_dims(shape: Tuple[int, ...], b: int, tokens: Optional[int]) -> Tuple[int, ...]:
+    """The dimensions of ``shape`` that grow with the batch (note 4): a leading B, or a leading
+    B x Sq (``tokens``; None where the tensor may not be flattened activations)."""
+    if len(shape) >= 2 and (shape[0] == b or (tokens is not None and shape[0] == tokens)):
+        return (0,)
+    return ()
+
+
+def _flat_allowed(call: OpCall) -> List[bool]:
+    """Per tensor of ``call`` (in :meth:`OpCall.tensors` order), whether a leading B x Sq may be
+    flattened tokens: in an elementwise or data-movement call any tensor's, elsewhere (a GEMM)
+    only the first tensor's of rank >= 2, the activation (a weight ``[out, in]`` whose ``out``
+    happens to equal B x Sq is not one)."""
+    every = family_of(call.name) in FUSIBLE_FAMILIES
+    out: List[bool] = []
+    seen = False
+    for t in call.tensors():
+        first = not seen and len(t.shape) >= 2
+        seen = seen or len(t.shape) >= 2
+        out.append(every or first)
+    return out
+
+
+def _map_tensors(call: OpCall, fn: Callable[[int, TensorMeta], TensorMeta]) -> List[Arg]:
+    """``call``'s arguments with ``fn(i, t)`` for its i-th tensor ``t`` (lists walked in place)."""
+    i = 0
+    out: List[Arg] = []
+    for a in call.args:
+        if isinstance(a, TensorMeta):
+            out.append(fn(i, a))
+            i += 1
+        elif isinstance(a, tuple) and a and isinstance(a[0], TensorMeta):
+            items = []
+            for x in a:
+                items.append(fn(i, x))
+                i += 1
+            out.append(tuple(items))
+        else:
+            out.append(a)
+    return out
+
+
+def scaled_call(call: OpCall, b: int, k: int = 2, tokens: Optional[int] = None) -> OpCall:
+    """``call`` with every tensor argument of rank >= 2 whose leading size is ``b`` (or
+    ``tokens``, the flattened B x Sq, where :func:`_flat_allowed`) led by ``k`` times it instead."""
+    flat = _flat_allowed(call) if tokens is not None else []
+
+    def one(i: int, t: TensorMeta) -> TensorMeta:
+        dims = _batch_dims(t.shape, b, tokens if tokens is not None and flat[i] else None)
+        return TensorMeta(_scale_dims(t.shape, dims, k), t.dtype) if dims else t
+
+    return OpCall(call.name, tuple(_map_tensors(call, one)))
+
+
+def _seq_dims(t: TensorMeta, seq: Seq, flat: bool = True) -> Tuple[int, ...]:
+    """The dimensions of ``t`` that grow with a prefill's sequence length (note 5), broadcast
+    partners aside; ``flat``: whether a leading B x S may be flattened tokens (:func:`_flat_allowed`)."""
+    shape, s = t.shape, seq.length
+    if len(shape) < 2:
+        return ()
+    if flat and seq.tokens is not None and seq.tokens != seq.batch and shape[0] == seq.tokens:
+        return (0,)
+    if not (shape[0] == 1 or (seq.batch is not None and shape[0] == seq.batch)):
+        return ()
+    inner = [i for i in range(1, len(shape) - 1) if shape[i] == s]
+    if shape[-1] == s and (t.dtype in _INDEX_DTYPES or (len(shape) >= 4 and shape[-2] == s)):
+        inner.append(len(shape) - 1)
+    return tuple(inner)
+
+
+def seq_scaled_call(call: OpCall, seq: Seq, k: int = 2) -> OpCall:
+    """``call`` at ``k`` times the sequence length of ``seq`` (note 5): in a prefill, every
+    token-sized dimension ``k`` times longer; in a decode step, an attention call's keys, values
+    and mask ``k`` times longer (the positions attended over), nothing else."""
+    if not seq.prefill:
+        if family_of(call.name) != "attention" or _attention_qk(call) is None:
+            return call
+        args = list(call.args)
+        for i in (1, 2, 3):
+            a = args[i] if i < len(args) else None
+            if isinstance(a, TensorMeta) and len(a.shape) >= 2:
+                dims = [len(a.shape) - (1 if i == 3 else 2)]
+                if a.shape[dims[0]] == seq.length:
+                    args[i] = TensorMeta(_scale_dims(a.shape, dims, k), a.dtype)
+        return OpCall(call.name, tuple(args))
+    if family_of(call.name) == "attention" and _attention_qk(call) is not None:
+        # queries, keys and values [B, H, S, D] grow in S, a mask [.., S, S] in both
+        args = list(call.args)
+        for i in (0, 1, 2, 3):
+            a = args[i] if i < len(args) else None
+            if isinstance(a, TensorMeta) and len(a.shape) >= 2:
+                dims = [d for d in ((-2,) if i < 3 else (-2, -1)) if a.shape[d] == seq.length]
+                args[i] = TensorMeta(_scale_dims(a.shape, [len(a.shape) + d for d in dims], k), a.dtype)
+        return OpCall(call.name, tuple(args))
+    grown: Dict[int, Tuple[int, ...]] = {}  # right-aligned positions (-1, -2...) that grew, per rank
+    flat = _flat_allowed(call)
+
+    def one(i: int, t: TensorMeta) -> TensorMeta:
+        dims = _seq_dims(t, seq, flat[i])
+        if dims:
+            for d in dims:
+                grown.setdefault(d - len(t.shape), ())
+            return TensorMeta(_scale_dims(t.shape, dims, k), t.dtype)
+        return t
+
+    args = _map_tensors(call, one)
+    if grown and family_of(call.name) == "vector":
+        # broadcast partners: a size S of a tensor that did not grow, where another grew
+        for i, (old, new) in enumerate(zip(call.args, args)):
+            if isinstance(old, TensorMeta) and new is old and len(old.shape) >= 1:
+                dims = [len(old.shape) + r for r in grown if -r <= len(old.shape)
+                        and old.shape[len(old.shape) + r] == seq.length]
+                if dims:
+                    args[i] = TensorMeta(_scale_dims(old.shape, dims, k), old.dtype)
+    return OpCall(call.name, tuple(args))
+
+
+def _bytes_only_growth(u: WorkUnit, c: Count, grows: int) -> float:
+    ts = u.op.call.tensors() if u.op is not None and u.op.call is not None else ()
+    total = sum(t.numel for t in ts)
+    return c.bytes * grows / total if total else 0.0
+
+
+def _per_batch(u: WorkUnit, b: int, tokens: Optional[int]) -> Optional[Tuple[float, float]]:
     """(FLOPs, bytes) one more batch element adds to ``u``'s count, or None when it cannot be
-    re-derived (note 3)."""
+    re-derived (note 4)."""
     if u.count is None or u.op is None or u.op.call is None or u.kernel:
         return None
     call = u.op.call
     if u.count.formula == BYTES_ONLY:
-        ts = call.tensors()
-        total = sum(t.numel for t in ts)
-        grows = sum(t.numel for t in ts if len(t.shape) >= 2 and t.shape[0] == b)
-        return 0.0, (u.count.bytes * grows / total / b if total else 0.0)
-    twice = count_call(scaled_call(call, b))
+        flat = _flat_allowed(call)
+        grows = sum(t.numel for i, t in enumerate(call.tensors())
+                    if _batch_dims(t.shape, b, tokens if flat[i] else None))
+        return 0.0, _bytes_only_growth(u, u.count, grows) / b
+    twice = count_call(scaled_call(call, b, 2, tokens))
     if twice is None:
         return None
     return (twice.flop - u.count.flop) / b, (twice.bytes - u.count.bytes) / b
 
 
-def scaling(units: Sequence[WorkUnit], passes: int, b: int) -> Tuple[OpScaling, ...]:
-    """One :class:`OpScaling` per counted op row (name, module) of ``units``, per pass."""
-    memo: Dict[Tuple[OpCall, str, float, float], Optional[Tuple[float, float]]] = {}
+def _fit(f1: float, f2: float, f4: float) -> Tuple[float, float]:
+    """(linear, quadratic) parts at S of a count of degree 2 in S, from its values at S, 2S, 4S (note 5)."""
+    quad = (f4 - f1 - 3.0 * (f2 - f1)) / 6.0
+    return (f2 - f1) - 3.0 * quad, quad
+
+
+def _per_seq(u: WorkUnit, seq: Seq) -> Optional[Tuple[float, float, float, float]]:
+    """(FLOPs linear, FLOPs quadratic, bytes linear, bytes quadratic) of ``u``'s count in the
+    sequence length, at the recorded length (note 5), or None when they cannot be re-derived."""
+    if u.count is None or u.op is None or u.op.call is None or u.kernel:
+        return None
+    call = u.op.call
+    if u.count.formula == BYTES_ONLY:
+        if not seq.prefill:
+            return 0.0, 0.0, 0.0, 0.0
+        flat = _flat_allowed(call)
+        grows = sum(t.numel for i, t in enumerate(call.tensors()) if _seq_dims(t, seq, flat[i]))
+        return 0.0, 0.0, _bytes_only_growth(u, u.count, grows), 0.0
+    c2 = count_call(seq_scaled_call(call, seq, 2))
+    c4 = count_call(seq_scaled_call(call, seq, 4))
+    if c2 is None or c4 is None:
+        return None
+    fl, fq = _fit(u.count.flop, c2.flop, c4.flop)
+    bl, bq = _fit(u.count.bytes, c2.bytes, c4.bytes)
+    return fl, fq, bl, bq
+
+
+def scaling(units: Sequence[WorkUnit], passes: int, b: Optional[int], seq: Optional[Seq] = None
+            ) -> Tuple[OpScaling, ...]:
+    """One :class:`OpScaling` per counted op row (name, module) of ``units``, per pass: its
+    growth with the batch ``b`` (None: not found) and with the sequence ``seq`` (None: not found)."""
+    memo: Dict[Tuple[OpCall, str, float, float], Tuple[Optional[Tuple[float, ...]], Optional[Tuple[float, ...]]]] = {}
     # the same keyed by the call's identity first (hashing an OpCall walks all its arguments);
     # the call is kept in the value so that its id is not reused
-    by_id: Dict[Tuple[int, str, float, float], Tuple[OpCall, Optional[Tuple[float, float]]]] = {}
-    rows: Dict[Tuple[str, str], List[float]] = defaultdict(lambda: [0.0, 0.0, 1.0])
+    by_id: Dict[Tuple[int, str, float, float],
+                Tuple[OpCall, Tuple[Optional[Tuple[float, ...]], Optional[Tuple[float, ...]]]]] = {}
+    # the flattened tokens lead a tensor that grows with the batch only when they are not the
+    # sequence itself (at B = 1 a [S, d] tensor is as likely a positional table as activations)
+    tokens = seq.tokens if seq is not None and b is not None and b > 1 and seq.batch == b else None
+    # per row: flop/batch, bytes/batch, batch ok, 4 seq parts, seq ok
+    rows: Dict[Tuple[str, str], List[float]] = defaultdict(lambda: [0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0])
     for u in units:
         if u.count is None:
             continue
         row = rows[(u.name, u.module)]
         call = u.op.call if u.op is not None else None
+        got: Tuple[Optional[Tuple[float, ...]], Optional[Tuple[float, ...]]] = (None, None)
         if call and not u.kernel:
             fast = (id(call), u.count.formula, u.count.flop, u.count.bytes)
             hit = by_id.get(fast)
             if hit is None:
                 key = (call, u.count.formula, u.count.flop, u.count.bytes)
                 if key not in memo:
-                    memo[key] = _per_batch(u, b)
+                    memo[key] = (_per_batch(u, b, tokens) if b is not None else None,
+                                 _per_seq(u, seq) if seq is not None else None)
                 hit = by_id[fast] = (call, memo[key])
             got = hit[1]
-        else:
-            got = None
-        if got is None:
+        per_b, per_s = got
+        if per_b is None:
             row[2] = 0.0
-            continue
-        row[0] += got[0] / passes
-        row[1] += got[1] / passes
-    return tuple(OpScaling(name=n, module=m, flop_per_batch=v[0], bytes_per_batch=v[1], recounted=v[2] > 0)
+        else:
+            row[0] += per_b[0] / passes
+            row[1] += per_b[1] / passes
+        if per_s is None:
+            row[7] = 0.0
+        else:
+            for i, v in enumerate(per_s):
+                row[3 + i] += v / passes
+    return tuple(OpScaling(name=n, module=m, flop_per_batch=v[0], bytes_per_batch=v[1],
+                           recounted=b is not None and v[2] > 0,
+                           flop_seq_linear=v[3], flop_seq_quadratic=v[4], bytes_seq_linear=v[5],
+                           bytes_seq_quadratic=v[6], seq_recounted=seq is not None and v[7] > 0)
                  for (n, m), v in rows.items())
 
 
 def _fusible(u: WorkUnit, families: Optional[Dict[str, bool]] = None) -> bool:
-    """Whether ``u`` may join a fusion chain (note 4); ``families``: a memo of op name ->
+    """Whether ``u`` may join a fusion chain (note 6); ``families``: a memo of op name ->
     whether its formula family is fusible."""
     if u.count is None or u.floor is None or u.op is None or u.kernel or u.collective is not None or not u.events:
         return False
@@ -166,7 +396,7 @@ def _start(u: WorkUnit) -> float:
 
 
 def fusion_chains(units: Sequence[WorkUnit], passes: int) -> Tuple[FusionChain, ...]:
-    """The fusion chains of ``units`` (note 4), per pass, the most measured time first."""
+    """The fusion chains of ``units`` (note 6), per pass, the most measured time first."""
     ordered = sorted((u for u in units if u.events), key=_start)
     runs: List[List[WorkUnit]] = []
     current: List[WorkUnit] = []
@@ -206,6 +436,9 @@ def basis(units: Sequence[WorkUnit], passes: int) -> WhatIfBasis:
     """The :class:`WhatIfBasis` of a pass's ``units`` (``passes`` passes in the window)."""
     launches = sum(len(u.events) for u in units) / passes
     b, how = find_batch(units)
+    seq, seq_how = find_seq(units, b)
     return WhatIfBasis(launches=launches, batch=b, batch_how=how,
-                       scaling=scaling(units, passes, b) if b is not None else (),
-                       chains=fusion_chains(units, passes))
+                       scaling=scaling(units, passes, b, seq) if b is not None or seq is not None else (),
+                       chains=fusion_chains(units, passes),
+                       seq=seq.length if seq is not None else None,
+                       query_seq=seq.query if seq is not None else None, seq_how=seq_how)

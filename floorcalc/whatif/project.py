@@ -23,8 +23,13 @@ measured, derived or assumed. docs/method.md ("What if") states each model; in s
 3. **Fused elementwise**: each fusion chain (floorcalc.whatif.basis) becomes one kernel per
    call: floor ``max(F / P, (B - saved) / W) + calls x L`` (P the chain's peak, W DRAM, capped
    at the chain's floor), its time that floor over the chain's measured efficiency
-   (``duration / floor``, kept). The floor and excess parts lose what the chain loses; the host
-   part scales with the launches left (the measured host time per launch kept).
+   (``duration / floor``, kept). The floor and excess parts lose what the chain loses. That is
+   the device part. The host part is **not known** from an eager run (basis ``unknown``, no
+   step given): a fusing compiler's wrapper, guards and launch path cost host time per launch
+   that no eager figure predicts (docs/examples/whatif.md: from below to well above eager's).
+   **Fused, no host overhead** (fusion with CUDA-graph replay, ``torch.compile`` with
+   ``mode="reduce-overhead"`` or ``--compile --cuda-graphs``): the same device part and the host
+   part of note 2 for the launches left, a step that is known.
 4. **At the floor**: the excess part is 0, the rest as measured. **Both**: the floor part, the
    graph launch term of 2, data movement, communication, blocking and the rest.
 5. **Another device**: each counted op row floored again on the other spec (its FLOPs over the
@@ -33,9 +38,22 @@ measured, derived or assumed. docs/method.md ("What if") states each model; in s
    part scales with the ratio of summed floors, the excess with the ratio of summed work terms
    (each kernel as far from its floor: assumed); host, blocking and data movement are kept (the
    same host: assumed).
-6. **Another batch**: each op row's FLOPs and bytes at batch K (``OpScaling``), its compute and
-   memory terms scaled with them, its launch term kept; the floor part changes by the change in
-   summed floors; the excess, host, launch and blocking parts are kept (assumed).
+6. **Another batch** and **another sequence length**: each op row's FLOPs and bytes at the new
+   shape (``OpScaling``: linear in the batch; in the sequence, linear for position-wise ops and
+   quadratic for attention's score and value products in a prefill, linear in the cached
+   positions for a decode step), its compute and memory terms scaled with them, its launch term
+   kept: the row's new floor. Its time: a fixed part, :data:`FIXED_US_PER_KERNEL` per kernel (or
+   all of it, if less), kept, and the rest scaled as its work term (the floor less the launch
+   term) scales; a memory-bound row far below its floor's speed (:data:`SLOW_MEMORY_EFFICIENCY`)
+   scales with its FLOPs instead. Found on the H200 measurements (docs/examples/whatif.md): keeping
+   each row's efficiency (time over floor) misses that small kernels are less efficient than
+   large ones (at 512 tokens, -11% to -13% on the device part), keeping its excess is far worse
+   (-34% to +56%); the fixed part, fitted on two of the models, holds on the others. The floor and
+   excess parts change by the rows' changes; rows whose counts cannot be re-derived, and kernels
+   without a floor, are kept as measured. Host, blocking and copies are kept (assumed).
+7. **Validation**: each projection carries ``validated``, its scenario's error range measured on
+   real runs (floorcalc.whatif.validation, written from docs/examples/whatif.md's table by
+   tools/whatif_proof.py).
 """
 
 from __future__ import annotations
@@ -47,8 +65,8 @@ from floorcalc.floor.roofline import _peak
 from floorcalc.records import (Decomposition, DeviceSpec, Figure, Level, OpRow, Projection, ProjectionTerm, Report,
                                TermBasis, WhatIf, WhatIfBasis, WhatIfScenario)
 
-__all__ = ["GraphCost", "at_batch", "at_floor", "at_floor_no_host", "fused", "graph_cost", "measured",
-           "no_host_overhead", "on_device", "project"]
+__all__ = ["DEVICE_PARTS", "GraphCost", "at_batch", "at_floor", "at_floor_no_host", "at_seq", "fused",
+           "fused_no_host", "graph_cost", "measured", "no_host_overhead", "on_device", "project"]
 
 PARTS: Tuple[str, ...] = Decomposition.PARTS
 
@@ -56,23 +74,32 @@ LABELS: Mapping[WhatIfScenario, str] = {
     "measured": "as measured",
     "no_host_overhead": "no host overhead (CUDA-graph replay)",
     "fused_elementwise": "fused elementwise chains",
+    "fused_no_host": "fused elementwise chains, CUDA-graph replay",
     "at_floor": "every kernel at its floor",
     "at_floor_no_host": "kernels at their floor, no host overhead",
     "device": "on another device",
     "batch": "at another batch",
+    "seq": "at another sequence length",
 }
+
+#: the parts of a projection that are device time (its ``device_us``)
+DEVICE_PARTS: Tuple[str, ...] = ("floor_us", "excess_us", "data_movement_us", "communication_us")
 
 Terms = Dict[str, Tuple[float, TermBasis, str]]
 
 
 def _projection(scenario: WhatIfScenario, terms: Terms, assumption: str, sources: Sequence[str] = (),
                 label: str = "") -> Projection:
+    from floorcalc.whatif.validation import validated
+
     parts = {p: terms[p][0] for p in PARTS}
-    return Projection(scenario=scenario, label=label or LABELS[scenario], step_us=sum(parts.values()),
-                      parts_us=parts,
+    known = all(terms[p][1] != "unknown" for p in PARTS)
+    return Projection(scenario=scenario, label=label or LABELS[scenario],
+                      step_us=sum(parts.values()) if known else None, parts_us=parts,
                       terms=tuple(ProjectionTerm(part=p, us=terms[p][0], basis=terms[p][1], how=terms[p][2])
                                   for p in PARTS),
-                      assumption=assumption, sources=tuple(dict.fromkeys(sources)))
+                      assumption=assumption, sources=tuple(dict.fromkeys(sources)),
+                      device_us=sum(parts[p] for p in DEVICE_PARTS), validated=validated(scenario))
 
 
 def _terms(p: Projection) -> Terms:
@@ -157,8 +184,8 @@ def no_host_overhead(base: Projection, basis: WhatIfBasis, graph: GraphCost, rep
                        "gaps gone; kernels, copies, syncs and blocking copies as measured", graph.sources())
 
 
-def fused(report: Report, base: Projection, basis: WhatIfBasis) -> Projection:
-    """Note 3."""
+def _fused_device(report: Report, base: Projection, basis: WhatIfBasis) -> Tuple[Terms, float]:
+    """The terms of ``base`` with its device parts fused (note 3), and the launches left per pass."""
     spec = report.device
     t = _terms(base)
     L = spec.launch_latency_us.value
@@ -180,14 +207,40 @@ def fused(report: Report, base: Projection, basis: WhatIfBasis) -> Projection:
                      f"tensors neither written nor read, one launch per chain")
     t["excess_us"] = (max(0.0, t["excess_us"][0] - d_excess), "assumed",
                       "as measured, each fused kernel as far from its floor as its chain was")
-    left = basis.launches - removed
-    host = t["host_overhead_us"][0]
-    t["host_overhead_us"] = (host * left / basis.launches if basis.launches else host, "derived",
-                             f"as measured x {left:g} / {basis.launches:g} launches (the host time per launch kept)")
+    return t, basis.launches - removed
+
+
+def _fused_sources(spec: DeviceSpec) -> Tuple[str, ...]:
+    return (_figure(f"{spec.key} mem_bytes_per_s", spec.mem_bytes_per_s),
+            _figure(f"{spec.key} launch_latency_us", spec.launch_latency_us))
+
+
+def fused(report: Report, base: Projection, basis: WhatIfBasis) -> Projection:
+    """Note 3: the device part of fusing every chain; the host part not known, so no step."""
+    t, left = _fused_device(report, base, basis)
+    t["host_overhead_us"] = (t["host_overhead_us"][0], "unknown",
+                             f"not known: {t['host_overhead_us'][0]:,.1f} us eager, for {basis.launches:g} launches; "
+                             f"a fusing compiler's {left:g} launches cost host time per launch (its wrapper, guards, "
+                             "launch path) that no eager figure predicts; with CUDA-graph replay it is known (fused, "
+                             "no host overhead)")
     return _projection("fused_elementwise", t, "each chain of elementwise ops between two compute ops runs as one "
-                       "kernel at its chain's measured efficiency; the rest as measured",
-                       (_figure(f"{spec.key} mem_bytes_per_s", spec.mem_bytes_per_s),
-                        _figure(f"{spec.key} launch_latency_us", spec.launch_latency_us)))
+                       "kernel at its chain's measured efficiency: the device part; the step is not given, since "
+                       "the host part under a fusing compiler is not known from an eager run",
+                       _fused_sources(report.device))
+
+
+def fused_no_host(report: Report, base: Projection, basis: WhatIfBasis, graph: GraphCost) -> Projection:
+    """Note 3: the fused device part, its launches replayed from one CUDA graph (note 2's host part)."""
+    t, left = _fused_device(report, base, basis)
+    if _replayed(report):
+        t["host_overhead_us"] = (t["host_overhead_us"][0], "measured", "as measured: the run already replays its "
+                                 "launches from a CUDA graph")
+    else:
+        t["host_overhead_us"] = (left * graph.us, "derived",
+                                 f"{left:g} launches per pass after fusion x {graph.us:.3g} us per kernel in a CUDA graph")
+    return _projection("fused_no_host", t, "each chain of elementwise ops fused into one kernel at its chain's "
+                       "measured efficiency, every launch replayed from one CUDA graph; copies, syncs and blocking "
+                       "copies as measured", _fused_sources(report.device) + graph.sources())
 
 
 def _spec_source(spec: DeviceSpec) -> str:
@@ -286,6 +339,71 @@ def on_device(report: Report, base: Projection, spec: DeviceSpec) -> Projection:
                        label=f"on {spec.key}")
 
 
+#: The part of a kernel's time that does not grow or shrink with its work (launch, ramp-up, the
+#: last wave's tail), microseconds per kernel (note 6): fitted on the H200 runs of
+#: docs/examples/whatif.md, the Llama- and GPT-2-medium-shaped prefills only (1.5 to 3 us tried:
+#: 2 us gives the least error on them; the other models were held out of the fit).
+FIXED_US_PER_KERNEL = 2.0
+#: A memory-bound op row that runs below this share of its floor's speed (efficiency) is not
+#: limited by the bytes its floor counts (note 6): it is taken to scale with its FLOPs (on the H200
+#: runs, a last-token ``lm_head`` ``[B, 1, d] x [d, vocab]`` whose time grows with the batch
+#: although its floor, the weight read once, does not).
+SLOW_MEMORY_EFFICIENCY = 0.35
+
+
+def _row_time(r: OpRow, floor: float, flop_ratio: float) -> float:
+    """Note 6: op row ``r``'s time at a new ``floor`` (its FLOPs ``flop_ratio`` times what they were)."""
+    assert r.floor_us is not None
+    work = r.floor_us - r.overhead_us
+    ratio = (floor - r.overhead_us) / work if work > 0 else 1.0
+    memory_bound = (r.memory_us or 0.0) > (r.compute_us or 0.0)
+    if (memory_bound and (r.flop or 0.0) > 0 and work > r.overhead_us and r.duration_us > 0
+            and r.floor_us / r.duration_us < SLOW_MEMORY_EFFICIENCY):
+        ratio = flop_ratio
+    fixed = min(r.duration_us, r.kernels * FIXED_US_PER_KERNEL)
+    return fixed + (r.duration_us - fixed) * ratio
+
+
+def _rescaled(report: Report, base: Projection, counts: Mapping[Tuple[str, str], Optional[Tuple[float, float]]],
+              scenario: WhatIfScenario, what: str, label: str, assumption: str) -> Projection:
+    """Note 6: each floored op row at its new (FLOPs, bytes) of ``counts`` (None or absent: kept),
+    floored again, its time by :func:`_row_time`."""
+    spec = report.device
+    d_floor = d_excess = 0.0
+    kept = 0
+    for r in _floored(report.ops):
+        assert r.floor_us is not None and r.flop is not None and r.bytes is not None
+        new = counts.get((r.name, r.module))
+        if new is None:
+            kept += 1
+            continue
+        flop, nbytes = new
+        if r.flop > 0:
+            compute = (r.compute_us or 0.0) * flop / r.flop
+        elif flop > 0:
+            try:
+                compute = flop / _peak(spec, r.peak_key)[1].value * 1e6
+            except KeyError:
+                compute = 0.0
+        else:
+            compute = 0.0
+        memory = (r.memory_us or 0.0) * (nbytes / r.bytes if r.bytes > 0 else 1.0)
+        floor = max(compute, memory) + r.overhead_us
+        time = _row_time(r, floor, flop / r.flop if r.flop > 0 else 1.0)
+        d_floor += floor - r.floor_us
+        d_excess += (time - floor) - (r.duration_us - r.floor_us)
+    t = _terms(base)
+    t["floor_us"] = (max(0.0, t["floor_us"][0] + d_floor), "derived",
+                     f"as measured {d_floor:+,.1f} us: the op rows' FLOPs and bytes counted again {what}"
+                     f"{f'; {kept} rows not re-derived, kept' if kept else ''}")
+    t["excess_us"] = (max(0.0, t["excess_us"][0] + d_excess), "assumed",
+                      f"as measured {d_excess:+,.1f} us: each op row's time {FIXED_US_PER_KERNEL:g} us per kernel "
+                      "kept, the rest scaled with its work")
+    for p in ("host_overhead_us", "blocking_us", "data_movement_us", "other_us"):
+        t[p] = (t[p][0], "assumed", "as measured (launches, host work and copies kept)")
+    return _projection(scenario, t, assumption, (), label=label)
+
+
 def at_batch(report: Report, base: Projection, basis: WhatIfBasis, k: int) -> Projection:
     """Note 6. Raises WhatIfError when no batch was found in the shapes."""
     if basis.batch is None:
@@ -293,29 +411,42 @@ def at_batch(report: Report, base: Projection, basis: WhatIfBasis, k: int) -> Pr
     if k < 1:
         raise WhatIfError(f"--batch {k}: a batch is 1 or more")
     b = basis.batch
-    per = {(s.name, s.module): s for s in basis.scaling}
-    delta = 0.0
-    kept = 0
-    for r in _floored(report.ops):
-        assert r.floor_us is not None and r.flop is not None and r.bytes is not None
-        s = per.get((r.name, r.module))
-        if s is None or not s.recounted:
-            kept += 1
+    counts: Dict[Tuple[str, str], Optional[Tuple[float, float]]] = {}
+    rows = {(r.name, r.module): r for r in _floored(report.ops)}
+    for s in basis.scaling:
+        r = rows.get((s.name, s.module))
+        if r is None or not s.recounted or r.flop is None or r.bytes is None:
             continue
-        flop = r.flop + s.flop_per_batch * (k - b)
-        nbytes = r.bytes + s.bytes_per_batch * (k - b)
-        compute = (r.compute_us or 0.0) * (flop / r.flop if r.flop > 0 else 1.0)
-        memory = (r.memory_us or 0.0) * (nbytes / r.bytes if r.bytes > 0 else 1.0)
-        delta += max(compute, memory) + r.overhead_us - r.floor_us
-    t = _terms(base)
-    t["floor_us"] = (max(0.0, t["floor_us"][0] + delta), "derived",
-                     f"as measured {delta:+.1f} us: the op rows' FLOPs and bytes counted again at batch {k} "
-                     f"(recorded batch {b}){f'; {kept} rows not re-derived, kept' if kept else ''}")
-    t["excess_us"] = (t["excess_us"][0], "assumed", "as measured: each kernel's time beyond its floor kept")
-    for p in ("host_overhead_us", "blocking_us", "data_movement_us", "other_us"):
-        t[p] = (t[p][0], "assumed", f"as measured at batch {b} (launches and host work do not grow with the batch)")
-    return _projection("batch", t, f"batch {k} from batch {b} ({basis.batch_how}): compute and memory terms "
-                       "rescaled, launch and host terms kept", (), label=f"at batch {k}")
+        counts[(s.name, s.module)] = (r.flop + s.flop_per_batch * (k - b), r.bytes + s.bytes_per_batch * (k - b))
+    return _rescaled(report, base, counts, "batch", f"at batch {k} (recorded batch {b})", f"at batch {k}",
+                     f"batch {k} from batch {b} ({basis.batch_how}): each op row's counts at batch {k}, its time "
+                     "scaled with its work beyond a fixed part per kernel; launch, host and copies kept")
+
+
+def at_seq(report: Report, base: Projection, basis: WhatIfBasis, n: int) -> Projection:
+    """Note 6: ``n`` positions a sequence (a prefill's tokens; a decode step's cached positions).
+    Raises WhatIfError when no sequence was found in the shapes."""
+    if basis.seq is None:
+        raise WhatIfError(f"no sequence length found in the recorded shapes: {basis.seq_how}")
+    if n < 1:
+        raise WhatIfError(f"--seq {n}: a sequence length is 1 or more")
+    s0 = basis.seq
+    k = n / s0
+    counts: Dict[Tuple[str, str], Optional[Tuple[float, float]]] = {}
+    rows = {(r.name, r.module): r for r in _floored(report.ops)}
+    for s in basis.scaling:
+        r = rows.get((s.name, s.module))
+        if r is None or not s.seq_recounted or r.flop is None or r.bytes is None:
+            continue
+        counts[(s.name, s.module)] = (
+            max(0.0, r.flop + s.flop_seq_linear * (k - 1) + s.flop_seq_quadratic * (k * k - 1)),
+            max(0.0, r.bytes + s.bytes_seq_linear * (k - 1) + s.bytes_seq_quadratic * (k * k - 1)))
+    prefill = basis.query_seq == basis.seq
+    what = (f"at {n} tokens a sequence (recorded {s0}): position-wise ops linear, attention quadratic" if prefill
+            else f"at {n} cached positions (recorded {s0}): attention linear in them, the new tokens' work kept")
+    return _rescaled(report, base, counts, "seq", what, f"at sequence {n}",
+                     f"sequence length {n} from {s0} ({basis.seq_how}): each op row's counts at the new length, its "
+                     "time scaled with its work beyond a fixed part per kernel; launch, host and copies kept")
 
 
 def _replayed(report: Report) -> bool:
@@ -324,11 +455,12 @@ def _replayed(report: Report) -> bool:
 
 
 def project(report: Report, basis: WhatIfBasis, *, graph: Optional[GraphCost] = None, graph_missing: str = "",
-            on: Sequence[DeviceSpec] = (), batches: Sequence[int] = ()) -> WhatIf:
+            on: Sequence[DeviceSpec] = (), batches: Sequence[int] = (), seqs: Sequence[int] = ()) -> WhatIf:
     """The what-if section of ``report``: the measured pass, scenarios 2 to 4 on the report's
-    own device, one projection per spec of ``on`` and per batch of ``batches``. ``graph``: the
-    CUDA-graph launch cost (None: scenarios 2 and the second of 4 are skipped, ``graph_missing``
-    saying why). Raises WhatIfError as :func:`on_device` and :func:`at_batch` do."""
+    own device, one projection per spec of ``on``, per batch of ``batches`` and per sequence
+    length of ``seqs``. ``graph``: the CUDA-graph launch cost (None: the scenarios that replay a
+    graph are skipped, ``graph_missing`` saying why). Raises WhatIfError as :func:`on_device`,
+    :func:`at_batch` and :func:`at_seq` do."""
     base = measured(report)
     out: List[Projection] = []
     skipped: List[str] = []
@@ -337,6 +469,10 @@ def project(report: Report, basis: WhatIfBasis, *, graph: Optional[GraphCost] = 
     else:
         skipped.append(f"{LABELS['no_host_overhead']}: {graph_missing}")
     out.append(fused(report, base, basis))
+    if graph is not None:
+        out.append(fused_no_host(report, base, basis, graph))
+    else:
+        skipped.append(f"{LABELS['fused_no_host']}: {graph_missing}")
     out.append(at_floor(report, base))
     if graph is not None:
         out.append(at_floor_no_host(report, base, basis, graph))
@@ -344,4 +480,5 @@ def project(report: Report, basis: WhatIfBasis, *, graph: Optional[GraphCost] = 
         skipped.append(f"{LABELS['at_floor_no_host']}: {graph_missing}")
     out.extend(on_device(report, base, spec) for spec in on)
     out.extend(at_batch(report, base, basis, k) for k in batches)
+    out.extend(at_seq(report, base, basis, n) for n in seqs)
     return WhatIf(measured=base, projections=tuple(out), basis=basis, skipped=tuple(skipped))

@@ -139,8 +139,30 @@ def test_fused_chain_saves_its_intermediate_bytes_and_launches(rep):
     assert p.parts_us["floor_us"] == pytest.approx(m.parts_us["floor_us"] - (c.floor_us - fused_floor))
     assert p.parts_us["excess_us"] == pytest.approx(
         m.parts_us["excess_us"] - ((c.duration_us - c.floor_us) - (fused_time - fused_floor)))
-    # one launch fewer of four: the host part scales with the launches left
-    assert p.parts_us["host_overhead_us"] == pytest.approx(m.parts_us["host_overhead_us"] * 3 / 4)
+    # the device part is known, the host part under a fusing compiler is not: no step
+    assert p.device_us == pytest.approx(p.parts_us["floor_us"] + p.parts_us["excess_us"])
+    assert p.step_us is None and {t.part: t.basis for t in p.terms}["host_overhead_us"] == "unknown"
+    # with CUDA-graph replay the host part is the graph cost of the launches left (one fewer of four)
+    g = _by(rep.whatif, "fused_no_host")
+    assert g.parts_us["host_overhead_us"] == pytest.approx(3 * (3.0 - 2.0))
+    assert g.device_us == pytest.approx(p.device_us)
+    assert g.step_us == pytest.approx(sum(g.parts_us.values()))
+
+
+def test_a_step_not_known_is_said_in_every_format(rep, tmp_path):
+    from floorcalc.render import registry
+    from floorcalc.render.whatif import NOT_KNOWN, rows
+
+    row = next(r for r in rows(rep.whatif) if r[0] == pj.LABELS["fused_elementwise"])
+    assert row[1] == NOT_KNOWN and row[2].startswith("device ")
+    for f in registry.formats("report"):
+        r = registry.renderer(f)
+        out = r.files(rep, tmp_path / f"r{f.extensions[0]}") if f.name == "csv" else {None: r.render(rep)}
+        text = "".join(out.values())
+        if f.name == "json":
+            assert json.loads(text)["whatif"]["projections"][1]["step_us"] is None
+        else:
+            assert NOT_KNOWN in text or "step not known" in text or "fused_elementwise.device" in text, f.name
 
 
 def test_at_floor_drops_the_excess_and_both_drops_the_host_too(rep):
@@ -172,19 +194,29 @@ def test_another_device_keeps_this_runs_L_when_the_others_is_assumed(rep):
     assert p.parts_us["floor_us"] == pytest.approx(rep.whatif.measured.parts_us["floor_us"])
 
 
-def test_another_batch_rescales_compute_and_memory_and_keeps_launch_and_host(rep):
+def test_another_batch_rescales_compute_and_memory_keeps_efficiency_launch_and_host(rep):
     p = pj.at_batch(rep, rep.whatif.measured, rep.whatif.basis, 16)
     per = {s.name: s for s in rep.whatif.basis.scaling}
-    delta = 0.0
+    d_floor = d_excess = 0.0
     for r in (r for r in rep.ops if r.floor_us is not None):
         s = per[r.name]
         flop, nbytes = r.flop + s.flop_per_batch * 8, r.bytes + s.bytes_per_batch * 8
-        work = max(r.compute_us * flop / r.flop if r.flop else 0.0, r.memory_us * nbytes / r.bytes)
-        delta += work + r.overhead_us - r.floor_us
+        floor = max(r.compute_us * flop / r.flop if r.flop else 0.0, r.memory_us * nbytes / r.bytes) + r.overhead_us
+        # each row as efficient (floor / time) as it was
+        time = r.duration_us * floor / r.floor_us
+        d_floor += floor - r.floor_us
+        d_excess += (time - floor) - (r.duration_us - r.floor_us)
     m = rep.whatif.measured
-    assert p.parts_us["floor_us"] == pytest.approx(m.parts_us["floor_us"] + delta) and delta > 0
+    assert p.parts_us["floor_us"] == pytest.approx(m.parts_us["floor_us"] + d_floor) and d_floor > 0
+    assert p.parts_us["excess_us"] == pytest.approx(m.parts_us["excess_us"] + d_excess) and d_excess > 0
     assert p.parts_us["host_overhead_us"] == m.parts_us["host_overhead_us"]
-    assert p.parts_us["excess_us"] == m.parts_us["excess_us"]
+    assert p.device_us == pytest.approx(p.parts_us["floor_us"] + p.parts_us["excess_us"])
+
+
+def test_no_sequence_without_attention(rep):
+    assert rep.whatif.basis.seq is None and "no attention call" in rep.whatif.basis.seq_how
+    with pytest.raises(WhatIfError, match="no sequence length"):
+        pj.at_seq(rep, rep.whatif.measured, rep.whatif.basis, 256)
 
 
 def test_the_section_reads_back_from_json(rep):
@@ -224,6 +256,7 @@ def test_find_batch_refuses_when_no_size_leads_half_the_calls(tmp_path):
 def test_a_spec_without_the_graph_cost_skips_in_a_report_and_fails_when_asked(tmp_path):
     rep = _pass(tmp_path, MLPISH, spec=toy_spec())
     assert [p.scenario for p in rep.whatif.projections] == ["fused_elementwise", "at_floor"]
+    assert sum("launch_graph_us" in s for s in rep.whatif.skipped) == 3
     assert any("launch_graph_us" in s for s in rep.whatif.skipped)
     with pytest.raises(WhatIfError, match="no details.launch_graph_us"):
         pj.graph_cost(toy_spec(), toy_spec().launch_latency_us)
@@ -273,6 +306,101 @@ def test_cli_projects_again_and_writes_json_read_back(rep, tmp_path, capsys):
                    "-o", str(out))
     assert code == 0
     back = jsonread.load(out)
-    assert [p.scenario for p in back.whatif.projections] == ["no_host_overhead", "fused_elementwise", "at_floor",
-                                                              "at_floor_no_host", "device", "batch"]
+    assert [p.scenario for p in back.whatif.projections] == ["no_host_overhead", "fused_elementwise",
+                                                              "fused_no_host", "at_floor", "at_floor_no_host",
+                                                              "device", "batch"]
     assert _by(back.whatif, "no_host_overhead").parts_us["host_overhead_us"] == pytest.approx(4 * 1.5)
+
+
+# --------------------------------------------------------------------------------------------
+# sequence length
+
+
+def _call(name, *args):
+    from floorcalc.records import OpCall
+
+    return OpCall(name, tuple(args))
+
+
+def _shapes(call):
+    return [t.shape for t in call.tensors()]
+
+
+def test_seq_scaling_grows_token_dimensions_only():
+    from builders import tensor_meta as tm
+    from floorcalc.whatif.basis import Seq, seq_scaled_call
+
+    pre = Seq(512, 512, 4)
+    # a linear whose feature size equals the sequence length: the activation's tokens grow, the
+    # weight [512, 512] and the feature (last) size do not
+    lin = _call("aten::linear", tm(4, 512, 512), tm(512, 512))
+    assert _shapes(seq_scaled_call(lin, pre)) == [(4, 1024, 512), (512, 512)]
+    # flattened tokens [B x S, d] before a GEMM (GPT-2's Conv1D), and token ids [B, S]
+    mm = _call("aten::addmm", tm(3072), tm(2048, 1024), tm(1024, 3072))
+    assert _shapes(seq_scaled_call(mm, pre)) == [(3072,), (4096, 1024), (1024, 3072)]
+    ids = _call("aten::embedding", tm(32000, 512), tm(4, 512, dtype="int64"))
+    assert _shapes(seq_scaled_call(ids, pre)) == [(32000, 512), (4, 1024)]
+    # a rotary table [S, d] broadcast against [B, H, S, d] grows with it; one led by 1 grows on its own
+    rot = _call("aten::mul", tm(4, 8, 512, 64), tm(512, 64))
+    assert _shapes(seq_scaled_call(rot, pre)) == [(4, 8, 1024, 64), (1024, 64)]
+    assert _shapes(seq_scaled_call(_call("aten::cos", tm(1, 512, 64)), pre)) == [(1, 1024, 64)]
+    # attention: queries, keys and values grow
+    att = _call("aten::scaled_dot_product_attention", tm(4, 8, 512, 64), tm(4, 2, 512, 64), tm(4, 2, 512, 64))
+    assert _shapes(seq_scaled_call(att, pre, 4)) == [(4, 8, 2048, 64), (4, 2, 2048, 64), (4, 2, 2048, 64)]
+    # a decode step: only the attended positions grow, not the new token's work
+    dec = Seq(513, 1, 8)
+    att1 = _call("aten::scaled_dot_product_attention", tm(8, 8, 1, 64), tm(8, 2, 513, 64), tm(8, 2, 513, 64))
+    assert _shapes(seq_scaled_call(att1, dec)) == [(8, 8, 1, 64), (8, 2, 1026, 64), (8, 2, 1026, 64)]
+    lin1 = _call("aten::linear", tm(8, 1, 512), tm(512, 512))
+    assert seq_scaled_call(lin1, dec) == lin1
+
+
+def test_a_prefill_pass_projects_linear_and_quadratic_parts(tmp_path):
+    from floorcalc.counting import count
+    from floorcalc.whatif.basis import Seq, seq_scaled_call
+
+    # GIVEN a prefill: a projection [4, 64, 32] x [32, 32] and attention over 64 tokens
+    q = [4, 2, 64, 16]
+    rep = _pass(tmp_path, [("aten::linear", ([4, 64, 32], [32, 32]), 20.0),
+                           ("aten::scaled_dot_product_attention", (q, q, q), 40.0)])
+    b = rep.whatif.basis
+    # THEN the sequence is read from the attention call
+    assert (b.seq, b.query_seq) == (64, 64) and "prefill of 64 tokens" in b.seq_how
+    per = {s.name: s for s in b.scaling}
+    lin, att = per["aten::linear"], per["aten::scaled_dot_product_attention"]
+    assert lin.seq_recounted and att.seq_recounted
+    # the linear's FLOPs are linear in S, attention's FLOPs quadratic (not causal: S^2 pairs)
+    row = {r.name: r for r in rep.ops}
+    assert lin.flop_seq_quadratic == pytest.approx(0.0) and lin.flop_seq_linear == pytest.approx(row["aten::linear"].flop)
+    assert att.flop_seq_quadratic == pytest.approx(row["aten::scaled_dot_product_attention"].flop)
+    # and the fit reproduces a count at another length exactly (here 3S)
+    call = next(u.op.call for u in rep.units if u.name == "aten::scaled_dot_product_attention")
+    three = count(seq_scaled_call(call, Seq(64, 64, 4), 3))
+    r = row["aten::scaled_dot_product_attention"]
+    assert r.bytes + att.bytes_seq_linear * 2 + att.bytes_seq_quadratic * 8 == pytest.approx(three.bytes)
+    assert r.flop + att.flop_seq_linear * 2 + att.flop_seq_quadratic * 8 == pytest.approx(three.flop)
+    # WHEN projected at 4 x the length THEN each row keeps its efficiency at its new floor
+    p = pj.at_seq(rep, rep.whatif.measured, b, 256)
+    d_floor = d_excess = 0.0
+    for name, k_flop, k_bytes in (("aten::linear", 4, None), ("aten::scaled_dot_product_attention", 16, None)):
+        r = row[name]
+        s = per[name]
+        flop = r.flop + s.flop_seq_linear * 3 + s.flop_seq_quadratic * 15
+        nbytes = r.bytes + s.bytes_seq_linear * 3 + s.bytes_seq_quadratic * 15
+        floor = max(r.compute_us * flop / r.flop, r.memory_us * nbytes / r.bytes) + r.overhead_us
+        d_floor += floor - r.floor_us
+        d_excess += (r.duration_us * floor / r.floor_us - floor) - (r.duration_us - r.floor_us)
+    m = rep.whatif.measured
+    assert p.parts_us["floor_us"] == pytest.approx(m.parts_us["floor_us"] + d_floor)
+    assert p.parts_us["excess_us"] == pytest.approx(m.parts_us["excess_us"] + d_excess)
+    assert p.label == "at sequence 256" and p.step_us == pytest.approx(sum(p.parts_us.values()))
+
+
+def test_cli_seq(rep, tmp_path, capsys):
+    good = tmp_path / "r.json"
+    good.write_text(jsonfmt.dumps(rep))
+    code, err = _cli(capsys, "whatif", str(good), "--graph-launch-us", "1", "--seq", "128")
+    assert code == 13 and len(err) == 1 and "no sequence length found" in err[0]
+    with pytest.raises(SystemExit) as e:
+        main(["whatif", str(good), "--seq", "0"])
+    assert e.value.code == 2 and "'0' is not a sequence length" in capsys.readouterr().err
