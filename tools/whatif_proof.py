@@ -37,7 +37,9 @@ RUNS = ROOT / "tests" / "data" / "whatif"
 DEVICE_BOUND = 0.9
 
 #: the models no rule was chosen on (their pairs are marked held out)
-HELD_OUT = ("mistral", "qwen2", "exllama", "decode")
+HELD_OUT = ("mistral", "qwen2", "exllama", "decode", "phi3", "gemma")
+#: runs of the second recording session (tools/whatif_record.py --set final) end in this
+SECOND = "_r2"
 
 #: the prefills of issue 24: model, and its recorded (batch, sequence) points
 PREFILLS = ("llama", "gpt2m", "mistral", "qwen2")
@@ -67,6 +69,27 @@ def _prefill_pairs() -> List[Pair]:
         out += [(f"h200_{m}_b4_s512_eager", "fused_no_host", None, f"h200_{m}_b4_s512_compile_cuda-graphs")]
     out += [("h200_llama_b16_s512_eager", "fused_elementwise", None, "h200_llama_b16_s512_compile"),
             ("h200_llama_b4_s2048_eager", "fused_elementwise", None, "h200_llama_b4_s2048_compile")]
+    # the second session: the same sweeps replayed from CUDA graphs (device-bound steps)
+    r2 = SECOND
+    for m in PREFILLS:
+        src = f"h200_{m}_b4_s512_cuda-graphs{r2}"
+        out += [(src, "batch", str(b), f"h200_{m}_b{b}_s512_cuda-graphs{r2}") for b in BATCHES]
+        out += [(src, "seq", str(s), f"h200_{m}_b4_s{s}_cuda-graphs{r2}") for s in SEQS]
+    # models no rule was chosen on, eager and replayed, and their fused runs
+    for m in ("phi3", "gemma"):
+        for mode in ("eager", "cuda-graphs"):
+            src = f"h200_{m}_b4_s512_{mode}{r2}"
+            out += [(src, "batch", str(b), f"h200_{m}_b{b}_s512_{mode}{r2}") for b in (1, 16)]
+            out += [(src, "seq", str(s), f"h200_{m}_b4_s{s}_{mode}{r2}") for s in SEQS]
+        src = f"h200_{m}_b4_s512_eager{r2}"
+        out += [(src, "no_host_overhead", None, f"h200_{m}_b4_s512_cuda-graphs{r2}"),
+                (src, "fused_elementwise", None, f"h200_{m}_b4_s512_compile{r2}"),
+                (src, "fused_no_host", None, f"h200_{m}_b4_s512_compile_cuda-graphs{r2}")]
+    for m in ("mistral", "qwen2"):  # eager from the first session, compiled with graphs from the second
+        out += [(f"h200_{m}_b4_s512_eager", "fused_no_host", None, f"h200_{m}_b4_s512_compile_cuda-graphs{r2}")]
+    # the tuned Llama from another source point
+    src = f"h200_llama_b2_s1024_eager{r2}"
+    out += [(src, "batch", "8", f"h200_llama_b8_s1024_eager{r2}"), (src, "seq", "256", f"h200_llama_b2_s256_eager{r2}")]
     return out
 
 
@@ -120,7 +143,7 @@ def trace_path(name: str) -> Path:
 def model_of(name: str) -> str:
     """The model a run's name says (``h200_<model>_...``): one of :data:`PREFILLS`, ``exllama``,
     ``decode``, or the issue-15 fixture's stem."""
-    m = re.match(r"h200_([a-z0-9]+)_", name)
+    m = re.match(r"h200_(llama_decode|[a-z0-9]+)_", name)
     return m.group(1) if m else name
 
 
@@ -175,8 +198,23 @@ def pairs(cache: Optional[Dict[str, Any]] = None) -> List[Dict[str, Any]]:
                     "device_bound": got.gpu_busy_us >= DEVICE_BOUND * m,
                     "from_busy_us": rep.summary.gpu_busy_us, "projected_busy_us": busy,
                     "measured_busy_us": got.gpu_busy_us, "busy_error": busy / got.gpu_busy_us - 1,
-                    "measured_bare_runs_us": list(target.capture.bare_wall_us_runs or ()) if target.capture else []})
+                    "measured_bare_runs_us": list(target.capture.bare_wall_us_runs or ()) if target.capture else [],
+                    # fusion: how much the compiler changed the kernels the projection keeps
+                    "compute_change": (compute_us(target) / compute_us(rep) - 1
+                                       if scenario.startswith("fused") and compute_us(rep) > 0 else None)})
     return out
+
+
+#: the formula families a fusion projection holds fixed (it fuses the elementwise ops between them)
+COMPUTE_FAMILIES = ("matmul", "attention", "conv")
+
+
+def compute_us(rep: Any) -> float:
+    """The device time per pass of a report's op rows of :data:`COMPUTE_FAMILIES` (GEMMs,
+    attention, convolutions: the kernels a fusion projection keeps as measured)."""
+    from floorcalc.counting.registry import family_of
+
+    return sum(r.duration_us for r in rep.ops if family_of(r.name) in COMPUTE_FAMILIES)
 
 
 def _pct(x: Optional[float]) -> str:
@@ -186,14 +224,15 @@ def _pct(x: Optional[float]) -> str:
 def table(rows: List[Dict[str, Any]]) -> str:
     """The rows as docs/examples/whatif.md's Markdown table."""
     lines = ["| projected from | scenario | measured run | held out | device: projected / measured (us) | device error "
-             "| step: projected / measured (us) | step error | device-bound |",
-             "| --- | --- | --- | --- | ---: | ---: | ---: | ---: | --- |"]
+             "| step: projected / measured (us) | step error | device-bound | GEMM + attention time changed |",
+             "| --- | --- | --- | --- | ---: | ---: | ---: | ---: | --- | ---: |"]
     for r in rows:
         what = r["scenario"] + (f" {r['argument']}" if r["argument"] else "")
         step = ("not known" if r["projected_us"] is None else f"{r['projected_us']:,.1f}") + f" / {r['measured_us']:,.1f}"
         lines.append(f"| `{r['from']}` | {what} | `{r['measured_run']}` | {'yes' if r['held_out'] else 'no'} | "
                      f"{r['projected_busy_us']:,.1f} / {r['measured_busy_us']:,.1f} | {_pct(r['busy_error'])} | "
-                     f"{step} | {_pct(r['error'])} | {'yes' if r['device_bound'] else 'no'} |")
+                     f"{step} | {_pct(r['error'])} | {'yes' if r['device_bound'] else 'no'} | "
+                     f"{'' if r['compute_change'] is None else _pct(r['compute_change'])} |")
     return "\n".join(lines)
 
 

@@ -202,8 +202,7 @@ def test_another_batch_rescales_compute_and_memory_keeps_efficiency_launch_and_h
         s = per[r.name]
         flop, nbytes = r.flop + s.flop_per_batch * 8, r.bytes + s.bytes_per_batch * 8
         floor = max(r.compute_us * flop / r.flop if r.flop else 0.0, r.memory_us * nbytes / r.bytes) + r.overhead_us
-        # each row as efficient (floor / time) as it was
-        time = r.duration_us * floor / r.floor_us
+        time = _row_time(r, floor, flop / r.flop if r.flop else 1.0)
         d_floor += floor - r.floor_us
         d_excess += (time - floor) - (r.duration_us - r.floor_us)
     m = rep.whatif.measured
@@ -211,6 +210,33 @@ def test_another_batch_rescales_compute_and_memory_keeps_efficiency_launch_and_h
     assert p.parts_us["excess_us"] == pytest.approx(m.parts_us["excess_us"] + d_excess) and d_excess > 0
     assert p.parts_us["host_overhead_us"] == m.parts_us["host_overhead_us"]
     assert p.device_us == pytest.approx(p.parts_us["floor_us"] + p.parts_us["excess_us"])
+
+
+def _row_time(r, floor, flop_ratio):
+    """The rule of floorcalc/whatif/project.py's note 6, written out: 2 us per kernel kept, the
+    rest scaled with the row's work term (its floor less its launch term), or with its FLOPs for
+    a memory-bound row below 35% of its floor's speed."""
+    work = r.floor_us - r.overhead_us
+    ratio = (floor - r.overhead_us) / work
+    if r.memory_us > r.compute_us and r.flop > 0 and work > r.overhead_us and r.floor_us / r.duration_us < 0.35:
+        ratio = flop_ratio
+    fixed = min(r.duration_us, 2.0 * r.kernels)
+    return fixed + (r.duration_us - fixed) * ratio
+
+
+def test_the_row_rule_keeps_a_fixed_part_and_scales_the_rest():
+    from floorcalc.records import OpRow
+
+    # a compute-bound row, 10 us over 2 kernels, floor 8 us (launch 1 us): at twice the work
+    r = OpRow(name="aten::mm", module="m", calls=2, kernels=2, duration_us=10.0, flop=1e9, bytes=1e6,
+              compute_us=7.0, memory_us=1.0, overhead_us=1.0, floor_us=8.0, bound="compute", efficiency=0.8)
+    assert pj._row_time(r, 15.0, 2.0) == pytest.approx(4.0 + 6.0 * 2.0)
+    # a memory-bound row far below its floor (weights read once by the floor, B times by the kernel)
+    slow = dataclasses.replace(r, duration_us=100.0, compute_us=1.0, memory_us=9.0, floor_us=10.0, efficiency=0.1)
+    assert pj._row_time(slow, 10.0, 4.0) == pytest.approx(4.0 + 96.0 * 4.0)
+    # a launch-bound row (its work no more than its launch term) keeps its time but for its work's change
+    tiny = dataclasses.replace(r, duration_us=1.5, compute_us=0.1, memory_us=0.2, floor_us=1.2, efficiency=0.8)
+    assert pj._row_time(tiny, 1.4, 2.0) == pytest.approx(1.5)
 
 
 def test_no_sequence_without_attention(rep):
@@ -389,7 +415,7 @@ def test_a_prefill_pass_projects_linear_and_quadratic_parts(tmp_path):
         nbytes = r.bytes + s.bytes_seq_linear * 3 + s.bytes_seq_quadratic * 15
         floor = max(r.compute_us * flop / r.flop, r.memory_us * nbytes / r.bytes) + r.overhead_us
         d_floor += floor - r.floor_us
-        d_excess += (r.duration_us * floor / r.floor_us - floor) - (r.duration_us - r.floor_us)
+        d_excess += (_row_time(r, floor, flop / r.flop) - floor) - (r.duration_us - r.floor_us)
     m = rep.whatif.measured
     assert p.parts_us["floor_us"] == pytest.approx(m.parts_us["floor_us"] + d_floor)
     assert p.parts_us["excess_us"] == pytest.approx(m.parts_us["excess_us"] + d_excess)
