@@ -9,7 +9,8 @@ Configs (FLOORCALC_LLAMA): ``tiny`` (tests), ``small`` (default: 4 layers, d_mod
 GQA 8 query / 2 KV heads, a few hundred ms per pass on a laptop CPU) and ``7b`` (d_model 4096,
 32 layers, 32 heads, ffn 11008, vocab 32000: Llama-2-7B's shapes; count it with
 ``floorcalc count``, which builds it on the meta device). Batch FLOORCALC_LLAMA_BATCH (default 1),
-FLOORCALC_LLAMA_SEQ tokens (default 128). float32 on CPU, bfloat16 on CUDA.
+FLOORCALC_LLAMA_SEQ tokens (default 128); FLOORCALC_LLAMA_LAYERS overrides the config's layer count
+(fewer make a short run, e.g. under Nsight Compute). float32 on CPU, bfloat16 on CUDA.
 
     floorcalc report examples/llama.py
     FLOORCALC_LLAMA=7b floorcalc count examples/llama.py
@@ -41,7 +42,12 @@ def config() -> dict:
     name = os.environ.get("FLOORCALC_LLAMA", "small")
     if name not in CONFIGS:
         raise ValueError(f"FLOORCALC_LLAMA={name!r}: choose one of {', '.join(CONFIGS)}")
-    return CONFIGS[name]
+    layers = os.environ.get("FLOORCALC_LLAMA_LAYERS", "")
+    if not layers:
+        return CONFIGS[name]
+    if not layers.isdigit() or int(layers) < 1:
+        raise ValueError(f"FLOORCALC_LLAMA_LAYERS={layers!r}: a positive whole number")
+    return dict(CONFIGS[name], layers=int(layers))
 
 
 def seq_len() -> int:
