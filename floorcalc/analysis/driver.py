@@ -38,7 +38,8 @@ from floorcalc.util.errors import SpecError, TraceError, UsageError
 from floorcalc.util.gcpause import paused
 from floorcalc.classify.grouping import DEFAULT as DEFAULT_GROUP_BY
 from floorcalc.util.progress import NO_PROGRESS, Progress, Task
-from floorcalc.records import (CaptureInfo, DeviceSpec, Figure, GpuProperties, GroupBy, Implausible, Link, Note,
+from floorcalc.records import (CaptureInfo, DeviceSpec, Figure, GpuProperties, GroupBy, Implausible, Link, NcuProfile,
+                               Note,
                                Report, RunReport, Target, Timeline, Trace)
 
 #: The version of the report's JSON document (docs/json-schema.md).
@@ -61,7 +62,8 @@ def check_passes(passes: Optional[int]) -> None:
 def analyze_file(path: Union[str, Path], *, spec: SpecArg = None, passes: Optional[int] = None,
                  device: Optional[str] = None, command: str = "", pid: Optional[int] = None,
                  group_by: GroupBy = DEFAULT_GROUP_BY, link: Optional[Link] = None,
-                 capture: Union[None, str, Path] = None, progress: Progress = NO_PROGRESS) -> Tuple[Report, Trace]:
+                 capture: Union[None, str, Path] = None, progress: Progress = NO_PROGRESS,
+                 counters: Optional[NcuProfile] = None) -> Tuple[Report, Trace]:
     """Read the Kineto trace at ``path`` (``.json`` or ``.json.gz``) and :func:`analyze` it:
     (Report, Trace). ``pid``: the process to read in a file that holds several (ranks; see
     :func:`floorcalc.trace.load`). ``capture``: the trace (or a folder holding it:
@@ -70,7 +72,7 @@ def analyze_file(path: Union[str, Path], *, spec: SpecArg = None, passes: Option
     :class:`TraceError` for a file that is not a readable trace (or holds several processes and
     no ``pid``), :class:`UsageError` for a capture folder with no single trace for this one, and
     what :func:`analyze` raises. ``progress``: where the reading and the analysis are shown
-    (floorcalc.util.progress)."""
+    (floorcalc.util.progress). ``counters``: as for :func:`analyze`."""
     from floorcalc import trace as trace_mod
 
     check_passes(passes)
@@ -80,7 +82,7 @@ def analyze_file(path: Union[str, Path], *, spec: SpecArg = None, passes: Option
 
         trace = attach_capture(trace, trace_mod.load(capture_file(capture, path), progress=progress))
     return analyze(trace, spec=spec, passes=passes, device=device, command=command, group_by=group_by,
-                   link=link, progress=progress), trace
+                   link=link, progress=progress, counters=counters), trace
 
 
 def analyze_run(paths: Sequence[Union[str, Path]], *, spec: SpecArg = None, passes: Optional[int] = None,
@@ -147,7 +149,8 @@ def capture_file(capture: Union[str, Path], trace_path: Union[str, Path], rank: 
 
 def analyze(trace: Trace, *, spec: SpecArg = None, passes: Optional[int] = None, device: Optional[str] = None,
             command: str = "", live: bool = False, group_by: GroupBy = DEFAULT_GROUP_BY,
-            link: Optional[Link] = None, progress: Progress = NO_PROGRESS) -> Report:
+            link: Optional[Link] = None, progress: Progress = NO_PROGRESS,
+            counters: Optional[NcuProfile] = None) -> Report:
     """The report of ``trace`` (all figures per pass; steps in the module notes).
 
     ``spec``: see :data:`SpecArg`. ``passes``: the number of passes of a trace without
@@ -157,15 +160,40 @@ def analyze(trace: Trace, *, spec: SpecArg = None, passes: Optional[int] = None,
     report``, :func:`floorcalc.report`): the CPU spec is this host's own rather than the one the
     trace recorded, and the GPU is the one capture named. ``link``: the link collectives are
     floored at (default: ranks on one host; floorcalc.floor.roofline.collective_link). ``progress``:
-    where the stages are shown (floorcalc.util.progress).
+    where the stages are shown (floorcalc.util.progress). ``counters``: an Nsight Compute profile of
+    one pass of the same model (floorcalc.counters.ncu_csv.read_ncu_csv), joined to the kernels
+    (:func:`with_counters`).
 
     Raises :class:`UsageError` for options the trace contradicts, :class:`TraceError` for a
     truncated GPU trace with no device event left, :class:`SpecError` when no spec fits.
     The cyclic garbage collector is paused meanwhile (floorcalc.util.gcpause).
     """
     with paused():
-        return _analyze(trace, spec=spec, passes=passes, device=device, command=command, live=live,
-                        group_by=group_by, link=link, progress=progress)
+        report = _analyze(trace, spec=spec, passes=passes, device=device, command=command, live=live,
+                          group_by=group_by, link=link, progress=progress)
+        return with_counters(report, counters) if counters is not None else report
+
+
+def with_counters(report: Report, profile: NcuProfile) -> Report:
+    """``report`` with ``profile`` joined to its work units (floorcalc.counters.join) as
+    ``Report.counters``, and the join's notes (warnings first) among its notes. Raises
+    :class:`UsageError` for a report without work units (read back from JSON), a CPU report or
+    one without a spec's ceilings."""
+    from floorcalc.counters.join import counter_notes, join_counters
+
+    if not report.units or report.window is None:
+        raise UsageError("counters are joined to a trace's kernels: analyze the trace, not a report read back")
+    if report.target != "cuda" or not report.device.has_ceilings:
+        raise UsageError("counters need a GPU trace analysed against a device spec with ceilings")
+    c = join_counters(report.units, report.device, profile, report.ops, report.window.passes,
+                      report.grouping.by if report.grouping is not None else None)
+    l2 = report.device.details.get("l2_bytes")
+    texts = counter_notes(c, l2.value if l2 is not None else None)
+    warn = [Note("warning", t[len(WARNING_PREFIX):]) for t in texts if t.startswith(WARNING_PREFIX)]
+    notes = [Note("note", t) for t in texts if not t.startswith(WARNING_PREFIX)]
+    at = sum(1 for n in report.notes if n.kind == "warning")
+    return dataclasses.replace(report, counters=c,
+                               notes=report.notes[:at] + tuple(warn) + report.notes[at:] + tuple(notes))
 
 
 def _analyze(trace: Trace, *, spec: SpecArg, passes: Optional[int], device: Optional[str], command: str,

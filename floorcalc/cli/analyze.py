@@ -54,6 +54,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "and the traces readable from its workers")
     p.add_argument("--rank", type=int, default=None,
                    help="for a run: also print this rank's own report (table format)")
+    p.add_argument("--counters", type=Path, default=None, metavar="NCU_CSV",
+                   help="an Nsight Compute CSV of one pass of the same model (docs/method.md, Hardware counters, "
+                        "says how to record it): its counters joined to the kernels, each with its traffic ratio "
+                        "and why it misses its floor")
+    p.add_argument("--counters-cache", choices=("flush", "keep"), default=None,
+                   help="how ncu treated the caches when it recorded --counters: flush (ncu's default, "
+                        "--cache-control all) or keep (--cache-control none); default: what the CSV's first line "
+                        "says, else flush")
     p.add_argument("--quiet", "-q", action="store_true",
                    help="no progress display on stderr (it is shown only when stderr is a terminal)")
     add_output_arguments(p)
@@ -75,11 +83,18 @@ def run(args: argparse.Namespace) -> int:
     check_output(args)
     load_formulas(args)
     output_format(args)
+    profile = None
+    if args.counters is not None:
+        from floorcalc.counters.ncu_csv import read_ncu_csv
+
+        profile = read_ncu_csv(args.counters, cache=args.counters_cache)
+    elif args.counters_cache is not None:
+        raise UsageError("--counters-cache says how --counters was recorded: give --counters NCU_CSV too")
     with progress_display(args.quiet) as progress:
         report, trace = analyze_file(args.trace, spec=args.spec, passes=args.passes, device=args.device,
                                      command="floorcalc " + shlex.join(args.argv), pid=args.pid,
                                      group_by=args.group_by, link=args.link, capture=args.capture,
-                                     progress=progress)
+                                     progress=progress, counters=profile)
     if trace.partial:
         from floorcalc.trace.jsonstream import partial_line
 
@@ -95,6 +110,8 @@ def _run(args: argparse.Namespace) -> int:
 
     traces = list(args.trace)
     args.trace = None
+    if args.counters is not None or args.counters_cache is not None:
+        raise UsageError("--counters joins one pass's ncu CSV to one trace: analyze one rank's trace with it")
     ann = check_run_outputs(args, inputs=discover(traces))
     load_formulas(args)
     with progress_display(args.quiet) as progress:

@@ -47,6 +47,19 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rank-timeout", type=float, default=None, metavar="SECONDS",
                    help="with --nproc-per-node: seconds a rank waits for its peers at a collective or barrier "
                         "before the run is stopped (default 300)")
+    p.add_argument("--counters", action="store_true",
+                   help="after the capture, profile one more warmed-up pass under Nsight Compute (ncu "
+                        "--clock-control none) and join its counters to the kernels: traffic ratio, achieved "
+                        "bandwidth and throughput, and why each kernel misses its floor")
+    p.add_argument("--ncu", default=None, metavar="PATH",
+                   help="the ncu executable for --counters (default: ncu on PATH, else Nsight Compute's install folder)")
+    p.add_argument("--counters-cache", choices=("flush", "keep"), default=None,
+                   help="with --counters: flush (default: ncu's --cache-control all, every kernel's reads cold) or "
+                        "keep (--cache-control none with application replay: the caches as the pass leaves them, "
+                        "bytes and duration only, one run of the model per replay pass)")
+    p.add_argument("--counters-out", type=Path, default=None, metavar="PATH",
+                   help="where --counters writes ncu's CSV (default: beside the trace, NAME.ncu.csv); ncu's "
+                        ".ncu-rep and its log go beside it")
     p.add_argument("--quiet", "-q", action="store_true",
                    help="no progress messages and no progress display on stderr (the display is shown only when "
                         "stderr is a terminal)")
@@ -90,6 +103,7 @@ def run(args: argparse.Namespace) -> int:
     device = resolve_device(args.device)
     if args.cuda_graphs and device != "cuda":
         raise UsageError("--cuda-graphs needs a CUDA device (--device cuda)")
+    _check_counters(args, device)
     if args.modes:
         return _run_modes(args, mf, device, log, guard)
     with progress_display(args.quiet) as progress:
@@ -100,6 +114,36 @@ def run(args: argparse.Namespace) -> int:
 
 
 MODES = ("eager", "compile", "cuda-graphs")
+
+
+def _check_counters(args: argparse.Namespace, device: str) -> None:
+    """--counters and its options, before any work: a CUDA device, one mode that ncu's pass can
+    repeat (eager or --compile), ncu found, and a CSV path that is new (unless --force)."""
+    from floorcalc.util.output import check_new_file
+
+    if not args.counters:
+        for opt in ("ncu", "counters_cache", "counters_out"):
+            if getattr(args, opt) is not None:
+                raise UsageError(f"--{opt.replace('_', '-')} goes with --counters")
+        return
+    if device != "cuda":
+        raise UsageError("--counters profiles kernels with Nsight Compute: it needs a CUDA device (--device cuda)")
+    for flag, on in (("--modes", args.modes), ("--cuda-graphs", args.cuda_graphs)):
+        if on:
+            raise UsageError(f"--counters profiles one eager or --compile pass; it cannot be combined with {flag}")
+    from floorcalc.capture.ncu import find_ncu
+
+    args.ncu = find_ncu(args.ncu)
+    if args.counters_out is not None:
+        check_new_file(args.counters_out, args.force, "counters CSV")
+
+
+def counters_path(trace_path: Path) -> Path:
+    """The default --counters-out: beside the trace, ``NAME.ncu.csv`` for ``NAME.trace.json.gz``."""
+    name = trace_path.name
+    for suffix in (".gz", ".json", ".trace"):
+        name = name[: -len(suffix)] if name.endswith(suffix) else name
+    return trace_path.with_name(name + ".ncu.csv")
 
 
 def _run_modes(args: argparse.Namespace, mf, device: str, log, guard) -> int:
@@ -157,9 +201,25 @@ def _one_run(args: argparse.Namespace, mf, device: str, log, guard, *, compile: 
                          command=command, cuda_graphs=cuda_graphs, compile=compile, trace_dir=args.cwd,
                          trace_label=label, progress=progress)
     log(f"trace written: {result.trace_path}")
+    profile = None
+    if getattr(args, "counters", False):
+        from floorcalc.capture.ncu import CacheMode, profile_pass
+        from floorcalc.counters.ncu_csv import read_ncu_csv
+        from floorcalc.util.output import check_new_file
+
+        csv_path = args.counters_out or counters_path(Path(result.trace_path))
+        check_new_file(csv_path, args.force, "counters CSV")
+        cache: CacheMode = "keep" if args.counters_cache == "keep" else "flush"
+        log(f"profiling one more pass under Nsight Compute (cache {cache}): {csv_path}")
+        with progress.task("one pass under Nsight Compute"):
+            ran = profile_pass(mf.path.resolve(), csv_path, ncu=args.ncu, warmup=args.warmup, compile=compile,
+                               cache=cache, log=log, force=args.force)
+        if ran.dropped_metrics:
+            log(f"ncu lacks {', '.join(ran.dropped_metrics)}: profiled without")
+        profile = read_ncu_csv(csv_path)
     trace = trace_mod.load(result.trace_path, progress=progress)
     return analyze(trace, spec=args.spec, device=device, command=command, live=True, group_by=args.group_by,
-                   progress=progress), trace
+                   progress=progress, counters=profile), trace
 
 
 def _run_distributed(args: argparse.Namespace, log) -> int:

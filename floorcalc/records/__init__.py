@@ -16,6 +16,7 @@ The modules, each importing only those above it:
 * ``classify``: ``WorkUnit``, ``OpRow``, ``KernelRow``, ``Summary``, ``OpGroup``, ``Grouping``;
 * ``timeline``: ``Window``, ``Gap``, ``Decomposition``, ``CollectiveTiming``, ``Timeline``...;
 * ``whatif``: ``WhatIfBasis``, ``Projection``, ``WhatIf``...;
+* ``counters``: ``KernelCounters``, ``NcuProfile``, ``Counters``... (floorcalc.counters);
 * ``report``: ``Implausible``, ``Note``, ``Report``;
 * ``distributed``: ``RankRecord``, ``RunReport``...;
 * ``count``: ``floorcalc count``'s ``Recording``, ``CountReport``...;
@@ -31,7 +32,7 @@ from floorcalc.records.kinds import (
     FloorSplit, KernelRole, GapCause, IdleTerm, WaitKind, SliceBound, CountRun, Family, ColdStartKind,
     ImplausibleLevel, ImplausibleCause, GroupBy, NoteKind, TARGETS, UNITS, BASES, BOUNDS, GAP_CAUSES, FAMILIES,
     IMPLAUSIBLE_CAUSES, GROUP_BYS, NOTE_KINDS, COLLECTIVE_KINDS, WhatIfScenario, WHATIF_SCENARIOS, TermBasis,
-    RankStatus,
+    RankStatus, CounterCache, CounterVerdict, COUNTER_VERDICTS,
 )
 from floorcalc.records.counting import (
     DTYPE_BYTES, UNKNOWN_DTYPE, dtype_bytes, TensorMeta, Arg, OpCall, Count, CommCount, arithmetic_intensity,
@@ -56,6 +57,9 @@ from floorcalc.records.timeline import (
 )
 from floorcalc.records.whatif import (
     OpScaling, FusionChain, WhatIfBasis, ProjectionTerm, Projection, WhatIf,
+)
+from floorcalc.records.counters import (
+    KernelCounters, NcuProfile, KernelCounterRow, OpCounters, CounterGroup, CounterJoin, Counters,
 )
 from floorcalc.records.report import (
     Implausible, Note, Report,
@@ -87,5 +91,6 @@ __all__ = [
     "ProjectionTerm", "Projection", "WhatIf", "Implausible", "Note", "Report", "RankRecord", "PeerWait",
     "RankSummary", "CollectiveInstance", "CollectiveRow", "LateRank", "RunReport", "RecordedOp", "ModuleInfo",
     "Recording", "ModuleRow", "OpTotal", "UncountedOp", "OracleResult", "Comparison", "CountReport",
-    "record_builder",
+    "record_builder", "CounterCache", "CounterVerdict", "COUNTER_VERDICTS", "KernelCounters", "NcuProfile",
+    "KernelCounterRow", "OpCounters", "CounterGroup", "CounterJoin", "Counters",
 ]

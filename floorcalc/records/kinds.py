@@ -91,3 +91,18 @@ TermBasis = Literal["measured", "derived", "assumed", "unknown"]
 
 #: How far one rank's trace could be read.
 RankStatus = Literal["ok", "partial", "unreadable", "missing"]
+
+#: How ncu treated the caches between kernels: flushed before each (``--cache-control all``,
+#: ncu's default: a kernel's reads come cold from DRAM), kept (``--cache-control none``), or not
+#: known (a CSV recorded elsewhere that does not say; read as ncu's default).
+CounterCache = Literal["flush", "keep", "unknown"]
+#: Why a kernel misses its floor, from its counters (floorcalc.counters.verdict; docs/method.md,
+#: "Hardware counters"): within :data:`floorcalc.counters.verdict.AT_FLOOR` of it; most of the
+#: excess is what the bytes moved beyond the compulsory ones cost at the floor's level; the right
+#: bytes moved too slowly (memory-bound floor) or the FLOPs ran too slowly (compute-bound); the
+#: floor is mostly the launch term, so the time is the kernel's fixed costs (start-up, memory
+#: latency, tail) that no bandwidth or peak describes (overhead-bound floor); no counters (a
+#: memset or memcpy, which ncu does not profile, or a kernel left unmatched).
+CounterVerdict = Literal["at floor", "extra traffic", "bandwidth not reached", "compute not reached",
+                         "latency-bound", "unmeasured"]
+COUNTER_VERDICTS: Tuple[CounterVerdict, ...] = get_args(CounterVerdict)

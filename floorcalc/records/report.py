@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Optional, Tuple
 
 from floorcalc.records.classify import Grouping, KernelRow, OpRow, Summary, WorkUnit
+from floorcalc.records.counters import Counters
 from floorcalc.records.device import DeviceSpec
 from floorcalc.records.kinds import ImplausibleCause, ImplausibleLevel, NoteKind, Target
 from floorcalc.records.timeline import Timeline, Window
@@ -82,3 +83,5 @@ class Report:
     warnings: Tuple[Implausible, ...] = ()
     #: projected step times under other conditions (floorcalc.whatif), None when not projected
     whatif: Optional[WhatIf] = None
+    #: Nsight Compute's counters joined to the kernels (floorcalc.counters), None without ``--counters``
+    counters: Optional[Counters] = None

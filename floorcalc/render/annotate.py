@@ -66,6 +66,7 @@ def event_figures(trace: Trace, report: Report) -> Tuple[Dict[Tuple[str, str, fl
                          "report made on it")
     gpu = report.target == "cuda"
     out: Dict[Tuple[str, str, float, float], Dict[str, Any]] = {}
+    counted = counter_figures(report)
     for u in report.units:
         op_name = u.op.name if u.op is not None else UNATTRIBUTED
         f, c = u.floor, u.count
@@ -97,6 +98,8 @@ def event_figures(trace: Trace, report: Report) -> Tuple[Dict[Tuple[str, str, fl
                     fig[PREFIX + "bytes"] = part.bytes
                     fig[PREFIX + "floor_us"] = floor
                     fig[PREFIX + "efficiency"] = floor / ev.duration_us if ev.duration_us > 0 else None
+                if (id(u), i) in counted:
+                    fig.update(counted[(id(u), i)])
                 # keyed by the event as the file has it (a trace defect may have clipped the report's)
                 raw = trace.gpu[ev.index] if ev.index < len(trace.gpu) else ev
                 out[("d", raw.name, raw.ts_us, raw.duration_us)] = fig
@@ -107,6 +110,40 @@ def event_figures(trace: Trace, report: Report) -> Tuple[Dict[Tuple[str, str, fl
                             PREFIX + "efficiency": f.floor_us / u.duration_us if u.duration_us > 0 else None})
             out[("o", u.op.name, u.op.ts_us, u.op.duration_us)] = fig
     return out, win
+
+
+def counter_figures(report: Report) -> Dict[Tuple[int, int], Dict[str, Any]]:
+    """The counters of each joined kernel launch (``Report.counters``), keyed by (id of its work
+    unit, its index in the unit's events): the row of its place in the pass (the counters of the
+    launch ncu profiled there, and the verdict and split of the passes' mean), so every launch at
+    one place carries the same figures."""
+    c = report.counters
+    if c is None:
+        return {}
+    from floorcalc.counters.join import pass_kernels
+
+    rows = {r.position: r for r in c.kernels}
+    out: Dict[Tuple[int, int], Dict[str, Any]] = {}
+    p = PREFIX + "counters."
+    for launches in pass_kernels(report.units).values():
+        if len(launches) != c.join.trace_kernels:
+            continue  # a pass left out of the join
+        for k, ln in enumerate(launches):
+            r = rows.get(k)
+            if r is None:
+                continue
+            m = r.counters
+            out[(id(ln.unit), ln.slot)] = {
+                p + "position": k, p + "ncu_name": r.ncu_name, p + "ncu_duration_us": m.duration_us,
+                p + "dram_bytes": m.dram_bytes, p + "l2_bytes": m.l2_bytes, p + "dram_ratio": r.dram_ratio,
+                p + "l2_ratio": r.l2_ratio, p + "dram_bw_share": r.dram_bw_share, p + "flop_share": r.flop_share,
+                p + "sm_throughput_pct": m.sm_throughput_pct, p + "tensor_pipe_pct": m.tensor_pipe_pct,
+                p + "achieved_occupancy_pct": m.achieved_occupancy_pct, p + "waves_per_sm": m.waves_per_sm,
+                p + "grid_size": m.grid_size, p + "block_size": m.block_size,
+                p + "mean_excess_us": r.excess_us, p + "mean_traffic_us": r.traffic_us, p + "mean_rest_us": r.rest_us,
+                p + "verdict": r.verdict, p + "why": r.why,
+            }
+    return out
 
 
 class TraceAnnotator:

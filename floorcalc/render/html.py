@@ -150,6 +150,14 @@ class HtmlRenderer(Renderer):
                            [[str(i), k.name, k.op, k.module, f"{k.calls:g}", format_us(k.duration_us), format_us(k.floor_us),
                              _pct(k.efficiency, k.floor_violation), k.bound]
                             for i, k in enumerate(report.kernels[: self.kernels], 1)], "kernels")
+        if report.counters is not None:
+            from floorcalc.render.counters_table import GROUP_HEADER, KERNEL_HEADER, group_cells, kernel_cells, section_title
+
+            c = report.counters
+            body += [f"<h2>{_e(section_title(c)[0].upper() + section_title(c)[1:])}</h2>"]
+            body += _table(GROUP_HEADER, "cctnnnnnnnnt", group_cells(c), "counters")
+            body += [f"<h3>Kernels with the most excess, of {len(c.kernels)}</h3>"]
+            body += _table(KERNEL_HEADER, "ncccnnnnnnnnnntt", kernel_cells(c, self.kernels), "counters")
         body += ["<h2>Ceilings</h2>"]
         if d.has_ceilings:
             body += _table(["ceiling", "value", "basis", "source"], "tntt",

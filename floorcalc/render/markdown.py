@@ -85,6 +85,10 @@ class MarkdownRenderer(Renderer):
                      for i, k in enumerate(report.kernels[: self.kernels], 1)]
             lines += _table(["#", "kernel", "op", "module", "calls", "measured (us)", "floor (us)", "efficiency",
                              "bound"], "rlllrrrrl", krows)
+        if report.counters is not None:
+            from floorcalc.render.counters_table import counters_markdown
+
+            lines += [""] + counters_markdown(report.counters, cell=_cell, code=_code, table=_table)
         lines += ["", "## Pass summary", ""]
         lines += _table(["figure", "value", "definition"], "lrl",
                         [[f.label, format_figure(f), _cell(f.definition)] for f in pass_figures(report)])

@@ -217,6 +217,10 @@ class TableRenderer(Renderer):
             st.add_row("wall, no profiler", f"{format_us(s.bare_wall_us)} us", "same step timed bare")
             st.add_row("profiler distortion", _pct(s.profiler_distortion), "profiled wall / bare wall - 1")
         console.print(st)
+        if report.counters is not None:
+            from floorcalc.render.counters_table import render_counters
+
+            render_counters(report.counters, console)
         if report.timeline is not None:
             from floorcalc.render.timeline_table import render_timeline
 

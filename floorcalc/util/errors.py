@@ -139,3 +139,10 @@ class WhatIfError(FloorcalcError):
 
     exit_code = 13
     kind = "whatif"
+
+
+class CountersError(FloorcalcError):
+    """``report --counters``: Nsight Compute (ncu) is missing, failed, or profiled no kernel."""
+
+    exit_code = 14
+    kind = "counters"

@@ -52,6 +52,7 @@ def stage(tmp_path_factory):
     gpt2 = ROOT / "docs" / "examples" / "gpt2.h200.trace.json.gz"
     for name in ("gpt2.20261129-101500.trace.json.gz", "run.trace.json.gz"):
         shutil.copy(gpt2, d / name)
+    shutil.copy(ROOT / "docs" / "examples" / "ncu_gpt2.h200.csv.gz", d / "run.ncu.csv.gz")  # its ncu counters
     # a trace without ProfilerStep ranges: the committed decode trace with them taken out
     doc = json.loads(gzip.decompress((ROOT / "tests/data/h200_llama_decode_eager.trace.json.gz").read_bytes()))
     doc["traceEvents"] = [e for e in doc["traceEvents"] if not str(e.get("name", "")).startswith("ProfilerStep")]
