@@ -169,7 +169,7 @@ def _kernel_row(position: int, launches: Sequence[_Launch], c: KernelCounters, s
 def _level_bytes(u: WorkUnit, event_bytes: float, level: str, spec: DeviceSpec) -> float:
     """The compulsory bytes of one event at the level its floor used: all its bytes, except at
     ``dram+l2``, where only the part the floor sends through DRAM (the rest may be L2-resident:
-    floorcalc.classify.mark_l2_resident) counts; that part is the floor's memory term times the
+    floorcalc.classify.units.mark_l2_resident) counts; that part is the floor's memory term times the
     DRAM bandwidth (``memory_us = dram_bytes / W_dram`` there), shared as the event's bytes are."""
     if level != "dram+l2" or u.floor is None or u.count is None or u.count.bytes <= 0:
         return event_bytes
