@@ -175,12 +175,14 @@ def _write(path: Path, data: bytes) -> None:
     write_file(path, data)
 
 
-def analyze(path: Union[str, Path], spec: SpecArg = None, passes: Optional[int] = None) -> Report:
+def analyze(path: Union[str, Path], spec: SpecArg = None, passes: Optional[int] = None,
+            counters: Union[None, str, Path] = None) -> Report:
     """Analyse a Kineto trace (``.json`` or ``.json.gz``) as ``floorcalc analyze`` does.
 
     ``spec``: a spec YAML file, a packaged key (``"h200"``) or a :class:`DeviceSpec` (used as it
     is; None: from the trace's GPU, or the CPU it ran on); ``passes``: for a trace without
-    ProfilerStep ranges. Raises the :class:`floorcalc.util.errors.FloorcalcError` subclasses the CLI
+    ProfilerStep ranges; ``counters``: an Nsight Compute CSV of one pass of the same model, as
+    ``analyze --counters`` (its join on ``.record.counters``). Raises the :class:`floorcalc.util.errors.FloorcalcError` subclasses the CLI
     turns into exit codes, for the same inputs (floorcalc.analysis.driver makes both).
     """
     from floorcalc.analysis.driver import analyze_file
@@ -188,7 +190,13 @@ def analyze(path: Union[str, Path], spec: SpecArg = None, passes: Optional[int] 
     shown = None if spec is None or isinstance(spec, DeviceSpec) else str(spec)
     command = f"floorcalc.analyze({str(path)!r}" + (f", spec={shown!r}" if shown else "") + \
         (f", passes={passes}" if passes else "") + ")"
-    record, trace = analyze_file(path, spec=spec, passes=passes, command=command)
+    profile = None
+    if counters is not None:
+        from floorcalc.counters.ncu_csv import read_ncu_csv
+
+        profile = read_ncu_csv(Path(counters))
+        command = command[:-1] + f", counters={str(counters)!r})"
+    record, trace = analyze_file(path, spec=spec, passes=passes, command=command, counters=profile)
     return Report(record, trace)
 
 

@@ -232,7 +232,8 @@ def _run_distributed(args: argparse.Namespace, log) -> int:
     n = args.nproc_per_node
     if n < 1:
         raise UsageError(f"--nproc-per-node must be at least 1 (got {n})")
-    for flag, on in (("--modes", args.modes), ("--compile", args.compile), ("--cuda-graphs", args.cuda_graphs)):
+    for flag, on in (("--modes", args.modes), ("--compile", args.compile), ("--cuda-graphs", args.cuda_graphs),
+                     ("--counters", args.counters)):
         if on:
             raise UsageError(f"{flag} cannot be combined with --nproc-per-node yet")
     timeout_s = distributed.DEFAULT_TIMEOUT_S if args.rank_timeout is None else args.rank_timeout

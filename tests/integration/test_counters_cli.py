@@ -57,11 +57,21 @@ def test_annotated_trace_carries_each_kernel_s_counters(tmp_path):
     (["analyze", str(TRACE), str(TRACE), "--counters", str(NCU)], 2, "analyze one rank's trace"),
     (["report", str(MLP), "--device", "cpu", "--counters"], 2, "it needs a CUDA device"),
     (["report", str(MLP), "--device", "cpu", "--ncu", "ncu"], 2, "--ncu goes with --counters"),
+    (["report", str(MLP), "--counters", "--nproc-per-node", "2"], 2, "--counters cannot be combined with --nproc"),
 ])
 def test_bad_counters_input_is_one_line(capsys, argv, code, words):
     assert main(argv) == code
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("floorcalc: error: ") and words in err[0]
+
+
+def test_the_python_api_joins_counters_too():
+    import floorcalc
+
+    rep = floorcalc.analyze(TRACE, counters=NCU)
+    c = rep.record.counters
+    assert c is not None and c.join.matched == 126
+    assert "counters=" in rep.record.capture.command
 
 
 def test_a_csv_with_no_kernels_is_exit_6(tmp_path, capsys):
