@@ -26,6 +26,7 @@ L2 figure, ``peak_flop_per_s`` at the op's peak key), each with the source the s
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass
@@ -225,11 +226,13 @@ def join_counters(units: Sequence[WorkUnit], spec: DeviceSpec, profile: NcuProfi
     )
     op_rows = _roll_up(units, rows, ops, passes, len(joined))
     groups = _groups(op_rows, ops, group_by) if group_by is not None else ()
-    cold = 0
-    if profile.cache != "keep":
-        l2 = spec.details.get("l2_bytes")
-        cold = sum(1 for r in rows if r.level != "l2" and l2 is not None and r.counted_bytes is not None
-                   and r.counted_bytes < 2 * l2.value)
+    l2 = spec.details.get("l2_bytes")
+    if profile.cache != "keep" and l2 is not None:
+        # where the flush changes the answer: a kernel floored at DRAM whose bytes fit in 2 x L2
+        rows = [dataclasses.replace(r, cold=True, why=r.why + (", " if r.why else "") + "DRAM reads cold (ncu's flush)")
+                if r.level != "l2" and r.counted_bytes is not None and r.counted_bytes < 2 * l2.value else r
+                for r in rows]
+    cold = sum(1 for r in rows if r.cold)
     return Counters(profile=profile, join=join, kernels=tuple(rows), ops=tuple(op_rows), groups=groups,
                     cold_kernels=cold)
 

@@ -100,6 +100,8 @@ class KernelCounterRow:
     ``level_bytes``: the compulsory bytes at ``level`` the split prices the measured ones
     against (all of ``counted_bytes``, except at ``dram+l2``: the part the floor sends through
     DRAM); ``extra_bytes``: the measured bytes beyond them (None without the metric).
+    ``cold``: ncu flushed the caches and the kernel is floored at DRAM with fewer than 2 x L2
+    compulsory bytes, so its DRAM bytes may hold reads the pass serves from L2 (``why`` says so).
     """
 
     position: int
@@ -125,6 +127,7 @@ class KernelCounterRow:
     name_matches: bool = True
     level_bytes: Optional[float] = None
     extra_bytes: Optional[float] = None
+    cold: bool = False
 
 
 @dataclass(frozen=True)

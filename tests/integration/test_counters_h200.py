@@ -124,3 +124,17 @@ def test_analyze_counters_on_the_fixtures_gives_the_table(capsys):
     assert "(45 of 45 kernels joined; caches flushed before each kernel)" in out
     line = next(ln for ln in out.splitlines() if ln.strip().startswith("aten::linear") and " output " in ln)
     assert "0.98x" in line and "bandwidth not reached" in line
+
+
+def test_kernels_whose_answer_the_flush_changes_are_marked(runs):
+    # a kernel floored at DRAM with fewer than 2 x L2 bytes, profiled after a flush: marked cold,
+    # and its why says so; over 2 x L2, or without the flush, or floored at L2: not
+    rep, c = runs[("llama7b1", "flush")]
+    l2 = rep.device.details["l2_bytes"].value
+    for k in c.kernels:
+        want = k.level != "l2" and k.counted_bytes < 2 * l2
+        assert k.cold == want and ("DRAM reads cold" in k.why) == want, k.position
+    assert c.cold_kernels == sum(k.cold for k in c.kernels) > 0
+    assert not next(k for k in c.kernels if k.module == "output").cold
+    _rep, kept = runs[("gpt2", "keep")]
+    assert kept.cold_kernels == 0 and not any(k.cold for k in kept.kernels)
