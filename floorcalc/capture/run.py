@@ -4,12 +4,17 @@ Steps of :func:`capture`:
 
 1. Load the model and inputs on the device (or the file's ``setup()``), in inference mode.
 2. Warm up: ``warmup`` passes, then synchronise.
-3. Time ``iters`` passes with no profiler, three times (synchronising before and after each
-   set, never inside it), and keep the median per-pass time: the bare wall time.
+3. Three rounds of timed sets of ``iters`` passes (:func:`timed_sets`): one with no profiler
+   (synchronising before and after each set, never inside it), on a GPU one of lean passes
+   under a profiler recording CUDA activity only (floorcalc.capture.lean: their device events
+   are kept), and one under the profiler without shapes or module ranges. The median
+   unprofiled per-pass time is the bare wall time.
 4. Measure the launch latency L on this device (:mod:`floorcalc.capture.calibrate`).
-5. Profile ``iters`` passes with CPU and CUDA activities and ``record_shapes``; each pass runs
-   inside a ``ProfilerStep#i`` range, each ``nn.Module`` call inside a ``module: <path>`` range;
-   one synchronise after the last pass, inside the profiler, so every kernel is collected.
+5. Profile ``iters`` passes with CPU and CUDA activities and ``record_shapes`` (after one
+   untimed pass in the same session, outside every step, which pays the session's buffer
+   set-up); each pass runs inside a ``ProfilerStep#i`` range, each ``nn.Module`` call inside a
+   ``module: <path>`` range; one synchronise after the last pass, inside the profiler, so
+   every kernel is collected. The lean sets travel in the trace's capture metadata.
 6. Write the trace to disk, gzipped, before anything analyses it; never over an existing file
    unless ``force``.
 
@@ -38,7 +43,7 @@ from floorcalc.capture.modelfile import ModelFile, call_user, describe_exception
 from floorcalc.util.errors import DeviceUnavailableError, ModelFileError, ModelRunError, OutputError, UsageError
 from floorcalc.util.output import AtomicFile, check_new_file, os_error, scratch_file, shown
 from floorcalc.util.progress import NO_PROGRESS, Progress
-from floorcalc.records import CaptureInfo, Figure
+from floorcalc.records import LeanCapture, LeanSet, CaptureInfo, Figure
 from floorcalc.trace.capture_info import KEY as METADATA_KEY
 from floorcalc.trace.capture_info import capture_metadata, read_capture_info
 
@@ -291,6 +296,59 @@ def time_bare(step: Callable[[], Any], device: str, iters: int, repeats: int = 3
     return out
 
 
+@dataclass
+class TimedSets:
+    """The timed sets of a capture (module notes, step 3): per-pass wall times of the unprofiled
+    sets (``bare``) and of the sets under the profiler without shapes (``no_shapes``), in
+    microseconds, and the lean sets (``lean``, None when none were run)."""
+
+    bare: List[float]
+    no_shapes: List[float]
+    lean: Optional[LeanCapture]
+
+
+def timed_sets(step: Callable[[], Any], device: str, iters: int, activities: List[Any], *, lean: bool,
+               scratch: Path, repeats: int = 3, progress: Progress = NO_PROGRESS) -> TimedSets:
+    """``repeats`` rounds of: an unprofiled set of ``iters`` passes (synchronised before and
+    after, never inside), then, when ``lean``, a lean set (floorcalc.capture.lean: CUDA activity
+    only), then a set under the profiler with ``activities`` and no shapes or module ranges (its
+    first pass untimed: a new session pays its buffer set-up). Interleaved, so that a slow
+    stretch of the machine spreads over every kind of set rather than falling on one.
+    ``scratch``: where a lean set's trace is exported for reading (then removed)."""
+    from torch.profiler import profile
+
+    from floorcalc.capture import lean as lean_capture
+
+    bare: List[float] = []
+    no_shapes: List[float] = []
+    sets: List[LeanSet] = []
+    names: Dict[str, int] = {}
+    per_round = 3 if lean else 2
+    with progress.task(f"timing {iters} passes: unprofiled, " + ("CUDA-only, " if lean else "") + "no shapes",
+                       total=repeats * per_round, unit="sets") as task:
+        for _ in range(repeats):
+            bare += time_bare(step, device, iters, repeats=1)
+            task.advance()
+            if lean:
+                tr, starts, t0, t1 = lean_capture.lean_set(step, iters, scratch)
+                try:
+                    sets.append(lean_capture.columns(tr, starts, t0, t1, names))
+                except ValueError:
+                    pass                      # no synchronise recorded: the report says the lean passes are missing
+                task.advance()
+            with profile(activities=activities):
+                step()
+                _sync(device)
+                t0f = time.perf_counter()
+                for _ in range(iters):
+                    step()
+                _sync(device)
+                no_shapes.append((time.perf_counter() - t0f) * 1e6 / iters)
+            task.advance()
+    return TimedSets(bare=bare, no_shapes=no_shapes,
+                     lean=lean_capture.capture_of(sets, names) if sets else None)
+
+
 def write_trace(prof: Any, dest: Union[Path, _TraceDest], force: bool = False) -> Path:
     """Export the profiler's trace and gzip it to ``dest``, atomically (floorcalc.util.output): a new
     file unless ``force``; interrupted or failed, it leaves no file, whole or partial, behind.
@@ -330,7 +388,7 @@ def capture(mf: ModelFile, device: str, *, warmup: int = 3, iters: int = 5, trac
             force: bool = False, modules: bool = True, log: Callable[[str], None] = lambda s: None,
             profile_memory: bool = False, command: str = "", cuda_graphs: bool = False,
             compile: bool = False, between: Optional[Callable[[str], None]] = None, trace_dir: Optional[Path] = None,
-            trace_label: Optional[str] = None, progress: Progress = NO_PROGRESS) -> CaptureResult:
+            trace_label: Optional[str] = None, progress: Progress = NO_PROGRESS, lean: bool = True) -> CaptureResult:
     """Capture ``iters`` warmed-up passes of the model file on ``device`` (see module notes).
     ``compile``: run it through ``torch.compile`` and store what Inductor knows of each
     generated kernel in the trace (see :func:`_compiled_step`); a model that fails to compile
@@ -366,7 +424,7 @@ def capture(mf: ModelFile, device: str, *, warmup: int = 3, iters: int = 5, trac
     return _capture_step(step, model, device, dest, gpu_name=gpu_name, warmup=warmup, iters=iters,
                          modules=modules, log=log, model_file=str(mf.path), profile_memory=profile_memory,
                          command=command, cuda_graphs=cuda_graphs, extra_meta=extra, between=between,
-                         progress=progress)
+                         progress=progress, lean=lean)
 
 
 def _compiled_step(mf: ModelFile, device: str, log: Callable[[str], None]):
@@ -417,7 +475,7 @@ def _compiled_step(mf: ModelFile, device: str, log: Callable[[str], None]):
 def capture_model(model: Any, inputs: Any, device: str, *, warmup: int = 3, iters: int = 5,
                   trace_out: Optional[Path] = None, force: bool = False, modules: bool = True,
                   log: Callable[[str], None] = lambda s: None, command: str = "",
-                  progress: Progress = NO_PROGRESS) -> CaptureResult:
+                  progress: Progress = NO_PROGRESS, lean: bool = True) -> CaptureResult:
     """Capture a live ``nn.Module`` called with ``inputs`` (a tensor, a tuple or list of
     positional args, or a dict of keyword args), as :func:`capture` does a model file.
 
@@ -456,14 +514,15 @@ def capture_model(model: Any, inputs: Any, device: str, *, warmup: int = 3, iter
 
     return _capture_step(forward, model, device, dest, gpu_name=gpu_name, warmup=warmup, iters=iters,
                          modules=modules, log=log, model_file=f"<{label} object>", command=command,
-                         progress=progress)
+                         progress=progress, lean=lean)
 
 
 def _capture_step(step: Callable[[], Any], model: Any, device: str, dest: _TraceDest, *, gpu_name: Optional[str],
                   warmup: int, iters: int, modules: bool, log: Callable[[str], None],
                   model_file: str, profile_memory: bool = False, command: str = "",
                   cuda_graphs: bool = False, extra_meta: Optional[Dict[str, Any]] = None,
-                  between: Optional[Callable[[str], None]] = None, progress: Progress = NO_PROGRESS) -> CaptureResult:
+                  between: Optional[Callable[[str], None]] = None, progress: Progress = NO_PROGRESS,
+                  lean: bool = True) -> CaptureResult:
     """Steps 2 to 6 of the module notes for a per-pass callable (and the model whose modules
     label the ops, or None).
 
@@ -473,7 +532,8 @@ def _capture_step(step: Callable[[], Any], model: Any, device: str, dest: _Trace
     ops (floorcalc.trace.graphs). Raises ModelRunError when the step cannot be captured.
     ``between``: see the module notes. ``progress``: as for :func:`capture`; a pass is counted
     when it has been issued (on a GPU it may still be running; the stage ends with a
-    synchronise).
+    synchronise). ``lean``: on a GPU, run the lean timing sets (floorcalc.capture.lean)
+    between the unprofiled ones and keep them in the trace.
     """
     import torch
     from torch.profiler import ProfilerActivity, profile, record_function
@@ -495,13 +555,18 @@ def _capture_step(step: Callable[[], Any], model: Any, device: str, dest: _Trace
             log("capturing the step in a CUDA graph")
             step = graph_replay(eager_step, device)
         stage("bare timing")
-        log(f"timing {iters} passes without the profiler (3 sets)")
-        bare = time_bare(step, device, iters, progress=progress)
+        calibrate.quiet_profiler_warnings()
+        activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if device == "cuda" else [])
+        with_lean = lean and device == "cuda"
+        log(f"timing {iters} passes without the profiler (3 sets)"
+            + (", each followed by a set under a CUDA-only profiler and one under CPU + CUDA activity" if with_lean
+               else ", each followed by a set under the profiler without shapes"))
+        sets = timed_sets(step, device, iters, activities, lean=with_lean, scratch=dest.folder, progress=progress)
+        bare = sets.bare
         log("measuring launch latency")
         launch = calibrate.launch_latency(device)
         cpu_bw = calibrate.cpu_bandwidth() if device == "cpu" else None
 
-        activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if device == "cuda" else [])
         ranges = ModuleRanges(model if modules else None)
         extra = extra_meta or {}
         here = None
@@ -510,19 +575,8 @@ def _capture_step(step: Callable[[], Any], model: Any, device: str, dest: _Trace
             from floorcalc.device import cpu_spec
 
             here = cpu_spec()
-        # the profiler's own cost, apart from shape recording and module ranges: the same passes
-        # timed on the host under a profiler that records neither (its events are discarded)
         stage("profiler timing")
-        log(f"timing {iters} passes under the profiler without shapes")
-        calibrate.quiet_profiler_warnings()
-        with profile(activities=activities), progress.task("timing under the profiler (no shapes)"):
-            step()  # untimed: the first pass under a new profiler session pays its buffer set-up
-            _sync(device)
-            t0 = time.perf_counter()
-            for _ in range(iters):
-                step()
-            _sync(device)
-            no_shapes_us = (time.perf_counter() - t0) * 1e6 / iters
+        no_shapes_us = statistics.median(sets.no_shapes)
         info = CaptureInfo(
             recorded=True, capture_command=command, floorcalc_version=_version(),
             device="cuda" if device == "cuda" else "cpu", gpu_name=gpu_name, model_file=model_file, warmup=warmup,
@@ -533,7 +587,8 @@ def _capture_step(step: Callable[[], Any], model: Any, device: str, dest: _Trace
             sm_count=torch.cuda.get_device_properties(0).multi_processor_count if device == "cuda" else None,
             compute_capability=("{}.{}".format(*torch.cuda.get_device_capability()) if device == "cuda" else None),
             bare_wall_us=statistics.median(bare), bare_wall_us_runs=tuple(bare),
-            profiled_no_shapes_wall_us=no_shapes_us, launch_latency=launch, cpu_bandwidth=cpu_bw,
+            profiled_no_shapes_wall_us=no_shapes_us, profiled_no_shapes_wall_us_runs=tuple(sets.no_shapes),
+            lean=sets.lean, launch_latency=launch, cpu_bandwidth=cpu_bw,
             cpu_name=here.name if here is not None else None,
             cpu_peak_flop_per_s=dict(here.peak_flop_per_s) if here is not None else {},
             cuda_graphs=cuda_graphs, compile=extra.get("compile"), compile_fallback=extra.get("compile_fallback"),
@@ -547,6 +602,8 @@ def _capture_step(step: Callable[[], Any], model: Any, device: str, dest: _Trace
 
                     with record_function(CAPTURE_RANGE):
                         step = graph_replay(eager_step, device, warm=False)
+                step()  # untimed, outside every ProfilerStep: the session's first launch pays its buffer set-up
+                _sync(device)
                 stage("profiled passes")
                 with progress.task("profiled pass", total=iters, unit="passes") as task:
                     for i in range(iters):

@@ -49,6 +49,7 @@ Notes on the method:
 from __future__ import annotations
 
 import dataclasses
+import statistics
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
@@ -61,7 +62,7 @@ from floorcalc.classify.fallback import BYTES_ONLY
 from floorcalc.floor.roofline import bandwidth, collective_floor, floor_of, largest_term
 from floorcalc.classify.kernel_names import event_role, float32_path
 from floorcalc.util.progress import NO_PROGRESS, Progress, counted
-from floorcalc.records import (UNATTRIBUTED, Bound, CaptureInfo, CollectiveCall, CommCount, Count, CpuOp, DeviceSpec,
+from floorcalc.records import (Spread, UNATTRIBUTED, Bound, CaptureInfo, CollectiveCall, CommCount, Count, CpuOp, DeviceSpec,
                                EventFloor, EventKind, Floor, FloorBound, FloorSplit, GpuEvent, KernelRole, KernelRow,
                                Level, Link, OpCall, OpRow, Summary, Trace, Window, WorkUnit, record_builder)
 from floorcalc.timeline.window import busy_us
@@ -787,6 +788,16 @@ def summarise(trace: Trace, win: Window, ops: Sequence[OpRow], spec: DeviceSpec,
     # without the profiler, else the profiled one. Host<->device copies are not DRAM traffic.
     t_wall = bare_wall_us if bare_wall_us else wall
     dram_bytes = sum(r.bytes or 0.0 for r in ops if r.level not in NOT_DRAM)
+    runs = [r for r in bare_wall_us_runs if r > 0]
+    over = f"{len(runs)} unprofiled sets of {trace.capture.iters or n} passes"
+    wall_spread = spread(runs, over) if bare_wall_us and len(runs) > 1 else None
+    mfu_spread = mbu_spread = None
+    if wall_spread is not None:
+        # a faster set is a higher MFU: the low end of MFU is the slowest set's
+        if peak:
+            mfu_spread = spread([flop / (r * 1e-6) / peak for r in runs], over)
+        if dram_bytes and spec.has_ceilings:
+            mbu_spread = spread([dram_bytes / (r * 1e-6) / spec.mem_bytes_per_s.value for r in runs], over)
     return Summary(
         passes=n, wall_us=wall, gpu_busy_us=busy, idle_us=(wall - busy) if gpu else 0.0,
         floor_us=sum(r.floor_us or 0.0 for r in ops),
@@ -802,4 +813,12 @@ def summarise(trace: Trace, win: Window, ops: Sequence[OpRow], spec: DeviceSpec,
         bytes_only_us=sum((r.duration_us for r in ops if r.formula == BYTES_ONLY), 0.0),
         reference_floor_us=sum(r.reference_floor_us or 0.0 for r in ops) if reference else None,
         mfu_peak_key=key, mfu_peak_flop_per_s=peak,
+        bare_wall_spread=wall_spread, mfu_spread=mfu_spread, mbu_spread=mbu_spread,
     )
+
+
+def spread(values: Sequence[float], over: str) -> Spread:
+    """The min, median and max of ``values`` (at least one), repeated ``over`` (what the values
+    are of: ``"3 unprofiled sets of 5 passes"``)."""
+    v = sorted(values)
+    return Spread(low=v[0], median=statistics.median(v), high=v[-1], samples=len(v), over=over)

@@ -42,18 +42,18 @@ from floorcalc.records.device import (
 )
 from floorcalc.records.trace import (
     CpuOp, RuntimeCall, GpuEvent, Step, GpuProperties, GeneratedKernel, ProcessGroup, DistributedInfo,
-    CollectiveCall, CaptureInfo, Trace, UserRange, MemorySample, ProfilerOverhead, DeviceSync,
+    CollectiveCall, LeanSet, LeanCapture, CaptureInfo, Trace, UserRange, MemorySample, ProfilerOverhead, DeviceSync,
 )
 from floorcalc.records.floor import (
     Floor, EventFloor,
 )
 from floorcalc.records.classify import (
-    UNATTRIBUTED, WorkUnit, OpRow, KernelRow, Summary, OpGroup, Grouping,
+    UNATTRIBUTED, WorkUnit, OpRow, KernelRow, Spread, Summary, OpGroup, Grouping,
 )
 from floorcalc.records.timeline import (
     Window, CAUSE_TERM, Gap, IdleSpans, IdleRow, HostWait, CopyRow, ColdStart, Decomposition, KernelLaunchRow,
     LaunchStats, InvariantCheck, RangeRow, MemoryStats, ActivitySpan, CollectiveTiming, CommunicationStats,
-    Timeline,
+    StepTimes, Timeline,
 )
 from floorcalc.records.whatif import (
     OpScaling, FusionChain, WhatIfBasis, ProjectionTerm, Projection, WhatIf,
@@ -83,11 +83,11 @@ __all__ = [
     "UNKNOWN_DTYPE", "dtype_bytes", "TensorMeta", "Arg", "OpCall", "Count", "CommCount", "arithmetic_intensity",
     "Figure", "MemoryLevel", "INTERCONNECT_KEYS", "DeviceSpec", "NO_SPEC_KEY", "CpuOp", "RuntimeCall",
     "GpuEvent", "Step", "GpuProperties", "GeneratedKernel", "ProcessGroup", "DistributedInfo", "CollectiveCall",
-    "CaptureInfo", "Trace", "UserRange", "MemorySample", "ProfilerOverhead", "DeviceSync", "Floor",
-    "EventFloor", "UNATTRIBUTED", "WorkUnit", "OpRow", "KernelRow", "Summary", "OpGroup", "Grouping", "Window",
+    "LeanSet", "LeanCapture", "CaptureInfo", "Trace", "UserRange", "MemorySample", "ProfilerOverhead", "DeviceSync", "Floor",
+    "EventFloor", "UNATTRIBUTED", "WorkUnit", "OpRow", "KernelRow", "Spread", "Summary", "OpGroup", "Grouping", "Window",
     "CAUSE_TERM", "Gap", "IdleSpans", "IdleRow", "HostWait", "CopyRow", "ColdStart", "Decomposition",
     "KernelLaunchRow", "LaunchStats", "InvariantCheck", "RangeRow", "MemoryStats", "ActivitySpan",
-    "CollectiveTiming", "CommunicationStats", "Timeline", "OpScaling", "FusionChain", "WhatIfBasis",
+    "CollectiveTiming", "CommunicationStats", "StepTimes", "Timeline", "OpScaling", "FusionChain", "WhatIfBasis",
     "ProjectionTerm", "Projection", "WhatIf", "Implausible", "Note", "Report", "RankRecord", "PeerWait",
     "RankSummary", "CollectiveInstance", "CollectiveRow", "LateRank", "RunReport", "RecordedOp", "ModuleInfo",
     "Recording", "ModuleRow", "OpTotal", "UncountedOp", "OracleResult", "Comparison", "CountReport",

@@ -155,6 +155,23 @@ class KernelRow:
 
 
 @dataclass(frozen=True)
+class Spread:
+    """How much a figure varied: the ``low`` (min), ``median`` and ``high`` (max) of its
+    ``samples`` values over ``over`` (what was repeated: ``"3 unprofiled sets of 5 passes"``)."""
+
+    low: float
+    median: float
+    high: float
+    samples: int
+    over: str
+
+    @property
+    def relative(self) -> float:
+        """``(high - low) / median``: 0 with one sample or a zero median."""
+        return (self.high - self.low) / self.median if self.samples > 1 and self.median > 0 else 0.0
+
+
+@dataclass(frozen=True)
 class Summary:
     """Pass-level figures, each per pass (window totals divided by ``passes``).
 
@@ -188,6 +205,11 @@ class Summary:
     mfu_peak_key: Optional[str] = None
     mfu_peak_flop_per_s: Optional[float] = None
     bytes_only_us: float = 0.0
+    #: the spread of the unprofiled step time and of MFU and MBU over the timed sets (each set's
+    #: per-pass time); None without two or more sets
+    bare_wall_spread: Optional[Spread] = None
+    mfu_spread: Optional[Spread] = None
+    mbu_spread: Optional[Spread] = None
 
     @property
     def uncounted_share(self) -> float:

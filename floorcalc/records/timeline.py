@@ -6,9 +6,10 @@ copies, waits, launches, the decomposition, cold start, collectives' timings, th
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import FrozenSet, Mapping, Optional, Tuple
+from typing import FrozenSet, Literal, Mapping, Optional, Tuple
 
 from floorcalc.records.kinds import ColdStartKind, EventKind, GapCause, IdleTerm, Level, SliceBound, Target, WaitKind
+from floorcalc.records.classify import Spread
 from floorcalc.records.trace import CollectiveCall
 
 
@@ -64,6 +65,9 @@ class Gap:
     after: str = ""
     before: str = ""
     step: Optional[int] = None
+    #: the lean set it was measured in (its ``at_us`` then from that set's start); None: the
+    #: profiled pass
+    lean_set: Optional[int] = None
 
 
 @dataclass(frozen=True)
@@ -184,6 +188,8 @@ class Decomposition:
     minus the sum of the parts (rounding only). ``bound``: the largest of ``device`` (floor +
     excess), ``data_movement``, ``communication``, ``peer_wait``, ``host``, ``blocking`` and
     ``other``. ``idle_by_cause_us``: the slice's device idle time by cause.
+    A step's slice is by launch (docs/timeline.md): from the end of the previous step to the
+    later of its own host end and the end of the last device work it launched.
     """
 
     label: str
@@ -201,6 +207,9 @@ class Decomposition:
     idle_by_cause_us: Mapping[GapCause, float] = field(default_factory=dict)
     communication_us: float = 0.0
     peer_wait_us: float = 0.0
+    #: a step (by launch): how long the device still ran this step's work after the host had
+    #: started the next step (the host ran ahead of the device); 0 when it did not
+    host_ahead_us: float = 0.0
 
     #: the parts, in display order
     PARTS = ("floor_us", "excess_us", "data_movement_us", "communication_us", "peer_wait_us", "host_overhead_us",
@@ -385,6 +394,35 @@ class CommunicationStats:
 
 
 @dataclass(frozen=True)
+class StepTimes:
+    """The step's per-pass wall time measured four ways (floorcalc.timeline.lean), microseconds.
+
+    ``unprofiled``: the sets timed with no profiler (the user's step). ``lean``: the lean sets
+    (CUDA activity only, host-timed as the unprofiled ones; None without lean passes).
+    ``no_shapes``: the sets under the profiler with CPU and CUDA activity, no shapes or module
+    ranges (None when the capture did not time them per set). ``profiled_us``: the rich pass
+    (shapes, module ranges), this trace's window per pass. ``lean_cost_us`` = median lean -
+    median unprofiled, ``profiled_cost_us`` = profiled - median unprofiled: what the profiler
+    added to the step (None without the figures). ``basis``: what the report's decomposition
+    and timing figures are of: ``unprofiled`` (the lean passes joined to the rich one,
+    reconciled to the unprofiled step) or ``profiled`` (the rich pass itself: no lean passes, or
+    they did not match; ``join`` says which and why). ``matched_sets``/``lean_sets``: the lean
+    sets whose kernels matched the rich pass's, of those recorded.
+    """
+
+    unprofiled: Optional[Spread]
+    lean: Optional[Spread]
+    no_shapes: Optional[Spread]
+    profiled_us: float
+    lean_cost_us: Optional[float]
+    profiled_cost_us: Optional[float]
+    basis: Literal["unprofiled", "profiled"]
+    join: str
+    matched_sets: int = 0
+    lean_sets: int = 0
+
+
+@dataclass(frozen=True)
 class Timeline:
     """Where the window's wall time goes (output of floorcalc.timeline).
 
@@ -432,5 +470,12 @@ class Timeline:
     communication: Optional[CommunicationStats] = None
     #: every collective of the window, in start order (floorcalc.timeline.comm)
     collectives: Tuple[CollectiveTiming, ...] = ()
+    #: the step's wall time measured unprofiled, lean and profiled, and what the decomposition
+    #: is of (floorcalc.timeline.lean); None for a CPU trace
+    step_times: Optional[StepTimes] = None
+    #: the rich (profiled) pass's own decomposition, when ``decomposition`` is the unprofiled
+    #: step's; and the lean passes' as measured (summing to the lean wall)
+    profiled_decomposition: Optional[Decomposition] = None
+    lean_decomposition: Optional[Decomposition] = None
     #: the idle pieces of the window by cause, for the picture (not serialised)
     idle_spans: IdleSpans = field(default_factory=IdleSpans, compare=False, repr=False)

@@ -203,6 +203,58 @@ class CollectiveCall:
 
 
 @dataclass(frozen=True)
+class LeanSet:
+    """One set of lean timing passes: ``iters`` passes under a profiler recording CUDA activity
+    only (no CPU ops, shapes, stacks or module ranges; floorcalc.capture.lean), timed as the
+    unprofiled sets are, with its device events as compact columns.
+
+    ``wall_us``: per-pass wall time, host-timed (``time.perf_counter``) from the synchronise
+    before the first pass to the one after the last, divided by the passes, as a bare set is.
+    ``length_us``: the same stretch on the trace's clock (end of the opening
+    ``cudaDeviceSynchronize`` to the end of the closing one; all other times here are from its
+    start). ``pass_starts_us``: each pass's host start, on the trace's clock (mapped through the
+    closing synchronise; ``clock_check_us`` is how far the opening one then lies from where the
+    host clock put it). Per device event, in start order: ``device``, ``stream``, ``kind`` (0
+    kernel, 1 memcpy, 2 memset), ``name`` (index into :attr:`LeanCapture.names`), ``ts_us``,
+    ``duration_us``, ``bytes`` (-1: none), ``launch_us``/``launch_duration_us`` (its launch
+    call's start and length; -1: no launch call recorded).
+    """
+
+    wall_us: float
+    length_us: float
+    pass_starts_us: Tuple[float, ...]
+    clock_check_us: float
+    device: Tuple[int, ...]
+    stream: Tuple[int, ...]
+    kind: Tuple[int, ...]
+    name: Tuple[int, ...]
+    ts_us: Tuple[float, ...]
+    duration_us: Tuple[float, ...]
+    bytes: Tuple[int, ...]
+    launch_us: Tuple[float, ...]
+    launch_duration_us: Tuple[float, ...]
+
+    #: the per-event columns, in the order the metadata stores them
+    COLUMNS = ("device", "stream", "kind", "name", "ts_us", "duration_us", "bytes", "launch_us",
+               "launch_duration_us")
+
+    @property
+    def passes(self) -> int:
+        return len(self.pass_starts_us)
+
+
+@dataclass(frozen=True)
+class LeanCapture:
+    """The lean timing passes floorcalc's capture recorded beside the rich ones (docs/timeline.md,
+    "Lean timing"): the sets, interleaved with the unprofiled sets, and the kernel names their
+    ``name`` columns index. ``activities``: what the profiler recorded (``cuda``)."""
+
+    names: Tuple[str, ...]
+    sets: Tuple[LeanSet, ...]
+    activities: str = "cuda"
+
+
+@dataclass(frozen=True)
 class CaptureInfo:
     """How a pass was captured, and how the report on it was made.
 
@@ -226,7 +278,9 @@ class CaptureInfo:
     (floorcalc.capture.calibrate.cpu_bandwidth), ``cpu_name`` and ``cpu_peak_flop_per_s`` (the
     capturing CPU's derived peaks, floorcalc.device.cpu_spec), ``cuda_graphs``, ``compile``,
     ``compile_fallback`` (why torch.compile failed and the run is eager),
-    ``inductor_kernels`` (kernel name -> its launches in launch order), ``note``.
+    ``inductor_kernels`` (kernel name -> its launches in launch order), ``note``,
+    ``lean`` (the lean timing passes, :class:`LeanCapture`; None when the capture made none),
+    ``profiled_no_shapes_wall_us_runs`` (each CPU + CUDA set without shapes).
     ``problems``: what the reader could not read in the metadata.
 
     The analysis: ``command`` (the command that made this report), ``trace`` (the trace
@@ -261,6 +315,8 @@ class CaptureInfo:
     compile_fallback: Optional[str] = None
     inductor_kernels: Mapping[str, Tuple[GeneratedKernel, ...]] = field(default_factory=dict)
     note: str = ""
+    lean: Optional[LeanCapture] = None
+    profiled_no_shapes_wall_us_runs: Optional[Tuple[float, ...]] = None
     problems: Tuple[str, ...] = ()
     command: str = ""
     trace: str = ""

@@ -6,6 +6,8 @@
   the pace, which cause holds each idle stretch) and their integral over any slice.
 * :mod:`floorcalc.timeline.analysis`: gaps, copies, waits, launch statistics, the latency
   decomposition per pass, step and range, memory, invariants: the :class:`Timeline` record.
+* :mod:`floorcalc.timeline.lean`: the lean passes joined to the rich one kernel by kernel, and
+  the decomposition reconciled to the unprofiled step.
 
 Everything here works on :class:`~floorcalc.records.Trace` records and plain arrays; the method
 is in docs/timeline.md.
@@ -22,7 +24,7 @@ __all__ = ["Window", "window", "busy_us", "union_us", "idle_gaps", "analyze"]
 
 
 def analyze(trace: Trace, win: Window, units: Sequence[WorkUnit], spec: DeviceSpec, *, target: Target,
-            passes: Optional[int] = None) -> Timeline:
+            passes: Optional[int] = None, lean: bool = True) -> Timeline:
     """Where the window's wall time goes: see :func:`floorcalc.timeline.analysis.analyze`.
 
     A fault in the analysis never costs the rest of the report: the Timeline then holds only a
@@ -34,7 +36,7 @@ def analyze(trace: Trace, win: Window, units: Sequence[WorkUnit], spec: DeviceSp
     from floorcalc.timeline.analysis import failed
 
     try:
-        return _analyze(trace, win, units, spec, target=target, passes=passes)
+        return _analyze(trace, win, units, spec, target=target, passes=passes, lean=lean)
     except Exception as e:  # noqa: BLE001 - reported in the timeline's notes
         if os.environ.get("FLOORCALC_DEBUG"):
             raise

@@ -21,6 +21,7 @@ step, is in docs/timeline.md; in short:
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 import statistics
@@ -34,6 +35,7 @@ from floorcalc.records import (GAP_CAUSES, ColdStartKind, CopyRow, Decomposition
                                HostWait, IdleRow, InvariantCheck, KernelLaunchRow, LaunchStats, MemoryStats,
                                GapCause, RangeRow, SliceBound, Target, Timeline, Trace, WaitKind, WorkUnit)
 from floorcalc.timeline import calls, comm
+from floorcalc.timeline import lean as lean_join
 from floorcalc.timeline.cold import ColdPiece, call_kind, library_setup
 from floorcalc.timeline.cold import summarise as cold_summary
 from floorcalc.timeline.partition import (BUSY_COLUMNS, COL, COLUMNS, GAP_EPS_US, IDLE_COLUMNS, Partition, build,
@@ -57,8 +59,12 @@ _OTHER_PARTS = ("unfloored_kernels", "queued", "cold_start", "profiler", "collec
 
 
 def analyze(trace: Trace, win: Window, units: Sequence[WorkUnit], spec: DeviceSpec, *, target: Target,
-            passes: Optional[int] = None) -> Timeline:
+            passes: Optional[int] = None, lean: bool = True) -> Timeline:
     """The :class:`Timeline` of ``trace`` over ``win`` (see the module notes).
+
+    ``lean``: build it from the trace's lean passes where they match (floorcalc.timeline.lean:
+    device time from them, causes from this pass, reconciled to the unprofiled step); False: the
+    profiled pass's own (``--profiled``).
 
     ``units`` are classify's work units; each device event's floor is the one classify computed
     for it (``WorkUnit.event_floors_us``), never recomputed here.
@@ -114,7 +120,7 @@ def analyze(trace: Trace, win: Window, units: Sequence[WorkUnit], spec: DeviceSp
     # 4. decompositions
     total = part.integrate(np.array([0.0]), np.array([wall]))[0]
     decomposition = _decomposition("pass", 0.0, wall / n, total / n)
-    steps = _steps(trace, win, part)
+    steps = _steps(trace, win, part, ev, ts, dur)
     spread = _spread(steps)
 
     # gaps: per gap totals by cause, names of the ops around and inside (stretches shorter than
@@ -144,7 +150,7 @@ def analyze(trace: Trace, win: Window, units: Sequence[WorkUnit], spec: DeviceSp
     cold_items, cold_count, warm, cold_notes = cold_summary(trace, win, host.cold_pieces, part, no_warmup=cold)
     notes += cold_notes
     busy = float(total[BUSY_COLUMNS].sum())
-    return Timeline(
+    result = Timeline(
         target="cuda", passes=n, wall_us=wall / n, busy_us=busy / n, idle_us=(wall - busy) / n,
         idle_us_by_cause=idle_by_cause, gap_count=int(real.sum()), gap_count_by_cause=count_by_cause, gaps=gap_rows,
         idle_by_op=idle_rows, waits=waits, copies=copies, copy_count=copy_count, decomposition=decomposition,
@@ -153,6 +159,23 @@ def analyze(trace: Trace, win: Window, units: Sequence[WorkUnit], spec: DeviceSp
         cold_start=cold_items, cold_start_count=cold_count, warm_passes=warm,
         communication=comm_stats, collectives=timings, idle_spans=idle_spans(ps, pe, pl),
     )
+    if not lean:
+        return dataclasses.replace(result, step_times=lean_join.step_times(
+            trace.capture, result.wall_us, "profiled", "the profiled pass asked for (--profiled)", 0, []))
+    # the lean passes joined to this one, reconciled to the unprofiled step (floorcalc.timeline.lean)
+    o = np.argsort(ps, kind="stable")
+    step_starts = np.array([s.ts_us for s in trace.steps if W0 <= s.ts_us <= win.end_us]) - W0
+    rt = trace.runtime
+    issued = np.zeros(len(ev))
+    for j, (e, t) in enumerate(zip(ev, ts.tolist())):
+        call = e.graph_launch if e.graph_launch is not None else e.launch
+        issued[j] = rt[call].ts_us - W0 if call is not None else t
+    step_of = (np.maximum(np.searchsorted(step_starts, issued, side="right") - 1, 0) if len(step_starts)
+               else np.zeros(len(ev), dtype=np.int64))
+    rich = lean_join.RichPass(trace=trace, ev=ev, ts=ts, dur=dur, fl=fl, is_comm=is_comm, rank=rank, step_of=step_of,
+                              ps=ps[o], pe=pe[o], pl=pl[o], op_at=host.op_at, wall=wall,
+                              passes=max(len(step_starts), 1), step_starts=step_starts)
+    return lean_join.lean_timeline(rich, result, spec, trace.capture, SUBMIT_US)
 
 
 def idle_spans(ps: np.ndarray, pe: np.ndarray, pl: np.ndarray) -> IdleSpans:
@@ -402,17 +425,62 @@ def _decomposition(label: str, at: float, wall: float, amounts: np.ndarray) -> D
     )
 
 
-def _steps(trace: Trace, win: Window, part: Partition) -> Tuple[Decomposition, ...]:
-    """One decomposition per ProfilerStep: from its start to the next one's (the last to the
-    window's end), so the steps tile the window."""
+def _steps(trace: Trace, win: Window, part: Partition, ev: Sequence[GpuEvent], ts: np.ndarray,
+           dur: np.ndarray) -> Tuple[Decomposition, ...]:
+    """One decomposition per ProfilerStep, by launch (:func:`step_slices`): each device event
+    belongs to the step whose host range issued its launch call (its ``cudaGraphLaunch`` for a
+    replayed one; its start, for an event with no launch call)."""
     steps = [s for s in trace.steps if win.start_us <= s.ts_us <= win.end_us]
     if not steps:
         return ()
-    a = np.array([s.ts_us for s in steps]) - win.start_us
-    b = np.concatenate([a[1:], [win.wall_us]])
+    W0 = win.start_us
+    starts = np.array([s.ts_us for s in steps]) - W0
+    host_ends = np.array([s.end_us for s in steps]) - W0
+    rt = trace.runtime
+    issued = np.zeros(len(ev))
+    for k, (e, t) in enumerate(zip(ev, ts.tolist())):
+        call = e.graph_launch if e.graph_launch is not None else e.launch
+        issued[k] = rt[call].ts_us - W0 if call is not None else t
+    return step_decompositions([f"ProfilerStep#{s.number}" for s in steps], starts, host_ends, issued, ts + dur,
+                               win.wall_us, part)
+
+
+def step_slices(starts: np.ndarray, host_ends: np.ndarray, issued: np.ndarray, ends: np.ndarray,
+                wall: float) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The slices of ``[0, wall]`` that tile it step by step, by launch (docs/timeline.md,
+    "Steps"): step k runs from the end of step k-1 (the first from 0) to the later of its host
+    end and the end of the last device event it launched (an event is step k's when its launch
+    call, ``issued``, falls between step k's start and step k+1's); the last step to ``wall``.
+    ``starts``/``host_ends``: the steps' host ranges; ``ends``: each event's end; all in
+    microseconds from the window's start. Returns ``(a, b, host_ahead)``: each slice, and how
+    long each step's device work ran past the next step's host start (0: the host did not run
+    ahead)."""
+    k = len(starts)
+    step_of = np.searchsorted(starts, issued, side="right") - 1
+    dev_end = np.full(k, -np.inf)
+    ok = step_of >= 0
+    if ok.any():
+        np.maximum.at(dev_end, step_of[ok], ends[ok])
+    b = np.maximum(host_ends, dev_end)
+    b = np.maximum.accumulate(b)
+    b[-1] = max(wall, float(b[-1]))
+    b = np.minimum(b, wall)
+    b[-1] = wall
+    a = np.concatenate([[0.0], b[:-1]])
+    ahead = np.zeros(k)
+    if k > 1:
+        ahead[:-1] = np.clip(dev_end[:-1] - starts[1:], 0.0, None)
+    return a, b, ahead
+
+
+def step_decompositions(labels: Sequence[str], starts: np.ndarray, host_ends: np.ndarray, issued: np.ndarray,
+                        ends: np.ndarray, wall: float, part: Partition) -> Tuple[Decomposition, ...]:
+    """The :class:`Decomposition` of each step's slice (:func:`step_slices`), with its
+    ``host_ahead_us``."""
+    a, b, ahead = step_slices(starts, host_ends, issued, ends, wall)
     amounts = part.integrate(a, b)
-    return tuple(_decomposition(f"ProfilerStep#{s.number}", float(x), float(y - x), row)
-                 for s, x, y, row in zip(steps, a.tolist(), b.tolist(), amounts))
+    return tuple(dataclasses.replace(_decomposition(label, float(x), float(y - x), row), host_ahead_us=float(h))
+                 for label, x, y, row, h in zip(labels, a.tolist(), b.tolist(), amounts, ahead.tolist()))
 
 
 def _spread(steps: Sequence[Decomposition]) -> Dict[str, Tuple[float, float, float]]:
@@ -519,10 +587,22 @@ def parse_copy_name(name: str, kind: str) -> Tuple[str, str, str, Optional[bool]
 
 def _copies(trace: Trace, ev: Sequence[GpuEvent], ts: np.ndarray, spec: DeviceSpec,
             W0: float) -> Tuple[Tuple[CopyRow, ...], int, Dict[str, Dict[str, float]]]:
+    step_starts = [s.ts_us - W0 for s in trace.steps]
+    steps: List[Optional[int]] = []
+    for t in ts.tolist():
+        k = _bisect_right(step_starts, t) - 1
+        steps.append(trace.steps[k].number if k >= 0 else None)
+    return copy_rows(trace, ev, ts, spec, steps)
+
+
+def copy_rows(trace: Trace, ev: Sequence[GpuEvent], ts: np.ndarray, spec: DeviceSpec,
+              steps: Sequence[Optional[int]]) -> Tuple[Tuple[CopyRow, ...], int, Dict[str, Dict[str, float]]]:
+    """The :class:`CopyRow` of each memcpy and memset of ``ev`` (``ts``: their starts from the
+    window's, ``steps``: each event's step), the longest :data:`LIST_COPIES` of them, their count
+    and their totals per direction."""
     L = spec.launch_latency_us.value
     rows = []
-    step_starts = [s.ts_us - W0 for s in trace.steps]
-    for e, t in zip(ev, ts.tolist()):
+    for e, t, step in zip(ev, ts.tolist(), steps):
         if e.kind == "kernel":
             continue
         direction, src, dst, pinned = parse_copy_name(e.name, e.kind)
@@ -532,13 +612,11 @@ def _copies(trace: Trace, ev: Sequence[GpuEvent], ts: np.ndarray, spec: DeviceSp
         moved = None if nbytes is None else (2 * nbytes if direction in ("DtoD", "PtoP") else nbytes)
         floor = moved / bw.value * 1e6 + L if moved is not None and bw.value > 0 else None
         name, module = _op_label(trace, e.op)
-        k = _bisect_right(step_starts, t) - 1
         rows.append(CopyRow(
             name=e.name, kind=e.kind, direction=direction, src=src, dst=dst, pinned=pinned, bytes=nbytes,
             at_us=t, duration_us=e.duration_us,
             achieved_bytes_per_s=(nbytes / (e.duration_us * 1e-6)) if nbytes and e.duration_us > 0 else None,
-            floor_us=floor, link=link, op=name, module=module, stream=e.stream,
-            step=trace.steps[k].number if k >= 0 else None,
+            floor_us=floor, link=link, op=name, module=module, stream=e.stream, step=step,
         ))
     count = len(rows)
     totals: Dict[str, Dict[str, float]] = {}
@@ -605,8 +683,16 @@ def _launch(trace: Trace, ev: Sequence[GpuEvent], ts: np.ndarray, dur: np.ndarra
     has = np.array([e.launch is not None and e.graph_launch is None for e in ev])
     l_ts = np.array([rt[e.launch].ts_us - W0 if e.launch is not None else math.nan for e in ev])
     l_dur = np.array([rt[e.launch].duration_us if e.launch is not None else math.nan for e in ev])
-    delay = ts - l_ts
     is_kernel = np.array([e.kind == "kernel" for e in ev])
+    return launch_stats([e.name for e in ev], is_kernel, ts, dur, has, l_ts, l_dur, wall, L, n)
+
+
+def launch_stats(names_: Sequence[str], is_kernel: np.ndarray, ts: np.ndarray, dur: np.ndarray, has: np.ndarray,
+                 l_ts: np.ndarray, l_dur: np.ndarray, wall: float, L: float, n: int) -> LaunchStats:
+    """The :class:`LaunchStats` of device events given as columns (times from the window's
+    start): their names, which are kernels, starts, durations, which have a launch call of their
+    own (``has``) and its start and length; ``wall`` the window's length, ``n`` its passes."""
+    delay = ts - l_ts
     short = is_kernel & (dur < L)
     # queue depth: +1 when launched, -1 when started (events launched before they start)
     ok = has & (delay >= 0)
@@ -633,8 +719,8 @@ def _launch(trace: Trace, ev: Sequence[GpuEvent], ts: np.ndarray, dur: np.ndarra
             buckets = tuple(int(x) for x in peak)
     # per name
     names: Dict[str, List[int]] = defaultdict(list)
-    for k, e in enumerate(ev):
-        names[e.name].append(k)
+    for k, name in enumerate(names_):
+        names[name].append(k)
     kernels = []
     for name, idx in sorted(names.items(), key=lambda kv: -len(kv[1]))[:LIST_KERNELS]:
         ia = np.array(idx)
@@ -648,7 +734,7 @@ def _launch(trace: Trace, ev: Sequence[GpuEvent], ts: np.ndarray, dur: np.ndarra
             short=int(short[ia].sum()),
         ))
     return LaunchStats(
-        events=len(ev), launched=int(has.sum()), launch_us=_stats(l_dur[has]), delay_us=_stats(delay[has]),
+        events=len(names_), launched=int(has.sum()), launch_us=_stats(l_dur[has]), delay_us=_stats(delay[has]),
         queue_depth_mean=q_mean, queue_depth_max=q_max, short_kernels=int(short.sum()),
         short_kernel_us=float(dur[short].sum()) / n, launch_latency_us=L, kernels=tuple(kernels),
         queue_depth_buckets=buckets, queue_depth_bucket_us=width,

@@ -17,7 +17,8 @@ import json
 import math
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
-from floorcalc.records import BASES, TARGETS, UNITS, Basis, CaptureInfo, Figure, GeneratedKernel, Target
+from floorcalc.records import (BASES, TARGETS, UNITS, Basis, CaptureInfo, Figure, GeneratedKernel, LeanCapture,
+                               LeanSet, Target)
 
 #: the metadata key floorcalc's capture writes its record under
 KEY = "floorcalc"
@@ -118,6 +119,72 @@ class _Reader:
         return out
 
 
+    def get_lean(self, key: str) -> Optional[LeanCapture]:
+        """The lean timing passes (:class:`LeanCapture`), or None (absent, or unreadable: said in
+        ``problems``, and the report falls back to the profiled pass)."""
+        v = self.meta.get(key)
+        if v is None:
+            return None
+        try:
+            return _lean(v)
+        except (KeyError, TypeError, ValueError) as e:
+            self.problems.append(f"capture metadata: {key} is unreadable ({type(e).__name__}: {e}); "
+                                 "the figures are the profiled pass's")
+            return None
+
+
+def _num(x: Any, what: str) -> float:
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        raise TypeError(f"{what} holds {x!r:.20}, not a number")
+    return float(x)
+
+
+def _lean(v: Any) -> LeanCapture:
+    names = tuple(str(n) for n in v["names"])
+    sets = []
+    for k, s in enumerate(v["sets"]):
+        cols = s["events"]
+        n = len(cols["ts_us"])
+        got: Dict[str, Tuple[Any, ...]] = {}
+        for c in LeanSet.COLUMNS:
+            col = cols[c]
+            if not isinstance(col, list) or len(col) != n:
+                raise ValueError(f"sets[{k}].events.{c} is not a list of {n} values")
+            if c in ("device", "stream", "kind", "name", "bytes"):
+                ints = tuple(int(_num(x, c)) for x in col)
+                if c == "name" and any(not 0 <= i < len(names) for i in ints):
+                    raise ValueError(f"sets[{k}].events.name indexes past the {len(names)} names")
+                got[c] = ints
+            else:
+                got[c] = tuple(_num(x, c) for x in col)
+        starts = tuple(_num(x, "pass_starts_us") for x in s["pass_starts_us"])
+        wall, length = _num(s["wall_us"], "wall_us"), _num(s["length_us"], "length_us")
+        if not (wall > 0 and length > 0 and starts) or any(not math.isfinite(x) for x in starts + (wall, length)):
+            raise ValueError(f"sets[{k}] has no passes or a wall time that is not positive")
+        if any(not (0 <= d < 1e11) for d in got["duration_us"]) or any(
+                not math.isfinite(t) for t in got["ts_us"] + got["launch_us"] + got["launch_duration_us"]):
+            raise ValueError(f"sets[{k}] holds a negative duration or a time that is not finite")
+        sets.append(LeanSet(wall_us=wall, length_us=length, pass_starts_us=starts,
+                            clock_check_us=_num(s.get("clock_check_us", 0.0), "clock_check_us"), **got))
+    if not sets:
+        raise ValueError("no sets")
+    return LeanCapture(names=names, sets=tuple(sets), activities=str(v.get("activities", "cuda")))
+
+
+def lean_metadata(lean: LeanCapture) -> Dict[str, Any]:
+    """The JSON object :func:`capture_metadata` stores for ``lean`` (times rounded to the
+    nanosecond, as Kineto writes them)."""
+    def col(c: str, xs: Tuple[Any, ...]) -> List[Any]:
+        if c in ("device", "stream", "kind", "name", "bytes"):
+            return list(xs)
+        return [round(x, 3) for x in xs]
+
+    return {"activities": lean.activities, "names": list(lean.names), "sets": [
+        {"wall_us": s.wall_us, "length_us": round(s.length_us, 3), "clock_check_us": round(s.clock_check_us, 3),
+         "pass_starts_us": [round(x, 3) for x in s.pass_starts_us],
+         "events": {c: col(c, getattr(s, c)) for c in LeanSet.COLUMNS}} for s in lean.sets]}
+
+
 def _kernel(e: Any) -> GeneratedKernel:
     unit = str(e["unit"])
     if unit not in UNITS:
@@ -175,6 +242,8 @@ def read_capture_info(raw: Any) -> CaptureInfo:
         compile_fallback=r.get_str("compile_fallback"),
         inductor_kernels=r.get_kernels("inductor_kernels"),
         note=r.get_str("note") or "",
+        lean=r.get_lean("lean"),
+        profiled_no_shapes_wall_us_runs=r.get_floats("profiled_no_shapes_wall_us_runs"),
         problems=tuple(r.problems),
     )
 
@@ -213,6 +282,10 @@ def capture_metadata(info: CaptureInfo) -> Dict[str, Any]:
         meta["cpu_peak_flop_per_s"] = {k: [f.value, f.basis, f.source] for k, f in info.cpu_peak_flop_per_s.items()}
     if info.profiled_no_shapes_wall_us is not None:
         meta["profiled_no_shapes_wall_us"] = info.profiled_no_shapes_wall_us
+    if info.profiled_no_shapes_wall_us_runs is not None:
+        meta["profiled_no_shapes_wall_us_runs"] = list(info.profiled_no_shapes_wall_us_runs)
+    if info.lean is not None:
+        meta["lean"] = lean_metadata(info.lean)
     if info.note:
         meta["note"] = info.note
     return meta

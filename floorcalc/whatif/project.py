@@ -8,7 +8,9 @@ Every projection is a :class:`Projection` with the parts of the report's decompo
 (:attr:`Decomposition.PARTS`), each part a :class:`ProjectionTerm` that says whether it was
 measured, derived or assumed. docs/method.md ("What if") states each model; in short:
 
-1. **Measured** (the baseline): the pass decomposition as measured, less the profiler's own
+1. **Measured** (the baseline): the report's decomposition as it stands when it is the
+   unprofiled step's (lean passes joined to the profiled pass, floorcalc.timeline.lean:
+   ``StepTimes.basis`` ``unprofiled``): the same numbers. Otherwise the pass decomposition as measured, less the profiler's own
    overhead (``other_parts_us["profiler"]``). When the capture timed the step without the
    profiler (``Summary.bare_wall_us``), the host part is the bare wall less every other part: the
    profiler slows the host, not the device, so what it adds is taken from the host part (derived).
@@ -120,6 +122,12 @@ def _decomposition(report: Report) -> Decomposition:
 def measured(report: Report) -> Projection:
     """The pass as measured, the profiler's overhead taken out (note 1)."""
     d = _decomposition(report)
+    st = report.timeline.step_times if report.timeline is not None else None
+    if st is not None and st.basis == "unprofiled":
+        # the decomposition is already the unprofiled step's (floorcalc.timeline.lean): the same numbers
+        lean: Terms = {p: (float(getattr(d, p)), "measured", "the unprofiled step's decomposition (lean passes "
+                           "joined to the profiled one, the profiler's own cost taken out)") for p in PARTS}
+        return _projection("measured", lean, "the unprofiled step, its parts from the lean passes (docs/timeline.md)")
     profiler = d.other_parts_us.get("profiler", 0.0)
     t: Terms = {p: (float(getattr(d, p)), "measured", "as measured (profiled run)") for p in PARTS}
     t["other_us"] = (max(0.0, d.other_us - profiler), "measured",

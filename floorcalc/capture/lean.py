@@ -1,0 +1,121 @@
+"""The lean timing passes: the step under the least the profiler can record (issue 22).
+
+A pass under the rich profiler (CPU ops, shapes, module ranges) is slower than the user's own
+pass, most of all on a short host-bound step; the unprofiled sets give the true step time but
+no timeline. Lean passes sit between the two: a profiler session with CUDA activity only (no
+CPU ops, no shapes, no stacks, no module hooks; CUPTI still records every kernel, copy and
+runtime call), so device busy time, gaps, copies, kernel durations and the per-pass wall come
+from passes that cost the host little, while ops, shapes, modules and the cause of each gap
+come from the rich pass (floorcalc.timeline.lean joins the two kernel by kernel).
+
+Steps of :func:`lean_set`:
+
+1. Open a profiler session recording CUDA activity only; run one untimed pass (the session's
+   first launch pays CUPTI's buffer set-up, 2-3 ms on an H200) and synchronise.
+2. Time ``iters`` passes exactly as an unprofiled set is timed (synchronise, the passes,
+   synchronise; ``time.perf_counter``), taking the host clock at each pass's start.
+3. Close the session, export its trace to a scratch file beside the capture's trace and read it
+   back with floorcalc's own reader (floorcalc.trace.kineto); the scratch file is removed.
+4. The set's stretch on the trace's clock runs from the end of the opening
+   ``cudaDeviceSynchronize`` to the end of the closing one; the host clock is mapped onto the
+   trace's through the closing one (the host reads its clock as that call returns), and the
+   opening one checks the mapping (``clock_check_us``).
+5. The device events launched inside the stretch become compact columns
+   (:class:`~floorcalc.records.LeanSet`), kept in the trace's capture metadata, so the one trace
+   file carries everything ``floorcalc analyze`` needs.
+
+Only this module and floorcalc.capture.run run the lean passes; nothing here is imported
+without torch.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Callable, Dict, List, Sequence, Tuple
+
+from floorcalc.records import LeanCapture, LeanSet, Trace
+
+#: the runtime calls torch.cuda.synchronize() makes (CUDA, ROCm)
+SYNC_CALLS = ("cudaDeviceSynchronize", "hipDeviceSynchronize")
+_KIND = {"kernel": 0, "memcpy": 1, "memset": 2}
+
+
+def lean_set(step: Callable[[], Any], iters: int, scratch: Path) -> Tuple[Trace, List[int], int, int]:
+    """Run one lean set of ``iters`` passes of ``step`` on the GPU (steps 1 to 3 of the module
+    notes). Returns the set's trace as read back, the host clock (``perf_counter_ns``) at each
+    pass's start, after the opening synchronise and after the closing one.
+    ``scratch``: the folder for the exported trace (removed after reading). Raises what the step
+    raises (the caller's :class:`~floorcalc.errors.ModelRunError`)."""
+    import torch
+    from torch.profiler import ProfilerActivity, profile
+
+    from floorcalc.trace import kineto
+
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        step()
+        torch.cuda.synchronize()
+        starts: List[int] = []
+        torch.cuda.synchronize()
+        t0 = time.perf_counter_ns()
+        for _ in range(iters):
+            starts.append(time.perf_counter_ns())
+            step()
+        torch.cuda.synchronize()
+        t1 = time.perf_counter_ns()
+    fd, raw = tempfile.mkstemp(prefix=".floorcalc-lean-", suffix=".json", dir=str(scratch))
+    os.close(fd)
+    try:
+        prof.export_chrome_trace(raw)
+        trace = kineto.load(raw)
+    finally:
+        try:
+            os.unlink(raw)
+        except OSError:
+            pass
+    return trace, starts, t0, t1
+
+
+def columns(trace: Trace, starts_ns: Sequence[int], t0_ns: int, t1_ns: int, names: Dict[str, int]) -> LeanSet:
+    """The :class:`LeanSet` of one lean set's trace (steps 4 and 5 of the module notes).
+    ``names``: the capture's kernel-name table, extended in place. Raises ValueError when the
+    trace lacks the two synchronise calls that bound the set."""
+    syncs = sorted((r for r in trace.runtime if r.name in SYNC_CALLS), key=lambda r: r.ts_us)
+    if len(syncs) < 2:
+        raise ValueError(f"the lean trace holds {len(syncs)} synchronise calls, not the 2 that bound its set")
+    opening, closing = syncs[-2], syncs[-1]
+    start, end = opening.ts_us + opening.duration_us, closing.ts_us + closing.duration_us
+    # the host clock on the trace's: the closing synchronise returns as the host reads t1
+    offset = end - t1_ns / 1e3
+    clock_check = start - (t0_ns / 1e3 + offset)
+    rt = trace.runtime
+    rows = []
+    for g in trace.gpu:
+        lt = rt[g.launch].ts_us if g.launch is not None else None
+        when = lt if lt is not None else g.ts_us
+        if not start <= when <= end:
+            continue                      # the untimed pass's work, or the profiler's own
+        ld = rt[g.launch].duration_us if g.launch is not None else -1.0
+        rows.append((g.ts_us - start, g.device, g.stream, _KIND[g.kind], names.setdefault(g.name, len(names)),
+                     g.duration_us, g.bytes if g.bytes is not None else -1,
+                     (lt - start) if lt is not None else -1.0, ld))
+    rows.sort()
+    cols = list(zip(*rows)) if rows else [()] * 9
+    iters = len(starts_ns)
+    return LeanSet(
+        wall_us=(t1_ns - t0_ns) / 1e3 / iters, length_us=end - start,
+        pass_starts_us=tuple(s / 1e3 + offset - start for s in starts_ns), clock_check_us=clock_check,
+        ts_us=tuple(cols[0]), device=tuple(cols[1]), stream=tuple(cols[2]), kind=tuple(cols[3]),
+        name=tuple(cols[4]), duration_us=tuple(cols[5]), bytes=tuple(cols[6]), launch_us=tuple(cols[7]),
+        launch_duration_us=tuple(cols[8]),
+    )
+
+
+def capture_of(sets: Sequence[LeanSet], names: Dict[str, int]) -> LeanCapture:
+    """The :class:`LeanCapture` of a capture's lean sets and its kernel-name table."""
+    table = [""] * len(names)
+    for n, i in names.items():
+        table[i] = n
+    return LeanCapture(names=tuple(table), sets=tuple(sets))
