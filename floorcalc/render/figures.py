@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Callable, Dict, List, Optional, Tuple, Union
 
 from floorcalc.floor.roofline import collective_link
-from floorcalc.records import DeviceSpec, Figure, Implausible, OpGroup, OpRow, Report
+from floorcalc.records import Spread, DeviceSpec, Figure, Implausible, OpGroup, OpRow, Report
 
 #: How the links are named beside their figures.
 LINK_NAMES = {"nvlink": "NVLink", "pcie": "PCIe", "nic": "NIC"}
@@ -29,6 +29,8 @@ class PassFigure:
     value: Optional[float]
     unit: str
     definition: str
+    #: the figure's spread over the timed sets (min, median, max), where it has one
+    spread: Optional[Spread] = None
 
 
 def dominant_peak(report: Report) -> Tuple[Optional[str], Optional[Figure]]:
@@ -102,13 +104,21 @@ def pass_figures(report: Report) -> List[PassFigure]:
         PassFigure("flop", "counted FLOP", s.flop if counted else None, "FLOP", "2 per multiply-add"),
         PassFigure("bytes", "counted bytes", s.bytes if counted else None, "bytes",
                    "inputs read once + outputs written once"),
-        PassFigure("mfu", "MFU", s.mfu, "ratio", mfu_definition(report)),
-        PassFigure("mbu", "MBU", s.mbu, "ratio", mbu_definition(report)),
+        PassFigure("mfu", "MFU", s.mfu, "ratio", mfu_definition(report), s.mfu_spread),
+        PassFigure("mbu", "MBU", s.mbu, "ratio", mbu_definition(report), s.mbu_spread),
         PassFigure("bare_wall_us", "wall, no profiler", s.bare_wall_us, "us",
-                   "median per-pass time of 3 unprofiled sets"),
+                   "median per-pass time of the unprofiled sets: the user's step", s.bare_wall_spread),
         PassFigure("profiler_distortion", "profiler distortion", s.profiler_distortion, "ratio",
                    "profiled wall / bare wall - 1"),
     ]
+    st = report.timeline.step_times if report.timeline is not None else None
+    if st is not None and st.lean is not None:
+        at = out.index(next(f for f in out if f.key == "profiler_distortion"))
+        out.insert(at, PassFigure("lean_wall_us", "wall, lean passes", st.lean.median, "us",
+                                  "median per-pass time of the lean sets (CUDA activity only), host-timed as the "
+                                  "unprofiled ones", st.lean))
+        out.insert(at + 1, PassFigure("lean_cost_us", "lean passes' own cost", st.lean_cost_us, "us",
+                                      "lean wall - unprofiled wall: what the lean profiler added"))
     c = report.timeline.communication if report.timeline is not None else None
     if c is not None:
         out += [
@@ -160,14 +170,54 @@ def format_us(x: Optional[float], signed: bool = False) -> str:
 
 
 def format_figure(f: PassFigure) -> str:
-    """A figure's value for people: ``9,777 us``, ``1.6%``, ``6.457e+10 FLOP``, ``-``."""
+    """A figure's value for people: ``9,777 us``, ``1.6%``, ``6.457e+10 FLOP``, ``-``; with its
+    spread where it has one: ``2.5% [2.1-2.9]`` (:func:`range_text`)."""
     if f.value is None:
         return "-"
     if f.unit == "ratio":
-        return f"{100 * f.value:.1f}%"
-    if f.unit == "us":
-        return f"{format_us(f.value)} us"
-    return f"{f.value:.4g} {f.unit}"
+        out = f"{100 * f.value:.1f}%"
+    elif f.unit == "us":
+        out = f"{format_us(f.value)} us"
+    else:
+        return f"{f.value:.4g} {f.unit}"
+    return out + (f" {range_text(f.spread, f.unit)}" if f.spread is not None and f.spread.samples > 1 else "")
+
+
+def range_text(sp: Spread, unit: str = "us") -> str:
+    """A spread as every text output shows it beside its median: ``[2,650-2,712]`` (us) or
+    ``[2.1-2.9]`` (a ratio, in percent): the min and max over ``sp.over``."""
+    if unit == "ratio":
+        return f"[{100 * sp.low:.1f}-{100 * sp.high:.1f}]"
+    return f"[{format_us(sp.low)}-{format_us(sp.high)}]"
+
+
+def step_time_rows(report: Report) -> List[Tuple[str, str, str]]:
+    """The step's wall time as measured each way (``Timeline.step_times``), as (label, value,
+    how) rows for the text outputs: unprofiled (with its spread), lean and profiled (with what
+    each added), and what the report's figures are of. Empty without a timeline's step times."""
+    st = report.timeline.step_times if report.timeline is not None else None
+    if st is None:
+        return []
+    rows: List[Tuple[str, str, str]] = []
+    u = st.unprofiled
+    if u is not None:
+        rows.append(("step, unprofiled", f"{format_us(u.median)} us {range_text(u)}" if u.samples > 1
+                     else f"{format_us(u.median)} us", f"median [min-max] of {u.over}: the user's step"))
+
+    def cost(x: Optional[float]) -> str:
+        if x is None or u is None or not u.median:
+            return ""
+        return f" ({format_us(x, signed=True)} us, {x / u.median:+.0%})"
+
+    if st.lean is not None:
+        rows.append(("step, lean passes", f"{format_us(st.lean.median)} us{cost(st.lean_cost_us)}",
+                     f"median of {st.lean.over}, CUDA activity only: the profiler's own cost"))
+    rows.append(("step, profiled pass", f"{format_us(st.profiled_us)} us{cost(st.profiled_cost_us)}",
+                 "this trace's window per pass (CPU ops, shapes, module ranges)"))
+    what = ("the unprofiled step: device time from the lean passes, causes from the profiled pass"
+            if st.basis == "unprofiled" else "the profiled pass")
+    rows.append(("figures are of", what, st.join))
+    return rows
 
 
 def short_origin(spec: DeviceSpec) -> str:

@@ -10,7 +10,7 @@ from rich.console import Console
 
 from floorcalc.records import Report
 from floorcalc.render.base import Renderer, captured
-from floorcalc.render.figures import (bound_label, ceilings_line, format_us, grouped, groups_of, groups_title,
+from floorcalc.render.figures import (bound_label, ceilings_line, format_us, range_text, step_time_rows, grouped, groups_of, groups_title,
                                       outlier_text, spread_text)
 from floorcalc.render.terminal import Part, PlainTable, make_console, plain, styled
 
@@ -190,7 +190,12 @@ class TableRenderer(Renderer):
         st.add_column("figure")
         st.add_column("value", justify="right")
         st.add_column("how it was got")
-        st.add_row("wall time", f"{format_us(s.wall_us)} us", "window / passes (host start of pass 1 to end of last work)")
+        times = step_time_rows(report)
+        for label, value, how in times:
+            st.add_row(label, value, how)
+        if not times:
+            st.add_row("wall time", f"{format_us(s.wall_us)} us",
+                       "window / passes (host start of pass 1 to end of last work)")
         if report.target == "cuda":
             st.add_row("GPU busy", f"{format_us(s.gpu_busy_us)} us", "union of kernel/memcpy/memset intervals")
             st.add_row("GPU idle", f"{format_us(s.idle_us)} us", "wall - busy")
@@ -208,13 +213,17 @@ class TableRenderer(Renderer):
             st.add_row("unattributed", f"{format_us(s.unattributed_us)} us", "device work with no launching op")
         st.add_row("counted FLOP", f"{s.flop:.4g}", "2 per multiply-add")
         st.add_row("counted bytes", f"{s.bytes:.4g}", "inputs read once + outputs written once")
+        which = "bare (unprofiled) wall" if s.bare_wall_us else "profiled wall"
+        sets = f"; [min-max] over {s.mfu_spread.over}" if s.mfu_spread is not None else ""
         if s.mfu is not None:
-            which = "bare (unprofiled) wall" if s.bare_wall_us else "profiled wall"
-            st.add_row("MFU", _pct(s.mfu) + (" !" if s.mfu > 1 else ""), f"counted FLOP / {which} / peak")
+            st.add_row("MFU", _pct(s.mfu) + (f" {range_text(s.mfu_spread, 'ratio')}" if s.mfu_spread else "")
+                       + (" !" if s.mfu > 1 else ""), f"counted FLOP / {which} / peak{sets}")
         if s.mbu is not None:
-            st.add_row("MBU", _pct(s.mbu) + (" !" if s.mbu > 1 else ""), f"counted compulsory bytes / {'bare (unprofiled) wall' if s.bare_wall_us else 'profiled wall'} / DRAM bandwidth")
-        if s.bare_wall_us is not None:
+            st.add_row("MBU", _pct(s.mbu) + (f" {range_text(s.mbu_spread, 'ratio')}" if s.mbu_spread else "")
+                       + (" !" if s.mbu > 1 else ""), f"counted compulsory bytes / {which} / DRAM bandwidth{sets}")
+        if s.bare_wall_us is not None and not times:
             st.add_row("wall, no profiler", f"{format_us(s.bare_wall_us)} us", "same step timed bare")
+        if s.bare_wall_us is not None:
             st.add_row("profiler distortion", _pct(s.profiler_distortion), "profiled wall / bare wall - 1")
         console.print(st)
         if report.counters is not None:
