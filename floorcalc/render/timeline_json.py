@@ -31,7 +31,7 @@ def decomposition_dict(d: Optional[Decomposition]) -> Optional[Dict[str, Any]]:
         "host_overhead_us": d.host_overhead_us, "blocking_us": d.blocking_us, "other_us": d.other_us,
         "other_parts_us": dict(d.other_parts_us), "residual_us": d.residual_us, "bound": d.bound,
         "idle_by_cause_us": dict(d.idle_by_cause_us), "communication_us": d.communication_us,
-        "peer_wait_us": d.peer_wait_us,
+        "peer_wait_us": d.peer_wait_us, "host_ahead_us": d.host_ahead_us,
     }
 
 
@@ -104,5 +104,8 @@ def timeline_dict(t: Optional[Timeline]) -> Optional[Dict[str, Any]]:
         "cold_start": {"count": t.cold_start_count, "warm_passes": t.warm_passes,
                        "listed": [asdict(c) for c in t.cold_start]},
         "communication": communication_dict(t),
+        "step_times": asdict(t.step_times) if t.step_times is not None else None,
+        "profiled_decomposition": decomposition_dict(t.profiled_decomposition),
+        "lean_decomposition": decomposition_dict(t.lean_decomposition),
         "notes": list(t.notes),
     }

@@ -96,7 +96,10 @@ def render_timeline(t: Timeline, console: Console, top: int = 8) -> None:
             _host_only(t, console)
         return
     d = t.decomposition
-    console.print(styled(("where the time goes, per pass", "bold"), f"  wall {format_us(d.wall_us)} us, bound: {d.bound}"))
+    st = t.step_times
+    of = ("the unprofiled step" if st is not None and st.basis == "unprofiled" else "the profiled pass")
+    console.print(styled((f"where the time goes, per pass: {of}", "bold"),
+                         f"  wall {format_us(d.wall_us)} us, bound: {d.bound}"))
     console.print(Text("  ") + bar(d))
     parts = shown_parts(d, t.communication is not None)
     legend = Text("  ")
@@ -108,13 +111,25 @@ def render_timeline(t: Timeline, console: Console, top: int = 8) -> None:
     dt.add_column("part")
     dt.add_column("us/pass", justify="right")
     dt.add_column("share", justify="right")
+    spread = t.step_spread if len(t.steps) > 1 else {}
+    if spread:
+        dt.add_column("passes [min-max]", justify="right")
     dt.add_column("what it is")
     for attr, label, glyph, style, what in parts:
         v = getattr(d, attr)
-        dt.add_row(styled((glyph + " " + label, style)), format_us(v), _pct(v, d.wall_us),
+        rng = [f"[{format_us(spread[attr][0])}-{format_us(spread[attr][2])}]"] if spread and attr in spread else \
+            ([""] if spread else [])
+        dt.add_row(styled((glyph + " " + label, style)), format_us(v), _pct(v, d.wall_us), *rng,
                    what or _other_text(d))
-    dt.add_row("= wall", format_us(d.wall_us), "100%", f"residual {d.residual_us:.3g} us (wall - the sum of the parts)")
+    wrng = ([f"[{format_us(spread['wall_us'][0])}-{format_us(spread['wall_us'][2])}]"] if spread else [])
+    dt.add_row("= wall", format_us(d.wall_us), "100%", *wrng,
+               f"residual {d.residual_us:.3g} us (wall - the sum of the parts)")
+    for label, value, how in profiler_rows(t):
+        dt.add_row(label, value, "", *([""] if spread else []), how)
     console.print(dt)
+    if spread:
+        basis = "lean passes, as measured" if st is not None and st.basis == "unprofiled" else "profiled passes"
+        console.print(Text(f"  [min-max]: over the {len(t.steps)} {basis} (per-pass slices by launch)", style="dim"))
     _communication(t, console)
     if t.steps:
         _steps(t, console)
@@ -143,9 +158,28 @@ def _communication(t: Timeline, console: Console) -> None:
                            "floorcalc analyze RANK0 RANK1 ... (or their folder)", style="dim"))
 
 
+def profiler_rows(t: Timeline) -> list:
+    """What the profiler added to the step, measured, as (label, value, how) rows below the
+    decomposition (never one of its parts): the lean passes' own cost and the profiled pass's."""
+    st = t.step_times
+    if st is None or st.unprofiled is None:
+        return []
+    out = []
+    if st.basis == "unprofiled" and st.lean_cost_us is not None:
+        out.append(("+ lean profiler", format_us(st.lean_cost_us, signed=True),
+                    "not in the step: the lean passes' wall less the unprofiled one (taken out of the idle time)"))
+    if st.profiled_cost_us is not None:
+        out.append(("+ rich profiler", format_us(st.profiled_cost_us, signed=True),
+                    "not in the step: the profiled pass's wall less the unprofiled one"
+                    + (" (its own decomposition: --profiled)" if st.basis == "unprofiled" else "")))
+    return out
+
+
 def _steps(t: Timeline, console: Console) -> None:
-    st = PlainTable(box=box.SIMPLE_HEAD, title="per ProfilerStep, us (each from its start to the next one's)",
-               title_justify="left")
+    lean = t.step_times is not None and t.step_times.basis == "unprofiled"
+    st = PlainTable(box=box.SIMPLE_HEAD, title=f"per pass ({'lean passes' if lean else 'ProfilerStep'}), us (by launch: "
+                    "from the previous step's end to the later of its host end and its device work's end)",
+                    title_justify="left")
     st.add_column("step", no_wrap=True)
     st.add_column("wall", justify="right")
     parts = shown_parts(t.steps[0], t.communication is not None)
@@ -155,7 +189,7 @@ def _steps(t: Timeline, console: Console) -> None:
     st.add_column("bound", no_wrap=True)
     for s in t.steps:
         st.add_row(s.label.replace("ProfilerStep", ""), format_us(s.wall_us), *[format_us(getattr(s, a)) for a, *_ in parts],
-                   s.bound)
+                   s.bound + (f", host ahead by {format_us(s.host_ahead_us)}" if s.host_ahead_us > 1.0 else ""))
     if t.step_spread:
         for k, name in ((0, "min"), (1, "median"), (2, "max")):
             st.add_row(styled((name, "dim")), format_us(t.step_spread["wall_us"][k]),
