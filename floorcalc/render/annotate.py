@@ -14,7 +14,9 @@ Steps of :meth:`TraceAnnotator.annotate`:
    the owning op's name, module and efficiency...). Namespaced, so Kineto's own ``bytes`` of a
    memcpy is left as it was and the file still reads as the same trace.
 4. On a GPU trace, add a process named ``floorcalc`` with two tracks: ``GPU idle`` (one complete
-   event per interval of the window where no kernel, memcpy or memset runs on any stream) and
+   event per interval of the window where no kernel, memcpy or memset runs on any stream, with
+   its cause, ``floorcalc.cause``, its split by cause and the host op the launching thread was
+   in, ``floorcalc.host_op``, from the timeline's idle spans of this trace's pass) and
    ``window`` (one event spanning the analysed window, its pass figures in args).
 
 Every other event and top-level field is written back unchanged; ``floorcalc_annotation`` is
@@ -231,6 +233,8 @@ class TraceAnnotator:
 
         ends = [g.end_us for g in by_end]
         starts = [g.ts_us for g in by_start]
+        sp = report.timeline.idle_spans if report.timeline is not None else None
+        sp_s = [x + win.start_us for x in sp.starts_us] if sp is not None else []
         for a, b in _gaps([(g.ts_us, g.end_us) for g in evs], win.start_us, win.end_us):
             if b - a < self.min_gap_us:
                 continue
@@ -239,9 +243,35 @@ class TraceAnnotator:
             args = {PREFIX + "idle_us": b - a,
                     PREFIX + "after": owner(by_end[i]) if i >= 0 else "(window start)",
                     PREFIX + "before": owner(by_start[j]) if j < len(by_start) else "(window end)"}
+            if sp is not None and sp_s:
+                args.update(_causes(sp, sp_s, win.start_us, a, b))
             out.append({"ph": "X", "cat": CATEGORY, "name": "GPU idle", "pid": pid, "tid": 1, "ts": t(a),
                         "dur": t(b - a), "args": args})
         return out
+
+
+def _causes(sp: Any, starts: List[float], w0: float, a: float, b: float) -> Dict[str, Any]:
+    """The idle causes of ``[a, b]`` (trace times) from the timeline's idle spans: the cause
+    holding most of it, the split by cause, and the host op of its longest span of that cause."""
+    import bisect
+
+    by: Dict[str, float] = defaultdict(float)
+    longest: Dict[str, Tuple[float, str]] = {}
+    k = max(0, bisect.bisect_right(starts, a) - 1)
+    while k < len(starts) and starts[k] < b:
+        lo, hi = max(a, starts[k]), min(b, sp.ends_us[k] + w0)
+        if hi > lo:
+            c = sp.causes[k]
+            by[c] += hi - lo
+            op = sp.ops[k] if k < len(sp.ops) else ""
+            if hi - lo > longest.get(c, (0.0, ""))[0]:
+                longest[c] = (hi - lo, op)
+        k += 1
+    if not by:
+        return {}
+    cause = max(by, key=by.__getitem__)
+    return {PREFIX + "cause": cause, PREFIX + "host_op": longest[cause][1] or "(no op)",
+            PREFIX + "idle_by_cause_us": {c: round(v, 3) for c, v in sorted(by.items(), key=lambda kv: -kv[1])}}
 
 
 #: keys written even when null (a figure that is not known is said to be unknown)

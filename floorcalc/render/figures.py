@@ -85,15 +85,25 @@ def pass_figures(report: Report) -> List[PassFigure]:
     s = report.summary
     counted = any(r.flop is not None for r in report.ops)
     gpu = report.target == "cuda"
+    st = report.timeline.step_times if report.timeline is not None else None
+    of = " (profiled pass)" if st is not None and st.basis == "unprofiled" else ""
     out = [
-        PassFigure("wall_us", "wall time", s.wall_us, "us",
+        PassFigure("wall_us", "wall time" + of, s.wall_us, "us",
                    "profiled window / passes (host start of pass 1 to end of the last work)"),
     ]
     if gpu:
         out += [
-            PassFigure("gpu_busy_us", "GPU busy", s.gpu_busy_us, "us", "union of kernel/memcpy/memset intervals"),
-            PassFigure("idle_us", "GPU idle", s.idle_us, "us", "wall - busy"),
+            PassFigure("gpu_busy_us", "GPU busy" + of, s.gpu_busy_us, "us", "union of kernel/memcpy/memset intervals"),
+            PassFigure("idle_us", "GPU idle" + of, s.idle_us, "us", "wall - busy"),
         ]
+        if of and report.timeline is not None:
+            t = report.timeline
+            out += [
+                PassFigure("unprofiled_gpu_busy_us", "GPU busy (lean passes)", t.busy_us, "us",
+                           "union of the lean passes' kernel/memcpy/memset intervals, per pass"),
+                PassFigure("unprofiled_idle_us", "GPU idle (unprofiled step)", t.idle_us, "us",
+                           "unprofiled step - lean busy"),
+            ]
     out += [
         PassFigure("floor_us", "sum of floors", s.floor_us if counted and report.device.has_ceilings else None, "us",
                    "counted ops: max(F/P, B/W) + L per launch" if report.device.has_ceilings else _no_spec()),
@@ -111,7 +121,6 @@ def pass_figures(report: Report) -> List[PassFigure]:
         PassFigure("profiler_distortion", "profiler distortion", s.profiler_distortion, "ratio",
                    "profiled wall / bare wall - 1"),
     ]
-    st = report.timeline.step_times if report.timeline is not None else None
     if st is not None and st.lean is not None:
         at = out.index(next(f for f in out if f.key == "profiler_distortion"))
         out.insert(at, PassFigure("lean_wall_us", "wall, lean passes", st.lean.median, "us",

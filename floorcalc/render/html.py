@@ -5,7 +5,10 @@ mailed, attached to an issue or opened on a machine without network.
 Sections, in order: the header (model, device, passes) and the report's warnings; the pass
 summary (every figure with its definition, as the table and Markdown give it); the
 decomposition of a pass (hardware floor, excess, data movement, host overhead, blocking,
-other...) with each part's share drawn as a bar in CSS; the what-if projections
+other...) with each part's share drawn as a bar in CSS, whose pass it is (the unprofiled step
+or the profiled one) and what the profilers added; per pass (by launch), device idle by cause,
+the longest gaps, host waits, copies and launch statistics (floorcalc.render.timeline_rows);
+the what-if projections
 (``Report.whatif``), when the report has them; the picture of one pass
 (floorcalc/render/timeline_plot.py) and the roofline (floorcalc/render/plot.py), each a PNG
 inside the page (base64 ``data:`` URI); the op rows as the report groups them
@@ -30,7 +33,8 @@ from typing import Iterable, List, Optional, Sequence, Tuple
 from floorcalc.records import Report
 from floorcalc.render.base import Renderer
 from floorcalc.render.figures import (ceilings_used, figure_value, format_figure, format_us, group_rows,
-                                      groups_title, pass_figures, provenance)
+                                      groups_title, pass_figures, provenance, step_time_rows)
+from floorcalc.render.timeline_table import profiler_rows
 
 __all__ = ["HtmlRenderer"]
 
@@ -135,9 +139,13 @@ class HtmlRenderer(Renderer):
         body += [f'<div class="warning"><b>warning:</b> {_e(n.text)}</div>' for n in report.notes
                  if n.kind == "warning"]  # at the top too, where they are seen
         body += ["<h2>Pass summary</h2>"]
+        times = step_time_rows(report)
+        if times:
+            body += _table(["step", "per pass", "how"], "tnt", [list(r) for r in times], "steptimes")
         body += _table(["figure", "value", "definition"], "tnt",
                        [[f.label, format_figure(f), f.definition] for f in pass_figures(report)], "summary")
         body += self._decomposition(report)
+        body += self._timeline_tables(report)
         body += self._whatif(report)
         body += self._figures(report)
         body += [f"<h2>{_e(groups_title(report)[0].upper() + groups_title(report)[1:])}</h2>"]
@@ -198,11 +206,27 @@ class HtmlRenderer(Renderer):
         rows += [f'<tr class="sub"><td>of which {_e(k.replace("_", " "))}</td><td class="num">{_e(format_us(v))}</td>'
                  f'<td class="num">{_e(_pct(v / wall))}</td><td></td></tr>'
                  for k, v in sorted(dec.other_parts_us.items()) if v]
-        out = ["<h2>Where the wall time goes (per pass)</h2>",
+        st = t.step_times if t is not None else None
+        of = "the unprofiled step" if st is not None and st.basis == "unprofiled" else "the profiled pass"
+        extra = [f'<tr class="sub"><td>{_e(label)}</td><td class="num">{_e(value)}</td><td></td><td>{_e(how)}</td></tr>'
+                 for label, value, how in (profiler_rows(t) if t is not None else [])]
+        out = [f"<h2>Where the wall time goes (per pass): {_e(of)}</h2>",
                f"<p>Wall time {_e(format_us(dec.wall_us))} us per pass, split into parts that add up to it "
-               f"(bound: {_e(dec.bound)}; docs/timeline.md).</p>",
+               f"(bound: {_e(dec.bound)}; docs/timeline.md). {_e(st.join if st is not None else '')}</p>",
                '<table class="decomposition"><thead><tr><th>part</th><th>us</th><th>share</th><th></th></tr>'
-               "</thead><tbody>"] + rows + ["</tbody></table>"]
+               "</thead><tbody>"] + rows + extra + ["</tbody></table>"]
+        return out
+
+    def _timeline_tables(self, report: Report) -> List[str]:
+        """Per pass, idle by cause, the longest gaps, host waits, copies and launch statistics
+        (floorcalc.render.timeline_rows), each under its own heading."""
+        from floorcalc.render.timeline_rows import tables
+
+        out: List[str] = []
+        for title, head, align, rows in tables(report, with_decomposition=False):
+            cls = title.split(" (")[0].split(",")[0].split(":")[0].lower().replace(" ", "-")
+            out += [f"<h3>{_e(title)}</h3>"]
+            out += _table(head, "".join("n" if a == "r" else "t" for a in align), rows, cls)
         return out
 
     def _whatif(self, report: Report) -> List[str]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import List, Optional
 
-from floorcalc.records import Report
+from floorcalc.records import Report, Spread
 from floorcalc.render.base import Renderer
 from floorcalc.render.figures import (GROUPING_TEXT, bound_label, ceilings_used, figure_value, grouped, groups_of,
                                       mbu_definition, mfu_definition, provenance, wall_basis)
@@ -100,8 +100,16 @@ class LatexRenderer(Renderer):
                                _num(s.op_time_us), _num(floor),
                                _pct(floor / s.op_time_us) if floor and s.op_time_us else "--", ""]) + " \\\\")
         wall = s.bare_wall_us or s.wall_us
-        out.append(f"\\multicolumn{{{cols}}}{{@{{}}l}}{{MFU {_pct(s.mfu)}, MBU {_pct(s.mbu)}; "
-                   f"over the {escape(wall_basis(report))}, {_num(wall)}~$\\mu$s per pass}} \\\\")
+
+        def rng(sp: Optional[Spread]) -> str:
+            return f" [{_pct(sp.low)}--{_pct(sp.high)}]" if sp is not None and sp.samples > 1 else ""
+
+        sets = f"; [min--max] over {escape(s.mfu_spread.over)}" if s.mfu_spread is not None else ""
+        wr = (f" [{_num(s.bare_wall_spread.low)}--{_num(s.bare_wall_spread.high)}]"
+              if s.bare_wall_spread is not None and s.bare_wall_us else "")
+        out.append(f"\\multicolumn{{{cols}}}{{@{{}}l}}{{MFU {_pct(s.mfu)}{rng(s.mfu_spread)}, MBU {_pct(s.mbu)}"
+                   f"{rng(s.mbu_spread)}; over the {escape(wall_basis(report))}, {_num(wall)}{wr}~$\\mu$s per pass"
+                   f"{sets}}} \\\\")
         out += ["\\bottomrule", "\\end{tabular}", "", "\\smallskip", "\\begin{minipage}{\\linewidth}\\footnotesize\\raggedright"]
         out.append(self._note(report))
         out += ["\\end{minipage}", "\\end{table}"]

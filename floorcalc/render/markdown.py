@@ -1,8 +1,11 @@
 """Markdown rendering of a Report (GitHub-flavoured tables), for issues, notebooks and notes.
 
 Sections: a header line (tool, device, passes), the ops ranked by measured time, the longest
-kernels, the pass summary with each figure's definition (MFU and MBU among them), the ceilings
-used with their basis and source, and the notes. Figures are per pass.
+kernels, the pass summary with each figure's definition (the step unprofiled, lean and
+profiled; MFU and MBU with their spread), where the time goes (the decomposition, per pass,
+idle by cause, the longest gaps, host waits, copies, launch statistics:
+floorcalc.render.timeline_rows), the ceilings used with their basis and source, and the notes.
+Figures are per pass.
 """
 
 from __future__ import annotations
@@ -12,7 +15,8 @@ from typing import Iterable, List, Optional, Sequence
 from floorcalc.records import Report
 from floorcalc.render.base import Renderer
 from floorcalc.render.figures import (ceilings_used, figure_value, format_figure, format_us, group_rows,
-                                      groups_title, pass_figures, provenance)
+                                      groups_title, pass_figures, provenance, step_time_rows)
+from floorcalc.render.timeline_rows import tables as timeline_tables
 
 
 def _pct(x: Optional[float], violation: bool = False) -> str:
@@ -54,10 +58,13 @@ class MarkdownRenderer(Renderer):
 
     ``top``: op rows shown (the rest summed in one line); ``kernels``: kernel rows shown (0: no
     kernel table); ``notes``: whether to list the report's notes; ``name_width``: kernel names
-    longer than this are cut in the middle (the JSON and CSV keep them whole).
+    longer than this are cut in the middle (the JSON and CSV keep them whole); ``timeline_rows``:
+    rows of each timeline table (gaps, waits, copies, launches) shown.
     """
 
-    def __init__(self, top: int = 25, kernels: int = 10, notes: bool = True, name_width: int = 80) -> None:
+    def __init__(self, top: int = 25, kernels: int = 10, notes: bool = True, name_width: int = 80,
+                 timeline_rows: int = 10) -> None:
+        self.timeline_rows = timeline_rows
         self.name_width = name_width
         self.top = top
         self.kernels = kernels
@@ -90,8 +97,15 @@ class MarkdownRenderer(Renderer):
 
             lines += [""] + counters_markdown(report.counters, cell=_cell, code=_code, table=_table)
         lines += ["", "## Pass summary", ""]
+        times = step_time_rows(report)
+        if times:
+            lines += _table(["step", "per pass", "how"], "lrl", [[a, _cell(b), _cell(c)] for a, b, c in times])
+            lines.append("")
         lines += _table(["figure", "value", "definition"], "lrl",
                         [[f.label, format_figure(f), _cell(f.definition)] for f in pass_figures(report)])
+        for title, head, align, rows in timeline_tables(report, self.timeline_rows):
+            lines += ["", f"## {title}", ""]
+            lines += _table(head, align, [[_cell(c) for c in r] for r in rows])
         if report.whatif is not None:
             from floorcalc.render.whatif import markdown_lines
 

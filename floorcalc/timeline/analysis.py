@@ -157,7 +157,7 @@ def analyze(trace: Trace, win: Window, units: Sequence[WorkUnit], spec: DeviceSp
         steps=steps, step_spread=spread, launch=launch, invariants=invariants, ranges=ranges, memory=memory,
         notes=tuple(notes), partial=trace.partial, copy_totals=copy_totals,
         cold_start=cold_items, cold_start_count=cold_count, warm_passes=warm,
-        communication=comm_stats, collectives=timings, idle_spans=idle_spans(ps, pe, pl),
+        communication=comm_stats, collectives=timings, idle_spans=idle_spans(ps, pe, pl, trace, host.op_at),
     )
     if not lean:
         return dataclasses.replace(result, step_times=lean_join.step_times(
@@ -178,9 +178,11 @@ def analyze(trace: Trace, win: Window, units: Sequence[WorkUnit], spec: DeviceSp
     return lean_join.lean_timeline(rich, result, spec, trace.capture, SUBMIT_US)
 
 
-def idle_spans(ps: np.ndarray, pe: np.ndarray, pl: np.ndarray) -> IdleSpans:
+def idle_spans(ps: np.ndarray, pe: np.ndarray, pl: np.ndarray, trace: Optional[Trace] = None,
+               op_at: Any = None) -> IdleSpans:
     """The painted idle pieces (start, end, cause column) as :class:`IdleSpans`: sorted by
-    start, a piece that starts where the previous one of the same cause ends merged into it."""
+    start, a piece that starts where the previous one of the same cause ends merged into it;
+    with ``trace`` and ``op_at`` (the host op at a time), each span's host op."""
     if not len(ps):
         return IdleSpans()
     o = np.argsort(ps, kind="stable")
@@ -189,8 +191,16 @@ def idle_spans(ps: np.ndarray, pe: np.ndarray, pl: np.ndarray) -> IdleSpans:
     new[1:] = (c[1:] != c[:-1]) | (s[1:] > e[:-1])
     first = np.flatnonzero(new)
     last = np.append(first[1:], len(s)) - 1
-    return IdleSpans(starts_us=tuple(s[first].tolist()), ends_us=tuple(e[last].tolist()),
-                     causes=tuple(GAP_CAUSES[int(k) - IDLE_COLUMNS.start] for k in c[first]))
+    a, b = s[first], e[last]
+    ops: Tuple[str, ...] = ()
+    if trace is not None and op_at is not None:
+        names = []
+        for i in op_at((a + b) * 0.5).tolist():
+            name, module = _op_label(trace, i)
+            names.append(name + (f" [{module}]" if module else ""))
+        ops = tuple(names)
+    return IdleSpans(starts_us=tuple(a.tolist()), ends_us=tuple(b.tolist()),
+                     causes=tuple(GAP_CAUSES[int(k) - IDLE_COLUMNS.start] for k in c[first]), ops=ops)
 
 
 # ---------------------------------------------------------------------------------------------
