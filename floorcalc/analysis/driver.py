@@ -63,7 +63,7 @@ def analyze_file(path: Union[str, Path], *, spec: SpecArg = None, passes: Option
                  device: Optional[str] = None, command: str = "", pid: Optional[int] = None,
                  group_by: GroupBy = DEFAULT_GROUP_BY, link: Optional[Link] = None,
                  capture: Union[None, str, Path] = None, progress: Progress = NO_PROGRESS,
-                 counters: Optional[NcuProfile] = None) -> Tuple[Report, Trace]:
+                 counters: Optional[NcuProfile] = None, profiled: bool = False) -> Tuple[Report, Trace]:
     """Read the Kineto trace at ``path`` (``.json`` or ``.json.gz``) and :func:`analyze` it:
     (Report, Trace). ``pid``: the process to read in a file that holds several (ranks; see
     :func:`floorcalc.trace.load`). ``capture``: the trace (or a folder holding it:
@@ -82,7 +82,7 @@ def analyze_file(path: Union[str, Path], *, spec: SpecArg = None, passes: Option
 
         trace = attach_capture(trace, trace_mod.load(capture_file(capture, path), progress=progress))
     return analyze(trace, spec=spec, passes=passes, device=device, command=command, group_by=group_by,
-                   link=link, progress=progress, counters=counters), trace
+                   link=link, progress=progress, counters=counters, profiled=profiled), trace
 
 
 def analyze_run(paths: Sequence[Union[str, Path]], *, spec: SpecArg = None, passes: Optional[int] = None,
@@ -150,7 +150,7 @@ def capture_file(capture: Union[str, Path], trace_path: Union[str, Path], rank: 
 def analyze(trace: Trace, *, spec: SpecArg = None, passes: Optional[int] = None, device: Optional[str] = None,
             command: str = "", live: bool = False, group_by: GroupBy = DEFAULT_GROUP_BY,
             link: Optional[Link] = None, progress: Progress = NO_PROGRESS,
-            counters: Optional[NcuProfile] = None) -> Report:
+            counters: Optional[NcuProfile] = None, profiled: bool = False) -> Report:
     """The report of ``trace`` (all figures per pass; steps in the module notes).
 
     ``spec``: see :data:`SpecArg`. ``passes``: the number of passes of a trace without
@@ -170,7 +170,7 @@ def analyze(trace: Trace, *, spec: SpecArg = None, passes: Optional[int] = None,
     """
     with paused():
         report = _analyze(trace, spec=spec, passes=passes, device=device, command=command, live=live,
-                          group_by=group_by, link=link, progress=progress)
+                          group_by=group_by, link=link, progress=progress, profiled=profiled)
         return with_counters(report, counters) if counters is not None else report
 
 
@@ -197,7 +197,7 @@ def with_counters(report: Report, profile: NcuProfile) -> Report:
 
 
 def _analyze(trace: Trace, *, spec: SpecArg, passes: Optional[int], device: Optional[str], command: str,
-             live: bool, group_by: GroupBy, link: Optional[Link], progress: Progress) -> Report:
+             live: bool, group_by: GroupBy, link: Optional[Link], progress: Progress, profiled: bool = False) -> Report:
     check_passes(passes)
     if passes is not None and trace.steps and passes != len(trace.steps):
         raise UsageError(f"trace has {len(trace.steps)} ProfilerStep ranges, which are its passes; "
@@ -237,7 +237,7 @@ def _analyze(trace: Trace, *, spec: SpecArg, passes: Optional[int], device: Opti
         found.append(why)
     capture = dataclasses.replace(cap, command=command, trace=trace.path, live=live)
     report = build_report(trace, dev, passes=passes, reference=reference_spec(dev, gpu_name), capture=capture,
-                          group_by=group_by, link=link, progress=progress)
+                          group_by=group_by, link=link, progress=progress, profiled=profiled)
     if not found:
         return report
     # how the spec was found: the first note after the warnings
@@ -265,7 +265,7 @@ def _distortion_words(profiled_us: float, bare_us: float, runs: Sequence[float],
 def build_report(trace: Trace, spec: DeviceSpec, *, passes: Optional[int] = None,
                  reference: Optional[DeviceSpec] = None, capture: Optional[CaptureInfo] = None,
                  group_by: GroupBy = DEFAULT_GROUP_BY, link: Optional[Link] = None,
-                 progress: Progress = NO_PROGRESS) -> Report:
+                 progress: Progress = NO_PROGRESS, profiled: bool = False) -> Report:
     """Turn a parsed trace and a device spec into a :class:`Report` (all figures per pass),
     with none of :func:`analyze`'s checks (step 3 of the module notes).
 
@@ -280,12 +280,12 @@ def build_report(trace: Trace, spec: DeviceSpec, *, passes: Optional[int] = None
         cap = dataclasses.replace(cap, trace=trace.path)
     with progress.task("building the report", total=5, unit="steps") as steps:
         return _build_report(trace, spec, cap, passes=passes, reference=reference, group_by=group_by, link=link,
-                             progress=progress, steps=steps)
+                             progress=progress, steps=steps, profiled=profiled)
 
 
 def _build_report(trace: Trace, spec: DeviceSpec, cap: CaptureInfo, *, passes: Optional[int],
                   reference: Optional[DeviceSpec], group_by: GroupBy, link: Optional[Link], progress: Progress,
-                  steps: Task) -> Report:
+                  steps: Task, profiled: bool = False) -> Report:
     """:func:`build_report`'s work; ``steps`` is moved on as each of its five steps starts."""
     from floorcalc.analysis import plausibility
     from floorcalc.classify import units as classify

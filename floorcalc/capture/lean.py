@@ -17,9 +17,14 @@ Steps of :func:`lean_set`:
 3. Close the session, export its trace to a scratch file beside the capture's trace and read it
    back with floorcalc's own reader (floorcalc.trace.kineto); the scratch file is removed.
 4. The set's stretch on the trace's clock runs from the end of the opening
-   ``cudaDeviceSynchronize`` to the end of the closing one; the host clock is mapped onto the
-   trace's through the closing one (the host reads its clock as that call returns), and the
-   opening one checks the mapping (``clock_check_us``).
+   ``cudaDeviceSynchronize`` to the end of the closing one: of the trace's synchronise calls
+   (the untimed pass's and the profiler's own, at its stop, are there too) the two whose ends
+   lie as far apart as the host clock read between them (within 5% + 50 us, else the set is
+   left out). The host clock is mapped onto the trace's through the closing one (the host
+   reads its clock as that call returns; the two clocks differ by a constant, which on the
+   H200 machine was 61 days, and slightly in rate: up to 22 us over a 13 ms set there), the
+   pass starts through both ends; ``clock_check_us`` is how much longer the set was on the
+   trace's clock than on the host's.
 5. The device events launched inside the stretch become compact columns
    (:class:`~floorcalc.records.LeanSet`), kept in the trace's capture metadata, so the one trace
    file carries everything ``floorcalc analyze`` needs.
@@ -82,14 +87,25 @@ def columns(trace: Trace, starts_ns: Sequence[int], t0_ns: int, t1_ns: int, name
     """The :class:`LeanSet` of one lean set's trace (steps 4 and 5 of the module notes).
     ``names``: the capture's kernel-name table, extended in place. Raises ValueError when the
     trace lacks the two synchronise calls that bound the set."""
-    syncs = sorted((r for r in trace.runtime if r.name in SYNC_CALLS), key=lambda r: r.ts_us)
-    if len(syncs) < 2:
-        raise ValueError(f"the lean trace holds {len(syncs)} synchronise calls, not the 2 that bound its set")
-    opening, closing = syncs[-2], syncs[-1]
-    start, end = opening.ts_us + opening.duration_us, closing.ts_us + closing.duration_us
-    # the host clock on the trace's: the closing synchronise returns as the host reads t1
-    offset = end - t1_ns / 1e3
-    clock_check = start - (t0_ns / 1e3 + offset)
+    ends = sorted(r.ts_us + r.duration_us for r in trace.runtime if r.name in SYNC_CALLS)
+    if len(ends) < 2:
+        raise ValueError(f"the lean trace holds {len(ends)} synchronise calls, not the 2 that bound its set")
+    # the pair of synchronise calls (the untimed pass's and the profiler's own at its stop are
+    # there too) whose ends lie as far apart as the host clock read between them
+    span = (t1_ns - t0_ns) / 1e3
+    err, i, j = min((abs((ends[j] - ends[i]) - span), i, j) for i in range(len(ends)) for j in range(i + 1, len(ends)))
+    if err > 0.05 * span + 50.0:
+        raise ValueError(f"no two synchronise calls of the lean trace lie {span:,.1f} us apart, as the host timed "
+                         f"the set (closest by {err:,.1f} us)")
+    start, end = ends[i], ends[j]
+    # the host clock on the trace's: the two synchronise calls return as the host reads t0 and
+    # t1; the two clocks differ by an offset and, slightly, in rate (Kineto converts CUPTI's
+    # clock), so the host's times are mapped through both ends
+    rate = (end - start) / span if span > 0 else 1.0
+    clock_check = (end - start) - span
+
+    def on_trace(ns: int) -> float:
+        return (ns - t0_ns) / 1e3 * rate
     rt = trace.runtime
     rows = []
     for g in trace.gpu:
@@ -106,7 +122,7 @@ def columns(trace: Trace, starts_ns: Sequence[int], t0_ns: int, t1_ns: int, name
     iters = len(starts_ns)
     return LeanSet(
         wall_us=(t1_ns - t0_ns) / 1e3 / iters, length_us=end - start,
-        pass_starts_us=tuple(s / 1e3 + offset - start for s in starts_ns), clock_check_us=clock_check,
+        pass_starts_us=tuple(on_trace(s) for s in starts_ns), clock_check_us=clock_check,
         ts_us=tuple(cols[0]), device=tuple(cols[1]), stream=tuple(cols[2]), kind=tuple(cols[3]),
         name=tuple(cols[4]), duration_us=tuple(cols[5]), bytes=tuple(cols[6]), launch_us=tuple(cols[7]),
         launch_duration_us=tuple(cols[8]),

@@ -54,6 +54,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "and the traces readable from its workers")
     p.add_argument("--rank", type=int, default=None,
                    help="for a run: also print this rank's own report (table format)")
+    p.add_argument("--profiled", action="store_true",
+                   help="the timeline of the profiled pass itself (its own decomposition, gaps and steps), not the "
+                        "lean passes' reconciled to the unprofiled step (docs/timeline.md, Lean timing)")
     p.add_argument("--counters", type=Path, default=None, metavar="NCU_CSV",
                    help="an Nsight Compute CSV of one pass of the same model (docs/method.md, Hardware counters, "
                         "says how to record it): its counters joined to the kernels, each with its traffic ratio "
@@ -94,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
         report, trace = analyze_file(args.trace, spec=args.spec, passes=args.passes, device=args.device,
                                      command="floorcalc " + shlex.join(args.argv), pid=args.pid,
                                      group_by=args.group_by, link=args.link, capture=args.capture,
-                                     progress=progress, counters=profile)
+                                     progress=progress, counters=profile, profiled=args.profiled)
     if trace.partial:
         from floorcalc.trace.jsonstream import partial_line
 

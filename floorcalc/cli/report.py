@@ -31,6 +31,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--trace-out", type=Path, default=None,
                    help="where to write the Kineto trace (default: a new MODEL.<time>.trace.json.gz here)")
     p.add_argument("--no-modules", action="store_true", help="do not record nn.Module ranges")
+    p.add_argument("--no-lean", action="store_true",
+                   help="run no lean timing sets (CUDA activity only) beside the unprofiled ones: the figures are "
+                        "then the profiled pass's")
+    p.add_argument("--profiled", action="store_true",
+                   help="report the profiled pass itself (its own decomposition, gaps and steps), not the lean "
+                        "passes' reconciled to the unprofiled step")
     p.add_argument("--modes", default=None,
                    help="run the step in several modes and compare them side by side: a comma list of "
                         "eager, compile, cuda-graphs (one trace each; table or json output)")
@@ -199,7 +205,7 @@ def _one_run(args: argparse.Namespace, mf, device: str, log, guard, *, compile: 
         result = capture(mf, device, warmup=args.warmup, iters=args.iters, trace_out=trace_out,
                          force=args.force, modules=not args.no_modules, log=log, profile_memory=args.profile_memory,
                          command=command, cuda_graphs=cuda_graphs, compile=compile, trace_dir=args.cwd,
-                         trace_label=label, progress=progress)
+                         trace_label=label, progress=progress, lean=not args.no_lean)
     log(f"trace written: {result.trace_path}")
     profile = None
     if getattr(args, "counters", False):
@@ -219,7 +225,7 @@ def _one_run(args: argparse.Namespace, mf, device: str, log, guard, *, compile: 
         profile = read_ncu_csv(csv_path)
     trace = trace_mod.load(result.trace_path, progress=progress)
     return analyze(trace, spec=args.spec, device=device, command=command, live=True, group_by=args.group_by,
-                   progress=progress, counters=profile), trace
+                   progress=progress, counters=profile, profiled=args.profiled), trace
 
 
 def _run_distributed(args: argparse.Namespace, log) -> int:

@@ -213,8 +213,8 @@ class LeanSet:
     ``length_us``: the same stretch on the trace's clock (end of the opening
     ``cudaDeviceSynchronize`` to the end of the closing one; all other times here are from its
     start). ``pass_starts_us``: each pass's host start, on the trace's clock (mapped through the
-    closing synchronise; ``clock_check_us`` is how far the opening one then lies from where the
-    host clock put it). Per device event, in start order: ``device``, ``stream``, ``kind`` (0
+    two synchronise calls; ``clock_check_us``: the stretch's length on the trace's clock less
+    its length on the host's). Per device event, in start order: ``device``, ``stream``, ``kind`` (0
     kernel, 1 memcpy, 2 memset), ``name`` (index into :attr:`LeanCapture.names`), ``ts_us``,
     ``duration_us``, ``bytes`` (-1: none), ``launch_us``/``launch_duration_us`` (its launch
     call's start and length; -1: no launch call recorded).

@@ -6,8 +6,11 @@ host's ops; floorcalc.capture.lean) and the rich pass (ops, shapes, modules). Th
 the lean sets to the rich pass and builds the report's timeline from them (docs/timeline.md,
 "Lean timing"):
 
-1. **Passes.** Each lean event belongs to the pass whose host start precedes its launch call;
-   each rich event to the ProfilerStep that issued it (by launch, as the steps are).
+1. **Passes.** Each rich event belongs to the ProfilerStep that issued it (by launch, as the
+   steps are). The lean passes launch one after another on one host thread, so a lean set's
+   events, in launch order, are cut into passes by the rich passes' event counts (the host
+   clock's pass starts are only a few microseconds apart from a pass's last launch; counts
+   need no clock).
 2. **Join, checked.** Lean pass p of every set is matched to rich pass p (modulo the rich
    passes): per stream (device, stream id), the same kernels (names) in the same order, and
    the same streams. A set with any pass that does not match is left out and named in
@@ -122,7 +125,15 @@ def join(rich: RichPass, lean: LeanCapture) -> Tuple[List[_SetJoin], List[str]]:
         ts = np.array(s.ts_us)
         launch = np.array(s.launch_us)
         issued = np.where(launch >= 0, launch, ts)
-        pass_of = _passes_by_launch(np.array(s.pass_starts_us), issued)
+        # the passes launch one after another on the host: split the events in launch order by
+        # the profiled pass's count per pass (a set that launched other work fails the check below)
+        pass_of = np.full(n, s.passes, dtype=np.int64)
+        order = np.argsort(issued, kind="stable")
+        at = 0
+        for p in range(s.passes):
+            count = sum(len(v) for v in r_seq[p % rich.passes].values())
+            pass_of[order[at:at + count]] = p
+            at += count
         l_seq = _sequences(keys, names, np.argsort(ts, kind="stable"), pass_of, s.passes)
         twin = np.full(n, -1, dtype=np.int64)
         problem = ""
@@ -261,8 +272,22 @@ def _set_timeline(rich: RichPass, sj: _SetJoin, submit_us: float) -> _SetTimelin
     part = build((bs, be, bo), rows[bo] if len(bo) else np.zeros((0, len(COLUMNS))), (ps, pe, pl, pg), length)
     launch = np.array(s.launch_us)
     issued = np.where(launch >= 0, launch, ts)
-    starts = np.array(s.pass_starts_us)
+    issued_end = np.where(launch >= 0, launch + np.array(s.launch_duration_us), ts)
+    # each pass's host range on the trace's clock: from the host clock's pass starts, kept
+    # between the end of the pass's last launch call and the start of the next pass's first
+    # (the mapped host clock strays by up to tens of microseconds from CUPTI's call times)
+    starts = np.array(s.pass_starts_us, dtype=np.float64)
+    P = s.passes
+    first_issue = np.full(P, np.inf)
+    last_issue = np.full(P, -np.inf)
+    np.minimum.at(first_issue, sj.pass_of, issued)
+    np.maximum.at(last_issue, sj.pass_of, issued_end)
+    starts = np.minimum(starts, np.where(np.isfinite(first_issue), first_issue, starts))
+    starts[0] = min(starts[0], 0.0) if starts[0] < 0 else starts[0]
     host_ends = np.concatenate([starts[1:], [length]])
+    host_ends = np.maximum(host_ends, np.where(np.isfinite(last_issue), last_issue, host_ends))
+    starts[1:] = np.maximum(starts[1:], host_ends[:-1])
+    starts = np.maximum.accumulate(np.clip(starts, 0.0, length))
     steps = step_decompositions([f"lean set {sj.index} pass {p}" for p in range(s.passes)], starts, host_ends,
                                 issued, end, length, part)
     return _SetTimeline(join=sj, part=part, ts=ts, dur=dur, gap_s=gap_s, gap_e=gap_e, pieces=(ps, pe, pl, pg),
