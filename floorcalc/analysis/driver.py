@@ -246,6 +246,11 @@ def _analyze(trace: Trace, *, spec: SpecArg, passes: Optional[int], device: Opti
     return dataclasses.replace(report, notes=report.notes[:at] + (how,) + report.notes[at:])
 
 
+#: the spread of the unprofiled sets ((max - min) / median) above which a report says its
+#: timings are noisy (docs/timeline.md, "Lean timing")
+NOISE_SPREAD = 0.10
+
+
 def _distortion_words(profiled_us: float, bare_us: float, runs: Sequence[float], how: str, detail: str) -> str:
     """One part of the profiler-distortion note: ``+45% {how} ({detail})``, or ``not measurable
     {how} ({detail}; why)`` where classify.profiler_distortion cannot measure it: the profiled
@@ -349,10 +354,11 @@ def _build_report(trace: Trace, spec: DeviceSpec, cap: CaptureInfo, *, passes: O
         notes.append(f"MFU uses {key} = {peak:.4g} FLOP/s ({spec.peak_flop_per_s[key].basis}); "
                      f"MBU uses DRAM {spec.mem_bytes_per_s.value:.4g} B/s ({spec.mem_bytes_per_s.basis}); "
                      f"both over the {'bare (unprofiled)' if bare else 'profiled'} wall time")
-    if bare and (wall < 0.9 * bare or (runs and max(runs) > 1.5 * min(runs))):
-        notes.append(f"host timing looks noisy: bare passes took {', '.join(f'{r:.0f}' for r in runs) or bare} us "
-                     f"against {wall:.0f} us profiled; another process may share this CPU, so treat the "
-                     "wall times and the profiler distortion with care")
+    if bare and (wall < 0.9 * bare or classify.bare_spread(bare, runs) > NOISE_SPREAD):
+        notes.append(f"timing looks noisy: the unprofiled sets took {', '.join(f'{r:.0f}' for r in runs) or bare} us "
+                     f"per pass (spread {classify.bare_spread(bare, runs):.0%}, over the {NOISE_SPREAD:.0%} threshold, "
+                     f"or the profiled pass's {wall:.0f} us faster than them); another process may share this "
+                     "machine, or its clocks changed: treat the step time, MFU, MBU and the profiler's cost with care")
     if not trace.has_shapes:
         notes.append("trace has no shapes (record_shapes was off): nothing can be counted, timeline only")
     early = [trace.gpu[i] for i in launched_before_trace(trace)]

@@ -117,8 +117,11 @@ def rank_record(path: str, options: RankOptions = RankOptions()) -> RankRecord:
             from floorcalc.trace.graphs import attach_capture
 
             trace = attach_capture(trace, load(capture_file(options.capture, path, rank=rank)))
+        # the profiled pass of each rank: the cross-rank waits are timed on it (collectives' kernels and
+        # host ops), so its decomposition is the one they split (lean passes: one trace read alone)
         report = analyze(trace, spec=options.spec, passes=options.passes, device=options.device,
-                         command=options.command, link=options.link, live=options.live, group_by=options.group_by)
+                         command=options.command, link=options.link, live=options.live, group_by=options.group_by,
+                         profiled=True)
         if options.annotate_dir:
             _annotate(trace, report, annotate_path=annotated_path(options.annotate_dir, path))
     except FloorcalcError as e:

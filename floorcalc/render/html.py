@@ -58,6 +58,7 @@ ul.notes li.note::before { content: "note: "; font-weight: bold; }
 .bar.neg { background: #d55e00; }
 table.decomposition tr.sub td { color: #555; font-size: 12px; border-bottom: none; padding-top: 0; padding-bottom: 1px; }
 table.decomposition tr.sub td:first-child { padding-left: 26px; }
+table.decomposition tr.profiler td { color: #555; font-size: 12px; }
 figure { margin: 10px 0; }
 figure img { max-width: 100%; height: auto; border: 1px solid #eee; }
 figure.roofline img { max-width: 900px; }
@@ -208,7 +209,7 @@ class HtmlRenderer(Renderer):
                  for k, v in sorted(dec.other_parts_us.items()) if v]
         st = t.step_times if t is not None else None
         of = "the unprofiled step" if st is not None and st.basis == "unprofiled" else "the profiled pass"
-        extra = [f'<tr class="sub"><td>{_e(label)}</td><td class="num">{_e(value)}</td><td></td><td>{_e(how)}</td></tr>'
+        extra = [f'<tr class="profiler"><td>{_e(label)}</td><td class="num">{_e(value)}</td><td></td><td>{_e(how)}</td></tr>'
                  for label, value, how in (profiler_rows(t) if t is not None else [])]
         out = [f"<h2>Where the wall time goes (per pass): {_e(of)}</h2>",
                f"<p>Wall time {_e(format_us(dec.wall_us))} us per pass, split into parts that add up to it "

@@ -177,7 +177,7 @@ def profiler_rows(t: Timeline) -> list:
 
 def _steps(t: Timeline, console: Console) -> None:
     lean = t.step_times is not None and t.step_times.basis == "unprofiled"
-    st = PlainTable(box=box.SIMPLE_HEAD, title=f"per pass ({'lean passes' if lean else 'ProfilerStep'}), us (by launch: "
+    st = PlainTable(box=box.SIMPLE_HEAD, title=f"per {'lean pass' if lean else 'ProfilerStep'}, us (by launch: "
                     "from the previous step's end to the later of its host end and its device work's end)",
                     title_justify="left")
     st.add_column("step", no_wrap=True)

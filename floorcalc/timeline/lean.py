@@ -339,7 +339,7 @@ def reconcile(amounts: np.ndarray, wall_us: float, target_us: float) -> Tuple[np
             take = min(delta, have)
             out[group] -= out[group] * (take / have)
             delta -= take
-        return out, -delta if delta > 1e-9 else 0.0
+        return out, delta if delta > 1e-9 else 0.0
     give = -delta
     have = float(idle.sum())
     if have > 0:
