@@ -120,7 +120,8 @@ def analyze(trace: Trace, win: Window, units: Sequence[WorkUnit], spec: DeviceSp
     # 4. decompositions
     total = part.integrate(np.array([0.0]), np.array([wall]))[0]
     decomposition = _decomposition("pass", 0.0, wall / n, total / n)
-    steps = _steps(trace, win, part, ev, ts, dur)
+    issued = issued_at(trace, ev, ts, W0)
+    steps = _steps(trace, win, part, ev, ts, dur, issued)
     spread = _spread(steps)
 
     # gaps: per gap totals by cause, names of the ops around and inside (stretches shorter than
@@ -165,11 +166,6 @@ def analyze(trace: Trace, win: Window, units: Sequence[WorkUnit], spec: DeviceSp
     # the lean passes joined to this one, reconciled to the unprofiled step (floorcalc.timeline.lean)
     o = np.argsort(ps, kind="stable")
     step_starts = np.array([s.ts_us for s in trace.steps if W0 <= s.ts_us <= win.end_us]) - W0
-    rt = trace.runtime
-    issued = np.zeros(len(ev))
-    for j, (e, t) in enumerate(zip(ev, ts.tolist())):
-        call = e.graph_launch if e.graph_launch is not None else e.launch
-        issued[j] = rt[call].ts_us - W0 if call is not None else t
     step_of = (np.maximum(np.searchsorted(step_starts, issued, side="right") - 1, 0) if len(step_starts)
                else np.zeros(len(ev), dtype=np.int64))
     rich = lean_join.RichPass(trace=trace, ev=ev, ts=ts, dur=dur, fl=fl, is_comm=is_comm, rank=rank, step_of=step_of,
@@ -435,8 +431,24 @@ def _decomposition(label: str, at: float, wall: float, amounts: np.ndarray) -> D
     )
 
 
+def issued_at(trace: Trace, ev: Sequence[GpuEvent], ts: np.ndarray, W0: float) -> np.ndarray:
+    """When each device event was issued, from the window's start: its launch call's start (a
+    graph replay's ``cudaGraphLaunch``), or its own start when it has none."""
+    calls = np.fromiter(((e.graph_launch if e.graph_launch is not None else e.launch if e.launch is not None else -1)
+                         for e in ev), dtype=np.int64, count=len(ev))
+    if not len(calls):
+        return np.zeros(0)
+    has = calls >= 0
+    out: np.ndarray = np.array(ts, dtype=np.float64)
+    if has.any():
+        rt = trace.runtime
+        out[has] = np.fromiter((rt[i].ts_us for i in calls[has].tolist()), dtype=np.float64,
+                               count=int(has.sum())) - W0
+    return out
+
+
 def _steps(trace: Trace, win: Window, part: Partition, ev: Sequence[GpuEvent], ts: np.ndarray,
-           dur: np.ndarray) -> Tuple[Decomposition, ...]:
+           dur: np.ndarray, issued: np.ndarray) -> Tuple[Decomposition, ...]:
     """One decomposition per ProfilerStep, by launch (:func:`step_slices`): each device event
     belongs to the step whose host range issued its launch call (its ``cudaGraphLaunch`` for a
     replayed one; its start, for an event with no launch call)."""
@@ -446,11 +458,6 @@ def _steps(trace: Trace, win: Window, part: Partition, ev: Sequence[GpuEvent], t
     W0 = win.start_us
     starts = np.array([s.ts_us for s in steps]) - W0
     host_ends = np.array([s.end_us for s in steps]) - W0
-    rt = trace.runtime
-    issued = np.zeros(len(ev))
-    for k, (e, t) in enumerate(zip(ev, ts.tolist())):
-        call = e.graph_launch if e.graph_launch is not None else e.launch
-        issued[k] = rt[call].ts_us - W0 if call is not None else t
     return step_decompositions([f"ProfilerStep#{s.number}" for s in steps], starts, host_ends, issued, ts + dur,
                                win.wall_us, part)
 
