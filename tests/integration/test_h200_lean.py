@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from floorcalc.analysis import analyze
+from floorcalc.analysis.driver import analyze
 from floorcalc.trace import kineto
 
 DATA = Path(__file__).resolve().parents[1] / "data"

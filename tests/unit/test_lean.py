@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from builders import with_lean_passes
-from floorcalc.analysis import analyze
+from floorcalc.analysis.driver import analyze
 from floorcalc.capture.lean import columns
 from floorcalc.records import LeanCapture, LeanSet, RuntimeCall, Trace
 from floorcalc.timeline.analysis import step_slices
