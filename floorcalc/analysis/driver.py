@@ -72,7 +72,7 @@ def analyze_file(path: Union[str, Path], *, spec: SpecArg = None, passes: Option
     :class:`TraceError` for a file that is not a readable trace (or holds several processes and
     no ``pid``), :class:`UsageError` for a capture folder with no single trace for this one, and
     what :func:`analyze` raises. ``progress``: where the reading and the analysis are shown
-    (floorcalc.util.progress). ``counters``: as for :func:`analyze`."""
+    (floorcalc.util.progress). ``counters``, ``profiled``: as for :func:`analyze`."""
     from floorcalc import trace as trace_mod
 
     check_passes(passes)
@@ -163,6 +163,8 @@ def analyze(trace: Trace, *, spec: SpecArg = None, passes: Optional[int] = None,
     where the stages are shown (floorcalc.util.progress). ``counters``: an Nsight Compute profile of
     one pass of the same model (floorcalc.counters.ncu_csv.read_ncu_csv), joined to the kernels
     (:func:`with_counters`).
+    ``profiled``: the timeline of the profiled
+    pass itself, not the lean passes' reconciled to the unprofiled step (floorcalc.timeline.lean).
 
     Raises :class:`UsageError` for options the trace contradicts, :class:`TraceError` for a
     truncated GPU trace with no device event left, :class:`SpecError` when no spec fits.
@@ -378,7 +380,7 @@ def _build_report(trace: Trace, spec: DeviceSpec, cap: CaptureInfo, *, passes: O
     # where the rest of the wall time goes: gaps, copies, decomposition (floorcalc.timeline)
     target: Target = "cuda" if gpu else "cpu"
     steps.update(3, detail="timeline: gaps, copies, waits")
-    timeline = analyze_timeline(trace, win, units, spec, target=target)
+    timeline = analyze_timeline(trace, win, units, spec, target=target, lean=not profiled)
     # physically impossible figures, each with its likely cause (floorcalc.analysis.plausibility)
     steps.update(4, detail="checks and grouping")
     warnings = ((overlap,) if overlap is not None else ()) + plausibility.check(
