@@ -13,7 +13,7 @@ from typing import Dict, List, Optional, Tuple
 
 from floorcalc.records import IdleRow, Report, Timeline
 from floorcalc.render.figures import format_us
-from floorcalc.render.timeline_table import CAUSE_TEXT, profiler_rows, shown_parts
+from floorcalc.render.timeline_table import CAUSE_TEXT, ahead, profiler_rows, shown_parts
 
 Table = Tuple[str, List[str], str, List[List[str]]]
 
@@ -64,7 +64,7 @@ def steps(t: Timeline) -> Optional[Table]:
     parts = shown_parts(t.steps[0], t.communication is not None)
     head = ["step", "wall"] + [label for _a, label, *_ in parts] + ["bound"]
     rows = [[s.label, format_us(s.wall_us)] + [format_us(getattr(s, a)) for a, *_ in parts]
-            + [s.bound + (f", host ahead by {format_us(s.host_ahead_us)} us" if s.host_ahead_us > 1.0 else "")]
+            + [s.bound + (f", host ahead by {format_us(s.host_ahead_us)} us" if ahead(s) else "")]
             for s in t.steps]
     return ("Per pass, by launch (a pass runs from the previous one's end to the later of its host end and the end "
             "of the device work it launched)", head, "lr" + "r" * len(parts) + "l", rows)

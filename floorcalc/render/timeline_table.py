@@ -158,6 +158,16 @@ def _communication(t: Timeline, console: Console) -> None:
                            "floorcalc analyze RANK0 RANK1 ... (or their folder)", style="dim"))
 
 
+#: a step is shown as one whose host ran ahead when its device work ran on past the next step's
+#: host start by more than this share of its own wall time (the record keeps the time itself)
+HOST_AHEAD_SHARE = 0.10
+
+
+def ahead(s: Decomposition) -> bool:
+    """Whether the tables mark step ``s`` as one whose host ran ahead of the device."""
+    return s.host_ahead_us > max(1.0, HOST_AHEAD_SHARE * s.wall_us)
+
+
 def profiler_rows(t: Timeline) -> list:
     """What the profiler added to the step, measured, as (label, value, how) rows below the
     decomposition (never one of its parts): the lean passes' own cost and the profiled pass's."""
@@ -189,7 +199,7 @@ def _steps(t: Timeline, console: Console) -> None:
     st.add_column("bound", no_wrap=True)
     for s in t.steps:
         st.add_row(s.label.replace("ProfilerStep", ""), format_us(s.wall_us), *[format_us(getattr(s, a)) for a, *_ in parts],
-                   s.bound + (f", host ahead by {format_us(s.host_ahead_us)}" if s.host_ahead_us > 1.0 else ""))
+                   s.bound + (f", host ahead by {format_us(s.host_ahead_us)}" if ahead(s) else ""))
     if t.step_spread:
         for k, name in ((0, "min"), (1, "median"), (2, "max")):
             st.add_row(styled((name, "dim")), format_us(t.step_spread["wall_us"][k]),
