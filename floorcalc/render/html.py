@@ -190,31 +190,38 @@ class HtmlRenderer(Renderer):
         if dec is None:
             return ["<h2>Where the wall time goes</h2>",
                     '<p class="missing">No decomposition: this report has no device timeline.</p>']
-        parts: List[Tuple[str, float]] = [("hardware floor", dec.floor_us), ("above the floor (kernel excess)",
-                                                                              dec.excess_us),
-                                          ("data movement", dec.data_movement_us)]
+        parts: List[Tuple[str, str]] = [("hardware floor", "floor_us"), ("above the floor (kernel excess)", "excess_us"),
+                                        ("data movement", "data_movement_us")]
         if dec.communication_us or dec.peer_wait_us:
-            parts += [("communication", dec.communication_us), ("waiting on peers", dec.peer_wait_us)]
-        parts += [("host overhead", dec.host_overhead_us), ("blocking", dec.blocking_us), ("other", dec.other_us)]
+            parts += [("communication", "communication_us"), ("waiting on peers", "peer_wait_us")]
+        parts += [("host overhead", "host_overhead_us"), ("blocking", "blocking_us"), ("other", "other_us")]
         wall = dec.wall_us or 1.0
+        # each part's min-max over the passes (per-pass slices by launch), where there are two or more
+        spread = t.step_spread if t is not None and len(t.steps) > 1 else {}
+
+        def rng(attr: str) -> str:
+            return f"{format_us(spread[attr][0])}-{format_us(spread[attr][2])}" if attr in spread else ""
+
         rows = []
-        for name, us in parts:
+        for name, attr in parts:
+            us = float(getattr(dec, attr))
             width = min(abs(us) / wall, 1.0) * 300
             bar = f'<span class="bar{" neg" if us < 0 else ""}" style="width:{width:.1f}px"></span>'
             rows.append(f'<tr><td>{_e(name)}</td><td class="num">{_e(format_us(us))}</td>'
-                        f'<td class="num">{_e(_pct(us / wall))}</td><td>{bar}</td></tr>')
+                        f'<td class="num">{_e(_pct(us / wall))}</td><td class="num">{_e(rng(attr))}</td><td>{bar}</td></tr>')
         # other's parts are a breakdown of its row, not more parts of the wall: indented, no bar
         rows += [f'<tr class="sub"><td>of which {_e(k.replace("_", " "))}</td><td class="num">{_e(format_us(v))}</td>'
-                 f'<td class="num">{_e(_pct(v / wall))}</td><td></td></tr>'
+                 f'<td class="num">{_e(_pct(v / wall))}</td><td></td><td></td></tr>'
                  for k, v in sorted(dec.other_parts_us.items()) if v]
         st = t.step_times if t is not None else None
         of = "the unprofiled step" if st is not None and st.basis == "unprofiled" else "the profiled pass"
-        extra = [f'<tr class="profiler"><td>{_e(label)}</td><td class="num">{_e(value)}</td><td></td><td>{_e(how)}</td></tr>'
+        extra = [f'<tr class="profiler"><td>{_e(label)}</td><td class="num">{_e(value)}</td><td></td><td></td><td>{_e(how)}</td></tr>'
                  for label, value, how in (profiler_rows(t) if t is not None else [])]
         out = [f"<h2>Where the wall time goes (per pass): {_e(of)}</h2>",
                f"<p>Wall time {_e(format_us(dec.wall_us))} us per pass, split into parts that add up to it "
                f"(bound: {_e(dec.bound)}; docs/timeline.md). {_e(st.join if st is not None else '')}</p>",
-               '<table class="decomposition"><thead><tr><th>part</th><th>us</th><th>share</th><th></th></tr>'
+               '<table class="decomposition"><thead><tr><th>part</th><th>us</th><th>share</th>'
+               f'<th>{"passes min-max" if spread else ""}</th><th></th></tr>'
                "</thead><tbody>"] + rows + extra + ["</tbody></table>"]
         return out
 
