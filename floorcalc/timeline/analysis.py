@@ -171,7 +171,16 @@ def analyze(trace: Trace, win: Window, units: Sequence[WorkUnit], spec: DeviceSp
     rich = lean_join.RichPass(trace=trace, ev=ev, ts=ts, dur=dur, fl=fl, is_comm=is_comm, rank=rank, step_of=step_of,
                               ps=ps[o], pe=pe[o], pl=pl[o], op_at=host.op_at, wall=wall,
                               passes=max(len(step_starts), 1), step_starts=step_starts)
-    return lean_join.lean_timeline(rich, result, spec, trace.capture, SUBMIT_US)
+    try:
+        return lean_join.lean_timeline(rich, result, spec, trace.capture, SUBMIT_US)
+    except Exception as e:  # noqa: BLE001 - the profiled pass's timeline stands, and says why
+        import os
+
+        if os.environ.get("FLOORCALC_DEBUG"):
+            raise
+        why = f"the lean passes could not be joined ({type(e).__name__}: {e}); every figure is the profiled pass's"
+        return dataclasses.replace(result, notes=result.notes + ("warning: " + why,), step_times=lean_join.step_times(
+            trace.capture, result.wall_us, "profiled", why, 0, []))
 
 
 def idle_spans(ps: np.ndarray, pe: np.ndarray, pl: np.ndarray, trace: Optional[Trace] = None,

@@ -127,7 +127,7 @@ class _Reader:
             return None
         try:
             return _lean(v)
-        except (KeyError, TypeError, ValueError) as e:
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as e:  # any damage: named, dropped
             self.problems.append(f"capture metadata: {key} is unreadable ({type(e).__name__}: {e}); "
                                  "the figures are the profiled pass's")
             return None
