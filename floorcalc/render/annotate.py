@@ -244,13 +244,13 @@ class TraceAnnotator:
                     PREFIX + "after": owner(by_end[i]) if i >= 0 else "(window start)",
                     PREFIX + "before": owner(by_start[j]) if j < len(by_start) else "(window end)"}
             if sp is not None and sp_s:
-                args.update(_causes(sp, sp_s, win.start_us, a, b))
+                args.update(_causes(sp, sp_s, win.start_us, a, b, trace))
             out.append({"ph": "X", "cat": CATEGORY, "name": "GPU idle", "pid": pid, "tid": 1, "ts": t(a),
                         "dur": t(b - a), "args": args})
         return out
 
 
-def _causes(sp: Any, starts: List[float], w0: float, a: float, b: float) -> Dict[str, Any]:
+def _causes(sp: Any, starts: List[float], w0: float, a: float, b: float, trace: Trace) -> Dict[str, Any]:
     """The idle causes of ``[a, b]`` (trace times) from the timeline's idle spans: the cause
     holding most of it, the split by cause, and the host op of its longest span of that cause."""
     import bisect
@@ -263,7 +263,9 @@ def _causes(sp: Any, starts: List[float], w0: float, a: float, b: float) -> Dict
         if hi > lo:
             c = sp.causes[k]
             by[c] += hi - lo
-            op = sp.ops[k] if k < len(sp.ops) else ""
+            i = sp.op_ids[k] if k < len(sp.op_ids) else -1
+            o = trace.ops[i] if 0 <= i < len(trace.ops) else None
+            op = (o.name + (f" [{o.module}]" if o.module else "")) if o is not None else ""
             if hi - lo > longest.get(c, (0.0, ""))[0]:
                 longest[c] = (hi - lo, op)
         k += 1

@@ -187,7 +187,7 @@ def idle_spans(ps: np.ndarray, pe: np.ndarray, pl: np.ndarray, trace: Optional[T
                op_at: Any = None) -> IdleSpans:
     """The painted idle pieces (start, end, cause column) as :class:`IdleSpans`: sorted by
     start, a piece that starts where the previous one of the same cause ends merged into it;
-    with ``trace`` and ``op_at`` (the host op at a time), each span's host op."""
+    with ``op_at`` (the host op at a time), each span's host op's index."""
     if not len(ps):
         return IdleSpans()
     o = np.argsort(ps, kind="stable")
@@ -197,15 +197,11 @@ def idle_spans(ps: np.ndarray, pe: np.ndarray, pl: np.ndarray, trace: Optional[T
     first = np.flatnonzero(new)
     last = np.append(first[1:], len(s)) - 1
     a, b = s[first], e[last]
-    ops: Tuple[str, ...] = ()
-    if trace is not None and op_at is not None:
-        names = []
-        for i in op_at((a + b) * 0.5).tolist():
-            name, module = _op_label(trace, i)
-            names.append(name + (f" [{module}]" if module else ""))
-        ops = tuple(names)
+    ops: Tuple[int, ...] = ()
+    if op_at is not None:
+        ops = tuple(op_at((a + b) * 0.5).tolist())
     return IdleSpans(starts_us=tuple(a.tolist()), ends_us=tuple(b.tolist()),
-                     causes=tuple(GAP_CAUSES[int(k) - IDLE_COLUMNS.start] for k in c[first]), ops=ops)
+                     causes=tuple(GAP_CAUSES[int(k) - IDLE_COLUMNS.start] for k in c[first]), op_ids=ops)
 
 
 # ---------------------------------------------------------------------------------------------
