@@ -174,3 +174,26 @@ def test_columns_find_the_set_among_the_synchronise_calls():
     assert s.pass_starts_us == pytest.approx((1.0, 500.0))
     with pytest.raises(ValueError):
         columns(tr, [t0], t0, t0 + 3_000_000_000, {})
+
+
+def test_annotated_idle_slices_carry_their_cause_and_host_op(tmp_path):
+    from floorcalc.cli import main
+    from floorcalc.records import GAP_CAUSES
+
+    out = tmp_path / "ann.json.gz"
+    assert main(["analyze", str(DATA / "h200_k14_item.trace.json.gz"), "-q", "--annotate-trace", str(out),
+                 "-o", str(tmp_path / "r.json")]) == 0
+    idle = [e for e in json.loads(gzip.decompress(out.read_bytes()))["traceEvents"] if e.get("name") == "GPU idle"]
+    assert idle
+    r = json.loads((tmp_path / "r.json").read_text())
+    total = {c: 0.0 for c in GAP_CAUSES}
+    for e in idle:
+        a = e["args"]
+        assert a["floorcalc.cause"] in GAP_CAUSES and a["floorcalc.host_op"]
+        assert sum(a["floorcalc.idle_by_cause_us"].values()) == pytest.approx(a["floorcalc.idle_us"], abs=2e-3)
+        for c, v in a["floorcalc.idle_by_cause_us"].items():
+            total[c] += v
+    passes = r["timeline"]["passes"]
+    by = r["timeline"]["gaps"]["idle_us_by_cause"]
+    for c in GAP_CAUSES:   # the slices hold the timeline's idle time, cause by cause
+        assert total[c] / passes == pytest.approx(by[c], abs=0.01 + 1e-3 * by[c])
