@@ -5,14 +5,14 @@ Steps of :func:`capture`:
 1. Load the model and inputs on the device (or the file's ``setup()``), in inference mode.
 2. Warm up: ``warmup`` passes, then synchronise.
 3. Three rounds of timed sets of ``iters`` passes (:func:`timed_sets`): one with no profiler
-   (synchronising before and after each set, never inside it), on a GPU one of lean passes
-   under a profiler recording CUDA activity only (floorcalc.capture.lean: their device events
-   are kept), and one under the profiler without shapes or module ranges. The median
-   unprofiled per-pass time is the bare wall time.
+   (synchronising before and after each set, never inside it) and, on a GPU, one of lean
+   passes under a profiler recording CUDA activity only (floorcalc.capture.lean: their device
+   events are kept). The median unprofiled per-pass time is the bare wall time. After L, one
+   set under the profiler without shapes or module ranges times the profiler alone.
 4. Measure the launch latency L on this device (:mod:`floorcalc.capture.calibrate`).
 5. Profile ``iters`` passes with CPU and CUDA activities and ``record_shapes`` (after one
    untimed pass in the same session, outside every step, which pays the session's buffer
-   set-up); each pass runs inside a ``ProfilerStep#i`` range, each ``nn.Module`` call inside a
+   set-up; not on several ranks, whose windows keep the same collectives); each pass runs inside a ``ProfilerStep#i`` range, each ``nn.Module`` call inside a
    ``module: <path>`` range; one synchronise after the last pass, inside the profiler, so
    every kernel is collected. The lean sets travel in the trace's capture metadata.
 6. Write the trace to disk, gzipped, before anything analyses it; never over an existing file
@@ -299,33 +299,26 @@ def time_bare(step: Callable[[], Any], device: str, iters: int, repeats: int = 3
 @dataclass
 class TimedSets:
     """The timed sets of a capture (module notes, step 3): per-pass wall times of the unprofiled
-    sets (``bare``) and of the sets under the profiler without shapes (``no_shapes``), in
-    microseconds, and the lean sets (``lean``, None when none were run)."""
+    sets (``bare``), in microseconds, and the lean sets (``lean``, None when none were run)."""
 
     bare: List[float]
-    no_shapes: List[float]
     lean: Optional[LeanCapture]
 
 
-def timed_sets(step: Callable[[], Any], device: str, iters: int, activities: List[Any], *, lean: bool,
-               scratch: Path, repeats: int = 3, progress: Progress = NO_PROGRESS) -> TimedSets:
-    """``repeats`` rounds of: an unprofiled set of ``iters`` passes (synchronised before and
-    after, never inside), then, when ``lean``, a lean set (floorcalc.capture.lean: CUDA activity
-    only), then a set under the profiler with ``activities`` and no shapes or module ranges (its
-    first pass untimed: a new session pays its buffer set-up). Interleaved, so that a slow
-    stretch of the machine spreads over every kind of set rather than falling on one.
-    ``scratch``: where a lean set's trace is exported for reading (then removed)."""
-    from torch.profiler import profile
-
+def timed_sets(step: Callable[[], Any], device: str, iters: int, *, lean: bool, scratch: Path, repeats: int = 3,
+               progress: Progress = NO_PROGRESS) -> TimedSets:
+    """``repeats`` rounds of an unprofiled set of ``iters`` passes (synchronised before and after,
+    never inside), each followed, when ``lean``, by a lean set (floorcalc.capture.lean: CUDA
+    activity only). Interleaved, so that a slow stretch of the machine spreads over both kinds
+    of set rather than falling on one. ``scratch``: where a lean set's trace is exported for
+    reading (then removed)."""
     from floorcalc.capture import lean as lean_capture
 
     bare: List[float] = []
-    no_shapes: List[float] = []
     sets: List[LeanSet] = []
     names: Dict[str, int] = {}
-    per_round = 3 if lean else 2
-    with progress.task(f"timing {iters} passes: unprofiled, " + ("CUDA-only, " if lean else "") + "no shapes",
-                       total=repeats * per_round, unit="sets") as task:
+    with progress.task(f"timing {iters} passes without the profiler" + (" and CUDA-only" if lean else ""),
+                       total=repeats * (2 if lean else 1), unit="sets") as task:
         for _ in range(repeats):
             bare += time_bare(step, device, iters, repeats=1)
             task.advance()
@@ -334,19 +327,9 @@ def timed_sets(step: Callable[[], Any], device: str, iters: int, activities: Lis
                 try:
                     sets.append(lean_capture.columns(tr, starts, t0, t1, names))
                 except ValueError:
-                    pass                      # no synchronise recorded: the report says the lean passes are missing
+                    pass                      # its bounds not found: the report says which sets matched
                 task.advance()
-            with profile(activities=activities):
-                step()
-                _sync(device)
-                t0f = time.perf_counter()
-                for _ in range(iters):
-                    step()
-                _sync(device)
-                no_shapes.append((time.perf_counter() - t0f) * 1e6 / iters)
-            task.advance()
-    return TimedSets(bare=bare, no_shapes=no_shapes,
-                     lean=lean_capture.capture_of(sets, names) if sets else None)
+    return TimedSets(bare=bare, lean=lean_capture.capture_of(sets, names) if sets else None)
 
 
 def write_trace(prof: Any, dest: Union[Path, _TraceDest], force: bool = False) -> Path:
@@ -559,9 +542,8 @@ def _capture_step(step: Callable[[], Any], model: Any, device: str, dest: _Trace
         activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if device == "cuda" else [])
         with_lean = lean and device == "cuda"
         log(f"timing {iters} passes without the profiler (3 sets)"
-            + (", each followed by a set under a CUDA-only profiler and one under CPU + CUDA activity" if with_lean
-               else ", each followed by a set under the profiler without shapes"))
-        sets = timed_sets(step, device, iters, activities, lean=with_lean, scratch=dest.folder, progress=progress)
+            + (", each followed by a lean set (CUDA activity only)" if with_lean else ""))
+        sets = timed_sets(step, device, iters, lean=with_lean, scratch=dest.folder, progress=progress)
         bare = sets.bare
         log("measuring launch latency")
         launch = calibrate.launch_latency(device)
@@ -575,8 +557,18 @@ def _capture_step(step: Callable[[], Any], model: Any, device: str, dest: _Trace
             from floorcalc.device import cpu_spec
 
             here = cpu_spec()
+        # the profiler's own cost, apart from shape recording and module ranges: the same passes
+        # timed on the host under a profiler that records neither (its events are discarded)
         stage("profiler timing")
-        no_shapes_us = statistics.median(sets.no_shapes)
+        log(f"timing {iters} passes under the profiler without shapes")
+        with profile(activities=activities), progress.task("timing under the profiler (no shapes)"):
+            step()  # untimed: the first pass under a new profiler session pays its buffer set-up
+            _sync(device)
+            t0 = time.perf_counter()
+            for _ in range(iters):
+                step()
+            _sync(device)
+            no_shapes_us = (time.perf_counter() - t0) * 1e6 / iters
         info = CaptureInfo(
             recorded=True, capture_command=command, floorcalc_version=_version(),
             device="cuda" if device == "cuda" else "cpu", gpu_name=gpu_name, model_file=model_file, warmup=warmup,
@@ -587,7 +579,7 @@ def _capture_step(step: Callable[[], Any], model: Any, device: str, dest: _Trace
             sm_count=torch.cuda.get_device_properties(0).multi_processor_count if device == "cuda" else None,
             compute_capability=("{}.{}".format(*torch.cuda.get_device_capability()) if device == "cuda" else None),
             bare_wall_us=statistics.median(bare), bare_wall_us_runs=tuple(bare),
-            profiled_no_shapes_wall_us=no_shapes_us, profiled_no_shapes_wall_us_runs=tuple(sets.no_shapes),
+            profiled_no_shapes_wall_us=no_shapes_us,
             lean=sets.lean, launch_latency=launch, cpu_bandwidth=cpu_bw,
             cpu_name=here.name if here is not None else None,
             cpu_peak_flop_per_s=dict(here.peak_flop_per_s) if here is not None else {},
@@ -602,8 +594,9 @@ def _capture_step(step: Callable[[], Any], model: Any, device: str, dest: _Trace
 
                     with record_function(CAPTURE_RANGE):
                         step = graph_replay(eager_step, device, warm=False)
-                step()  # untimed, outside every ProfilerStep: the session's first launch pays its buffer set-up
-                _sync(device)
+                if between is None:  # one process: an untimed pass outside every ProfilerStep pays the
+                    step()           # session's buffer set-up (ranks keep their collectives' count per window)
+                    _sync(device)
                 stage("profiled passes")
                 with progress.task("profiled pass", total=iters, unit="passes") as task:
                     for i in range(iters):

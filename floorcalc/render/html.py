@@ -217,8 +217,8 @@ class HtmlRenderer(Renderer):
         of = "the unprofiled step" if st is not None and st.basis == "unprofiled" else "the profiled pass"
         extra = [f'<tr class="profiler"><td>{_e(label)}</td><td class="num">{_e(value)}</td><td></td><td></td><td>{_e(how)}</td></tr>'
                  for label, value, how in (profiler_rows(t) if t is not None else [])]
-        out = [f"<h2>Where the wall time goes (per pass): {_e(of)}</h2>",
-               f"<p>Wall time {_e(format_us(dec.wall_us))} us per pass, split into parts that add up to it "
+        out = ["<h2>Where the wall time goes (per pass)</h2>",
+               f"<p>Of {_e(of)}: wall time {_e(format_us(dec.wall_us))} us per pass, split into parts that add up to it "
                f"(bound: {_e(dec.bound)}; docs/timeline.md). {_e(st.join if st is not None else '')}</p>",
                '<table class="decomposition"><thead><tr><th>part</th><th>us</th><th>share</th>'
                f'<th>{"passes min-max" if spread else ""}</th><th></th></tr>'
