@@ -138,3 +138,35 @@ def test_kernels_whose_answer_the_flush_changes_are_marked(runs):
     assert not next(k for k in c.kernels if k.module == "output").cold
     _rep, kept = runs[("gpt2", "keep")]
     assert kept.cold_kernels == 0 and not any(k.cold for k in kept.kernels)
+
+
+GOLDEN = [("h200_llama7b1", "flush"), ("h200_gpt2", "flush"), ("h200_gpt2_compile", "flush")]
+
+
+def counters_section(trace, csv):
+    """The counters section of ``floorcalc analyze TRACE --counters CSV -o X.txt`` (its tables,
+    as the table renderer prints them on a 160-column page, then the report's counters notes)."""
+    from floorcalc.render.base import captured
+    from floorcalc.render.counters_table import render_counters
+
+    rep = floorcalc.analyze(trace, counters=csv).record
+    notes = [f"note: {n.text}" for n in rep.notes if n.text.startswith("counters: ")]
+    return captured(lambda console: render_counters(rep.counters, console)) + "\n".join(notes) + "\n"
+
+
+@pytest.mark.parametrize("name,cache", GOLDEN)
+def test_analyze_counters_reproduces_the_committed_table(tmp_path, monkeypatch, name, cache):
+    # the counters section analyze --counters prints, from the repository root, is the committed
+    # tests/data/counters/NAME.CACHE.txt (written by this same function: python -c "import
+    # test_counters_h200 as t; ..." from tests/integration, or by hand from the report)
+    root = DATA.parents[2]
+    monkeypatch.chdir(root)
+    rel = DATA.relative_to(root)
+    text = counters_section(rel / f"{name}.trace.json.gz", rel / f"{name}.{cache}.ncu.csv.gz")
+    assert text == (DATA / f"{name}.{cache}.txt").read_text()
+    # and the whole report carries the same section
+    out = tmp_path / "full.txt"
+    assert main(["analyze", str(rel / f"{name}.trace.json.gz"), "--counters", str(rel / f"{name}.{cache}.ncu.csv.gz"),
+                 "-q", "-o", str(out)]) == 0
+    full = out.read_text()
+    assert text.split("\n")[0] in full and all(line in full for line in text.splitlines() if line.startswith("note:"))
