@@ -76,16 +76,14 @@ class IdleSpans:
     into (docs/timeline.md, "Idle causes"), adjacent pieces of one cause merged, in time order.
 
     ``starts_us``/``ends_us``: microseconds from the window's start; ``causes``: each span's
-    cause (a value of :data:`GAP_CAUSES`); ``op_ids``: the index in :attr:`Trace.ops` of the host op
-    the launching thread was in at each span's middle (-1 outside any). Kept on :class:`Timeline` for the
-    picture of a pass (floorcalc/render/timeline_plot.py) and the annotated trace's idle slices,
-    not written to the JSON (like ``Report.units``). Always the profiled pass's, on its clock.
+    cause (a value of :data:`GAP_CAUSES`). Kept on :class:`Timeline` for the picture of a pass
+    (floorcalc/render/timeline_plot.py) and the annotated trace's idle slices, not written to the
+    JSON (like ``Report.units``). Always the profiled pass's, on its clock.
     """
 
     starts_us: Tuple[float, ...] = ()
     ends_us: Tuple[float, ...] = ()
     causes: Tuple[GapCause, ...] = ()
-    op_ids: Tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)

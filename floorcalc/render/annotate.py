@@ -234,6 +234,7 @@ class TraceAnnotator:
         ends = [g.end_us for g in by_end]
         starts = [g.ts_us for g in by_start]
         sp = report.timeline.idle_spans if report.timeline is not None else None
+        host_op = _host_op_at(trace)
         sp_s = [x + win.start_us for x in sp.starts_us] if sp is not None else []
         for a, b in _gaps([(g.ts_us, g.end_us) for g in evs], win.start_us, win.end_us):
             if b - a < self.min_gap_us:
@@ -244,13 +245,13 @@ class TraceAnnotator:
                     PREFIX + "after": owner(by_end[i]) if i >= 0 else "(window start)",
                     PREFIX + "before": owner(by_start[j]) if j < len(by_start) else "(window end)"}
             if sp is not None and sp_s:
-                args.update(_causes(sp, sp_s, win.start_us, a, b, trace))
+                args.update(_causes(sp, sp_s, win.start_us, a, b, host_op))
             out.append({"ph": "X", "cat": CATEGORY, "name": "GPU idle", "pid": pid, "tid": 1, "ts": t(a),
                         "dur": t(b - a), "args": args})
         return out
 
 
-def _causes(sp: Any, starts: List[float], w0: float, a: float, b: float, trace: Trace) -> Dict[str, Any]:
+def _causes(sp: Any, starts: List[float], w0: float, a: float, b: float, host_op: Any) -> Dict[str, Any]:
     """The idle causes of ``[a, b]`` (trace times) from the timeline's idle spans: the cause
     holding most of it, the split by cause, and the host op of its longest span of that cause."""
     import bisect
@@ -263,17 +264,35 @@ def _causes(sp: Any, starts: List[float], w0: float, a: float, b: float, trace: 
         if hi > lo:
             c = sp.causes[k]
             by[c] += hi - lo
-            i = sp.op_ids[k] if k < len(sp.op_ids) else -1
-            o = trace.ops[i] if 0 <= i < len(trace.ops) else None
-            op = (o.name + (f" [{o.module}]" if o.module else "")) if o is not None else ""
-            if hi - lo > longest.get(c, (0.0, ""))[0]:
-                longest[c] = (hi - lo, op)
+            if hi - lo > longest.get(c, (0.0, 0.0))[0]:
+                longest[c] = (hi - lo, (lo + hi) * 0.5)
         k += 1
     if not by:
         return {}
     cause = max(by, key=by.__getitem__)
-    return {PREFIX + "cause": cause, PREFIX + "host_op": longest[cause][1] or "(no op)",
+    return {PREFIX + "cause": cause, PREFIX + "host_op": host_op(longest[cause][1]) or "(no op)",
             PREFIX + "idle_by_cause_us": {c: round(v, 3) for c, v in sorted(by.items(), key=lambda kv: -kv[1])}}
+
+
+def _host_op_at(trace: Trace) -> Any:
+    """``t -> "op [module]"``: the innermost op, at trace time ``t``, of the thread that launched the
+    most device work ("" when none runs); found by bisection, only for the slices annotated."""
+    import bisect
+    from collections import Counter
+
+    tids = Counter(trace.runtime[g.launch].tid for g in trace.gpu if g.launch is not None)
+    tid = tids.most_common(1)[0][0] if tids else None
+    ops = sorted((o for o in trace.ops if o.tid == tid), key=lambda o: o.ts_us)
+    starts = [o.ts_us for o in ops]
+
+    def at(t: float) -> str:
+        k = bisect.bisect_right(starts, t) - 1
+        o = ops[k] if k >= 0 else None
+        while o is not None and o.ts_us + o.duration_us <= t:
+            o = trace.ops[o.parent] if o.parent is not None else None
+        return (o.name + (f" [{o.module}]" if o.module else "")) if o is not None else ""
+
+    return at
 
 
 #: keys written even when null (a figure that is not known is said to be unknown)

@@ -120,7 +120,7 @@ def analyze(trace: Trace, win: Window, units: Sequence[WorkUnit], spec: DeviceSp
     # 4. decompositions
     total = part.integrate(np.array([0.0]), np.array([wall]))[0]
     decomposition = _decomposition("pass", 0.0, wall / n, total / n)
-    issued = issued_at(trace, ev, ts, W0)
+    issued = issued_at(trace, ev, ts, W0, host)
     steps = _steps(trace, win, part, ev, ts, dur, issued)
     spread = _spread(steps)
 
@@ -158,7 +158,7 @@ def analyze(trace: Trace, win: Window, units: Sequence[WorkUnit], spec: DeviceSp
         steps=steps, step_spread=spread, launch=launch, invariants=invariants, ranges=ranges, memory=memory,
         notes=tuple(notes), partial=trace.partial, copy_totals=copy_totals,
         cold_start=cold_items, cold_start_count=cold_count, warm_passes=warm,
-        communication=comm_stats, collectives=timings, idle_spans=idle_spans(ps, pe, pl, trace, host.op_at),
+        communication=comm_stats, collectives=timings, idle_spans=idle_spans(ps, pe, pl),
     )
     if not lean:
         return dataclasses.replace(result, step_times=lean_join.step_times(
@@ -183,11 +183,9 @@ def analyze(trace: Trace, win: Window, units: Sequence[WorkUnit], spec: DeviceSp
             trace.capture, result.wall_us, "profiled", why, 0, []))
 
 
-def idle_spans(ps: np.ndarray, pe: np.ndarray, pl: np.ndarray, trace: Optional[Trace] = None,
-               op_at: Any = None) -> IdleSpans:
+def idle_spans(ps: np.ndarray, pe: np.ndarray, pl: np.ndarray) -> IdleSpans:
     """The painted idle pieces (start, end, cause column) as :class:`IdleSpans`: sorted by
-    start, a piece that starts where the previous one of the same cause ends merged into it;
-    with ``op_at`` (the host op at a time), each span's host op's index."""
+    start, a piece that starts where the previous one of the same cause ends merged into it."""
     if not len(ps):
         return IdleSpans()
     o = np.argsort(ps, kind="stable")
@@ -196,12 +194,8 @@ def idle_spans(ps: np.ndarray, pe: np.ndarray, pl: np.ndarray, trace: Optional[T
     new[1:] = (c[1:] != c[:-1]) | (s[1:] > e[:-1])
     first = np.flatnonzero(new)
     last = np.append(first[1:], len(s)) - 1
-    a, b = s[first], e[last]
-    ops: Tuple[int, ...] = ()
-    if op_at is not None:
-        ops = tuple(op_at((a + b) * 0.5).tolist())
-    return IdleSpans(starts_us=tuple(a.tolist()), ends_us=tuple(b.tolist()),
-                     causes=tuple(GAP_CAUSES[int(k) - IDLE_COLUMNS.start] for k in c[first]), op_ids=ops)
+    return IdleSpans(starts_us=tuple(s[first].tolist()), ends_us=tuple(e[last].tolist()),
+                     causes=tuple(GAP_CAUSES[int(k) - IDLE_COLUMNS.start] for k in c[first]))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -436,17 +430,26 @@ def _decomposition(label: str, at: float, wall: float, amounts: np.ndarray) -> D
     )
 
 
-def issued_at(trace: Trace, ev: Sequence[GpuEvent], ts: np.ndarray, W0: float) -> np.ndarray:
+def issued_at(trace: Trace, ev: Sequence[GpuEvent], ts: np.ndarray, W0: float,
+              host: Optional["_HostLayers"] = None) -> np.ndarray:
     """When each device event was issued, from the window's start: its launch call's start (a
-    graph replay's ``cudaGraphLaunch``), or its own start when it has none."""
+    graph replay's ``cudaGraphLaunch``), or its own start when it has none. ``host``: the
+    window's host layers, whose runtime-call starts are used where they hold the call."""
     calls = np.fromiter(((e.graph_launch if e.graph_launch is not None else e.launch if e.launch is not None else -1)
                          for e in ev), dtype=np.int64, count=len(ev))
-    if not len(calls):
-        return np.zeros(0)
-    has = calls >= 0
     out: np.ndarray = np.array(ts, dtype=np.float64)
+    if not len(calls):
+        return out
+    rt = trace.runtime
+    has = calls >= 0
+    if host is not None and len(host.rt_index):
+        pos = np.full(len(rt), -1, dtype=np.int64)
+        pos[np.array(host.rt_index, dtype=np.int64)] = np.arange(len(host.rt_index))
+        at = np.where(has, pos[np.maximum(calls, 0)], -1)
+        inside = at >= 0
+        out[inside] = host.r_ts[at[inside]]
+        has = has & ~inside
     if has.any():
-        rt = trace.runtime
         out[has] = np.fromiter((rt[i].ts_us for i in calls[has].tolist()), dtype=np.float64,
                                count=int(has.sum())) - W0
     return out
