@@ -21,6 +21,8 @@ import time
 import torch
 import torch.distributed as dist
 
+import _dtype
+
 LATE_RANK_ENV = "FLOORCALC_EXAMPLE_LATE_RANK"
 LATE_MS_ENV = "FLOORCALC_EXAMPLE_LATE_MS"
 SIZE_ENV = "FLOORCALC_EXAMPLE_SIZE"
@@ -43,7 +45,8 @@ def size(device: str) -> str:
 
 
 def dtype(device: str) -> torch.dtype:
-    return torch.bfloat16 if str(device).startswith("cuda") else torch.float32
+    """FLOORCALC_DTYPE when set, else bfloat16 on CUDA and float32 on the CPU (examples/_dtype.py)."""
+    return _dtype.dtype(device)
 
 
 def shard(name: str, total: int) -> int:

@@ -4,7 +4,7 @@ Architecture as in Radford et al. 2019 / the released "gpt2" checkpoint: 12 laye
 d_model 768, vocab 50257, context 1024, pre-LayerNorm blocks, GELU (tanh) MLP of 4*d, tied
 input/output embeddings. Attention goes through F.scaled_dot_product_attention (causal).
 
-Runs in float32 on CPU and bfloat16 on CUDA. Batch 1, 256 tokens (FLOORCALC_GPT2_SEQ to change),
+Runs in float32 on CPU and bfloat16 on CUDA (FLOORCALC_DTYPE to change). Batch 1, 256 tokens (FLOORCALC_GPT2_SEQ to change),
 12 layers (FLOORCALC_GPT2_LAYERS to change: fewer make a short run, e.g. under Nsight Compute).
 
     floorcalc report examples/gpt2.py
@@ -16,6 +16,8 @@ import os
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+
+from _dtype import dtype
 
 VOCAB, CTX, D, HEADS = 50257, 1024, 768, 12
 LAYERS = int(os.environ.get("FLOORCALC_GPT2_LAYERS", "12"))
@@ -86,7 +88,7 @@ class GPT2(nn.Module):
 def get_model(device: str = "cpu") -> nn.Module:
     torch.manual_seed(0)
     model = GPT2()
-    return model.to(torch.bfloat16) if device.startswith("cuda") else model
+    return model.to(dtype(device))
 
 
 def get_inputs(device: str = "cpu"):

@@ -10,7 +10,7 @@ GQA 8 query / 2 KV heads, a few hundred ms per pass on a laptop CPU) and ``7b`` 
 32 layers, 32 heads, ffn 11008, vocab 32000: Llama-2-7B's shapes; count it with
 ``floorcalc count``, which builds it on the meta device). Batch FLOORCALC_LLAMA_BATCH (default 1),
 FLOORCALC_LLAMA_SEQ tokens (default 128); FLOORCALC_LLAMA_LAYERS overrides the config's layer count
-(fewer make a short run, e.g. under Nsight Compute). float32 on CPU, bfloat16 on CUDA.
+(fewer make a short run, e.g. under Nsight Compute). float32 on CPU, bfloat16 on CUDA (FLOORCALC_DTYPE to change).
 
     floorcalc report examples/llama.py
     FLOORCALC_LLAMA=7b floorcalc count examples/llama.py
@@ -23,6 +23,8 @@ import os
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+
+from _dtype import dtype
 
 CONFIGS = {
     "tiny": dict(vocab=512, d_model=64, layers=2, heads=4, kv_heads=2, ffn=176, max_seq=1024),
@@ -160,7 +162,7 @@ class Llama(nn.Module):
 def get_model(device: str = "cpu") -> nn.Module:
     torch.manual_seed(0)
     model = Llama(config())
-    return model.to(torch.bfloat16) if device.startswith("cuda") else model
+    return model.to(dtype(device))
 
 
 def get_inputs(device: str = "cpu"):

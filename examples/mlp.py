@@ -9,16 +9,18 @@ MNIST-sized images: the network of counting case K10 (docs/counting.md), batched
 import torch
 import torch.nn as nn
 
+from _dtype import dtype
 
-def get_model() -> nn.Module:
+
+def get_model(device: str = "cpu") -> nn.Module:
     torch.manual_seed(0)
     return nn.Sequential(
         nn.Flatten(),
         nn.Linear(784, 512), nn.ReLU(),
         nn.Linear(512, 512), nn.ReLU(),
         nn.Linear(512, 10),
-    )
+    ).to(dtype(device))
 
 
-def get_inputs():
-    return (torch.randn(64, 1, 28, 28, generator=torch.Generator().manual_seed(1)),)
+def get_inputs(device: str = "cpu"):
+    return (torch.randn(64, 1, 28, 28, generator=torch.Generator().manual_seed(1)).to(dtype(device)),)

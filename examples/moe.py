@@ -12,7 +12,7 @@ How many tokens each expert gets depends on the data, so `floorcalc count` (whic
 meta device, without data) falls back to a real CPU run for this file, and says so.
 
 Batch 1 x FLOORCALC_MOE_SEQ tokens (default 256), d_model 256, 8 experts of ffn 512, top-2.
-float32 on CPU, bfloat16 on CUDA.
+float32 on CPU, bfloat16 on CUDA (FLOORCALC_DTYPE to change).
 
     floorcalc report examples/moe.py
 """
@@ -22,6 +22,8 @@ import os
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+
+from _dtype import dtype
 
 D, FFN, EXPERTS, TOP_K = 256, 512, 8, 2
 
@@ -71,10 +73,10 @@ class MoE(nn.Module):
 def get_model(device: str = "cpu") -> nn.Module:
     torch.manual_seed(0)
     model = MoE()
-    return model.to(torch.bfloat16) if device.startswith("cuda") else model
+    return model.to(dtype(device))
 
 
 def get_inputs(device: str = "cpu"):
     seq = int(os.environ.get("FLOORCALC_MOE_SEQ", "256"))
     x = torch.randn(1, seq, D, generator=torch.Generator().manual_seed(1))
-    return (x.to(torch.bfloat16) if device.startswith("cuda") else x,)
+    return (x.to(dtype(device)),)

@@ -7,7 +7,7 @@ stages of [3, 4, 6, 3] blocks (widths 64, 128, 256, 512, expansion 4) with the s
 shortcuts, global average pooling and a 1000-way classifier: 25,557,032 parameters, as
 torchvision's model table lists.
 
-Batch 1 (FLOORCALC_RESNET_BATCH) at 224x224, float32 on CPU, bfloat16 on CUDA.
+Batch 1 (FLOORCALC_RESNET_BATCH) at 224x224, float32 on CPU, bfloat16 on CUDA (FLOORCALC_DTYPE to change).
 
     floorcalc report examples/resnet50.py
 """
@@ -16,6 +16,8 @@ import os
 
 import torch
 import torch.nn as nn
+
+from _dtype import dtype
 
 
 class Bottleneck(nn.Module):
@@ -83,10 +85,10 @@ class ResNet(nn.Module):
 def get_model(device: str = "cpu") -> nn.Module:
     torch.manual_seed(0)
     model = ResNet()
-    return model.to(memory_format=torch.channels_last, dtype=torch.bfloat16) if device.startswith("cuda") else model
+    return model.to(memory_format=torch.channels_last, dtype=dtype(device)) if device.startswith("cuda") else model.to(dtype(device))
 
 
 def get_inputs(device: str = "cpu"):
     batch = int(os.environ.get("FLOORCALC_RESNET_BATCH", "1"))
     x = torch.randn(batch, 3, 224, 224, generator=torch.Generator().manual_seed(1))
-    return (x.to(memory_format=torch.channels_last, dtype=torch.bfloat16) if device.startswith("cuda") else x,)
+    return (x.to(memory_format=torch.channels_last, dtype=dtype(device)) if device.startswith("cuda") else x.to(dtype(device)),)

@@ -8,7 +8,7 @@ interpolation; the latter two followed by a 1x1 convolution), concatenates the e
 skip tensor and applies a double conv; a 1x1 head gives 2 classes.
 
 Batch 1 at FLOORCALC_UNET_SIZE x FLOORCALC_UNET_SIZE (default 128), float32 on CPU, bfloat16
-on CUDA.
+on CUDA (FLOORCALC_DTYPE to change).
 
     floorcalc report examples/unet.py
 """
@@ -18,6 +18,8 @@ import os
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+
+from _dtype import dtype
 
 
 def double_conv(cin: int, cout: int) -> nn.Sequential:
@@ -73,10 +75,10 @@ class UNet(nn.Module):
 def get_model(device: str = "cpu") -> nn.Module:
     torch.manual_seed(0)
     model = UNet()
-    return model.to(torch.bfloat16) if device.startswith("cuda") else model
+    return model.to(dtype(device))
 
 
 def get_inputs(device: str = "cpu"):
     size = int(os.environ.get("FLOORCALC_UNET_SIZE", "128"))
     x = torch.randn(1, 3, size, size, generator=torch.Generator().manual_seed(1))
-    return (x.to(torch.bfloat16) if device.startswith("cuda") else x,)
+    return (x.to(dtype(device)),)

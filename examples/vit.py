@@ -8,7 +8,7 @@ class token: 86,567,656 parameters, as torchvision's model table lists. Attentio
 F.scaled_dot_product_attention on a fused qkv projection (the same parameters as
 nn.MultiheadAttention's in_proj).
 
-Batch 1 (FLOORCALC_VIT_BATCH), float32 on CPU, bfloat16 on CUDA.
+Batch 1 (FLOORCALC_VIT_BATCH), float32 on CPU, bfloat16 on CUDA (FLOORCALC_DTYPE to change).
 
     floorcalc report examples/vit.py
 """
@@ -18,6 +18,8 @@ import os
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+
+from _dtype import dtype
 
 IMAGE, PATCH, D, LAYERS, HEADS, MLP_DIM, CLASSES = 224, 16, 768, 12, 12, 3072, 1000
 
@@ -71,10 +73,10 @@ class VisionTransformer(nn.Module):
 def get_model(device: str = "cpu") -> nn.Module:
     torch.manual_seed(0)
     model = VisionTransformer()
-    return model.to(torch.bfloat16) if device.startswith("cuda") else model
+    return model.to(dtype(device))
 
 
 def get_inputs(device: str = "cpu"):
     batch = int(os.environ.get("FLOORCALC_VIT_BATCH", "1"))
     x = torch.randn(batch, 3, IMAGE, IMAGE, generator=torch.Generator().manual_seed(1))
-    return (x.to(torch.bfloat16) if device.startswith("cuda") else x,)
+    return (x.to(dtype(device)),)

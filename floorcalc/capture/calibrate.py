@@ -1,4 +1,4 @@
-"""Quick measurements taken at capture time: launch latency L and (on CPU) memory bandwidth.
+"""Quick measurements taken at capture time: launch latency L and (on CPU) memory bandwidth and FLOP rates.
 
 Launch latency L is what one kernel launch (GPU) or one op call (CPU) costs at the least, as
 the profiler measures it, so that it is comparable with the durations it is set against:
@@ -12,7 +12,7 @@ the profiler measures it, so that it is comparable with the durations it is set 
   operands, so no scalar is wrapped); L is the shortest profiled duration of those ops
   (dispatch plus the profiler's own per-op cost).
 
-CPU memory and cache bandwidths (:func:`measure_cpu_ceilings`) are measured once per machine
+CPU memory and cache bandwidths and the FP32 and BF16 rates (:func:`measure_cpu_ceilings`) are measured once per machine
 and kept in a cache file (floorcalc.device.cpu.ceilings_cache_path); a report reads them
 from there (:func:`cpu_bandwidth`) instead of probing on every run.
 """
@@ -146,6 +146,7 @@ def measure_cpu_ceilings(quick: bool = False, progress: Progress = NO_PROGRESS) 
     ops and sizes (a run must last at least 3 x t0 to count), with the op and size that reached
     it. DRAM: the same with tensors 4 x the last-level cache (64 MiB to 256 MiB of data). L1 is
     not measured (derived in floorcalc.device.cpu: an L1-sized op is mostly dispatch time).
+    Then the FP32 and BF16 rates (:func:`_cpu_flop_rate`), the peaks of those dtypes.
     """
     import torch
 
@@ -159,7 +160,7 @@ def measure_cpu_ceilings(quick: bool = False, progress: Progress = NO_PROGRESS) 
     sysfs = cache_levels_sysfs()
     out: dict = {}
     levels = [name for name in ("l2", "l3") if name in sysfs]
-    names = [f"{name.upper()} bandwidth" for name in levels] + ["DRAM bandwidth", "FP32 rate"]
+    names = [f"{name.upper()} bandwidth" for name in levels] + ["DRAM bandwidth", "FP32 rate", "BF16 rate"]
     task = progress.task("calibrating the CPU", total=len(names), unit="benchmarks")
     step = _stepper(task, names)
 
@@ -201,8 +202,9 @@ def measure_cpu_ceilings(quick: bool = False, progress: Progress = NO_PROGRESS) 
         llc = max([v[0] for v in sysfs.values()] or [32 * 2**20])
         data = min(max(4 * llc, 64 * 2**20), 256 * 2**20)
         sweep("dram", [data])
-        step("FP32 rate")
-        out["fp32"] = _cpu_fp32_rate(3 if quick else reps, threads, today, quick=quick)
+        for key in CPU_RATE_DTYPES:
+            step(f"{key.upper()} rate")
+            out[key] = _cpu_flop_rate(3 if quick else reps, threads, today, key, quick=quick)
         task.update(len(names))
     return out
 
@@ -218,23 +220,41 @@ def _stepper(task: Task, names: List[str]) -> Callable[[str], None]:
     return step
 
 
-#: FP32 work of the CPU rate sweep: (label, function of torch -> callable, FLOP per call).
-def _cpu_fp32_work(torch: Any, quick: bool = False) -> List[Tuple[str, Callable[[], Any], float]]:
+#: The dtypes of the CPU rate sweep: the ceilings cache's key -> torch dtype name.
+CPU_RATE_DTYPES = {"fp32": "float32", "bf16": "bfloat16"}
+#: (M, K, N) of the linear-layer products of the sweep besides the squares: the projections of
+#: the bundled examples' small configs (Llama small's d_model 512 and ffn 1408, GPT-2's 768 and
+#: 3072, ViT-B's 197 tokens), so a model's own GEMM shapes are among those the ceiling is taken over.
+CPU_LINEAR_SHAPES = ((128, 512, 1408), (256, 768, 3072), (197, 768, 2304), (512, 1024, 1024))
+
+
+def _cpu_flop_work(torch: Any, dtype_key: str = "fp32",
+                   quick: bool = False) -> List[Tuple[str, Callable[[], Any], float]]:
+    """The work of the CPU rate sweep in ``dtype_key``'s dtype (:data:`CPU_RATE_DTYPES`):
+    (label, a callable, FLOP per call): square matmuls, linear-layer products
+    (:data:`CPU_LINEAR_SHAPES`) and 3x3 / 1x1 convolutions."""
+    dt = getattr(torch, CPU_RATE_DTYPES[dtype_key])
     shapes: List[Tuple[str, Callable[[], Any], float]] = []
-    for n in ((512, 1024) if quick else (512, 1024, 2048)):
-        a, b = torch.rand(n, n), torch.rand(n, n)
+    for n in ((256, 512, 1024) if quick else (256, 512, 1024, 2048)):
+        a, b = torch.rand(n, n, dtype=dt), torch.rand(n, n, dtype=dt)
         shapes.append((f"matmul {n}^3", functools.partial(torch.mm, a, b), 2.0 * n**3))
-    for c, hw, k in ((64, 56, 3), (128, 28, 3), (256, 14, 3), (256, 56, 1)):
-        x, w = torch.rand(1, c, hw, hw), torch.rand(c, c, k, k)
+    for m, k, n in (CPU_LINEAR_SHAPES[:2] if quick else CPU_LINEAR_SHAPES):
+        x, w = torch.rand(m, k, dtype=dt), torch.rand(n, k, dtype=dt)
+        shapes.append((f"linear {m}x{k}x{n}", functools.partial(torch.nn.functional.linear, x, w), 2.0 * m * k * n))
+    convs = ((64, 56, 3), (256, 14, 3)) if quick else ((64, 56, 3), (128, 28, 3), (256, 14, 3), (256, 56, 1))
+    for c, hw, k in convs:
+        x, w = torch.rand(1, c, hw, hw, dtype=dt), torch.rand(c, c, k, k, dtype=dt)
         shapes.append((f"conv2d {c}x{hw}x{hw} {k}x{k}", functools.partial(torch.nn.functional.conv2d, x, w, padding=k // 2),
                        2.0 * c * c * k * k * hw * hw))
     return shapes
 
 
-def _cpu_fp32_rate(reps: int, threads: int, today: str, quick: bool = False) -> dict:
-    """The highest FP32 FLOP/s per core that matmuls and convolutions reach, on one thread and on
-    all of them: a CPU whose /proc/cpuinfo gives no maximum clock (a VM) may run above the
-    'cpu MHz' it shows, and its derived peak must not be beaten (floorcalc.device.cpu)."""
+def _cpu_flop_rate(reps: int, threads: int, today: str, dtype_key: str = "fp32", quick: bool = False) -> dict:
+    """The highest FLOP/s per core that matmuls, linear-layer products and convolutions reach in
+    ``dtype_key``'s dtype (fp32, or bf16: AMX on a Xeon that has it, AVX-512 BF16 on Zen 4), on
+    one thread and on all of them, each shape the best of ``reps`` calls. A CPU spec takes its
+    peak for that dtype from it (floorcalc.device.cpu): the datasheet derivation may not fit the
+    part (a VM's clock, a part the table does not know) and must not be used above it."""
     import torch
 
     best = (0.0, "", 1)
@@ -242,7 +262,7 @@ def _cpu_fp32_rate(reps: int, threads: int, today: str, quick: bool = False) -> 
     try:
         for n_threads in sorted({1, threads}):
             torch.set_num_threads(n_threads)
-            for label, fn, flop in _cpu_fp32_work(torch, quick):
+            for label, fn, flop in _cpu_flop_work(torch, dtype_key, quick):
                 t = _best_time_s(fn, reps, 1)
                 per_core = flop / t / n_threads
                 if per_core > best[0]:
@@ -250,28 +270,42 @@ def _cpu_fp32_rate(reps: int, threads: int, today: str, quick: bool = False) -> 
     finally:
         torch.set_num_threads(before)
     rate, label, n_threads = best
-    return {"flop_per_s_per_core": rate, "reached_by": f"{label}, {n_threads} thread{'s' if n_threads > 1 else ''}",
-            "source": (f"floorcalc calibrate (CPU) {today}: highest FP32 FLOP/s per core over matmuls (512^3 to "
-                       f"{'1024' if quick else '2048'}^3) and 3x3/1x1 convolutions, on 1 and {threads} threads, best of {reps}; reached by "
-                       f"{label} on {n_threads} thread{'s' if n_threads > 1 else ''}")}
+    name = dtype_key.upper()
+    on = f"{n_threads} thread{'s' if n_threads > 1 else ''}"
+    return {"flop_per_s_per_core": rate, "reached_by": f"{label}, {on}",
+            "source": (f"floorcalc calibrate (CPU) {today}: highest {name} FLOP/s per core over matmuls (256^3 to "
+                       f"{'1024' if quick else '2048'}^3), linear layers and 3x3/1x1 convolutions in "
+                       f"{CPU_RATE_DTYPES[dtype_key]}, on 1 and {threads} threads, best of {reps}; reached by "
+                       f"{label} on {on}")}
 
 
 def cpu_ceilings(measure_if_missing: bool = True) -> Optional[dict]:
     """This machine's measured CPU ceilings: from the cache file when it has them (measured once
-    per machine), else measured now (quick sweep) and cached. None when nothing is cached and
+    per machine), else measured now (quick sweep) and cached. A cache written before the BF16
+    rate was measured gets the rates it lacks measured now (quick), so no peak of a dtype this
+    machine can run is left to a derivation alone. None when nothing is cached and
     ``measure_if_missing`` is false."""
     from floorcalc.device.cpu import load_cached_ceilings, store_ceilings
     from floorcalc.util.errors import OutputError
 
     cached = load_cached_ceilings()
-    if cached is not None or not measure_if_missing:
+    if not measure_if_missing:
         return cached
-    figures = measure_cpu_ceilings(quick=True)
+    if cached is not None:
+        missing = [k for k in CPU_RATE_DTYPES if k not in cached["figures"]]
+        if not missing:
+            return cached
+        import torch
+
+        today = _dt.date.today().isoformat()
+        figures = {k: _cpu_flop_rate(3, torch.get_num_threads(), today, k, quick=True) for k in missing}
+    else:
+        figures = measure_cpu_ceilings(quick=True)
     try:
         store_ceilings(figures)
     except OutputError:
         pass  # a read-only home: measured again next time, never an error
-    return load_cached_ceilings() or {"figures": figures}
+    return load_cached_ceilings() or {"figures": {**(cached or {}).get("figures", {}), **figures}}
 
 
 def cpu_bandwidth() -> Figure:

@@ -10,7 +10,8 @@ GPU, also the bus bandwidth of all_reduce, all_gather, reduce_scatter and all_to
 throughout (docs/method.md). Never changes clocks or any other GPU setting.
 
 Without a GPU: the CPU's L2, L3 and DRAM bandwidth (cache sizes from sysfs; L1 derived from
-the microarchitecture) and its per-op latency, kept as this machine's CPU ceilings (used by
+the microarchitecture), its FP32 and BF16 FLOP rates (matmuls, linear layers, convolutions: the
+peaks of those dtypes) and its per-op latency, kept as this machine's CPU ceilings (used by
 every later CPU report) and written as a CPU spec YAML.
 """
 
@@ -139,10 +140,13 @@ def _run_cpu(args: argparse.Namespace) -> int:
     t.add_row("DRAM", "-", f"{spec.mem_bytes_per_s.value / 1e9:,.1f} GB/s", spec.mem_bytes_per_s.basis,
               figures.get("dram", {}).get("reached_by", "-"))
     make_console(width=stdout_width()).print(t)
-    fp32 = spec.peak_flop_per_s["vector.float32"]
-    make_console(width=stdout_width()).print(plain(f"peak FP32 {fp32.value / 1e9:,.1f} GFLOP/s ({spec.details['fp32_flop_per_cycle_per_core'].value:g} "
-                    f"FLOP/cycle/core; {spec.details['fp32_flop_per_cycle_per_core'].source}); per-op latency L "
-                    f"{spec.launch_latency_us.value:.2f} us"), soft_wrap=True)
+    fp32, bf16 = spec.peak_flop_per_s["tensor.float32"], spec.peak_flop_per_s["tensor.bfloat16"]
+    make_console(width=stdout_width()).print(plain(
+        f"peak FP32 {fp32.value / 1e9:,.1f} GFLOP/s ({fp32.basis}; {figures.get('fp32', {}).get('reached_by', '-')}), "
+        f"BF16 {bf16.value / 1e9:,.1f} GFLOP/s ({bf16.basis}; {figures.get('bf16', {}).get('reached_by', '-')}); "
+        f"{spec.details['fp32_flop_per_cycle_per_core'].value:g} FP32 FLOP/cycle/core "
+        f"({spec.details['fp32_flop_per_cycle_per_core'].source}); per-op latency L "
+        f"{spec.launch_latency_us.value:.2f} us"), soft_wrap=True)
     if kept:
         print(f"floorcalc: note: {', '.join(kept)}: an earlier run on this machine measured more, and a ceiling is "
               "the most the machine was seen to do, so that figure is kept (another process may share these cores)",

@@ -329,5 +329,6 @@ def cpu_spec_yaml(spec) -> str:
                                for lv in spec.cache_levels}
     doc["details"] = {k: fig(f) for k, f in sorted(spec.details.items())}
     header = (f"# Written by `floorcalc calibrate` on {_dt.date.today().isoformat()} for {spec.name}.\n"
-              "# Peaks derived from the microarchitecture; bandwidths and the per-op latency measured here.\n")
+              "# FP32 and BF16 peaks measured here (the others derived from the microarchitecture); bandwidths and the "
+              "per-op latency measured here.\n")
     return header + yaml.safe_dump(doc, sort_keys=False, width=200)

@@ -51,6 +51,16 @@ ASSUMED_CLOCK_MHZ = 2500.0
 #: AMX tile unit: 512 BF16 (or FP16) multiply-adds per cycle per core.
 AMX_FLOP_PER_CYCLE = 1024
 
+#: The FLOP rates ``floorcalc calibrate`` measures on a CPU (the ceilings cache's keys), and the
+#: dtype of each: the peaks of those dtypes are the measured rates (see :func:`cpu_spec`).
+MEASURED_RATES = {"fp32": "float32", "bf16": "bfloat16"}
+
+#: The highest clock any x86 part is sold at, in MHz: Intel Core i9-14900KS, "Max Turbo
+#: Frequency 6.20 GHz" (Intel ARK, https://www.intel.com/content/www/us/en/products/sku/237504/).
+#: A measured FP32 rate that needs a faster clock at the table's FLOP per cycle means the table
+#: took the part for another one (a server part for a client chip).
+MAX_CLOCK_MHZ = 6200.0
+
 
 #: Documents the microarchitecture table cites (name -> (title, address)).
 UARCH_SOURCES: Mapping[str, Tuple[str, str]] = {
@@ -312,16 +322,31 @@ def cache_levels_sysfs(cpus: Optional[Iterable[int]] = None, root: str = SYSFS_C
     return out
 
 
+#: The ceilings cache's file name. Version 2 holds the BF16 rate beside FP32's; the version 1
+#: file (``cpu-ceilings.json``) is read when there is no version 2 one, and never written: a
+#: floorcalc that wrote version 1 refuses a file holding a figure it does not know, and would
+#: measure everything again on each run.
+CACHE_NAME = "cpu-ceilings-2.json"
+CACHE_NAME_V1 = "cpu-ceilings.json"
+
+
 def ceilings_cache_path() -> Path:
     """The file that keeps this machine's measured CPU ceilings:
-    ``$FLOORCALC_CACHE_DIR/cpu-ceilings.json``, else ``$XDG_CACHE_HOME/floorcalc/...``, else
-    ``~/.cache/floorcalc/cpu-ceilings.json``."""
+    ``$FLOORCALC_CACHE_DIR/cpu-ceilings-2.json``, else ``$XDG_CACHE_HOME/floorcalc/...``, else
+    ``~/.cache/floorcalc/cpu-ceilings-2.json`` (:data:`CACHE_NAME`)."""
     root = os.environ.get("FLOORCALC_CACHE_DIR")
     if root:
-        return Path(root).expanduser() / "cpu-ceilings.json"
+        return Path(root).expanduser() / CACHE_NAME
     xdg = os.environ.get("XDG_CACHE_HOME")
     base = Path(xdg).expanduser() if xdg else Path.home() / ".cache"
-    return base / "floorcalc" / "cpu-ceilings.json"
+    return base / "floorcalc" / CACHE_NAME
+
+
+def _cache_file_to_read() -> Path:
+    """The version 2 cache file, or the version 1 one beside it when only that one exists."""
+    path = ceilings_cache_path()
+    old = path.with_name(CACHE_NAME_V1)
+    return old if not path.exists() and old.exists() else path
 
 
 def machine_fingerprint() -> str:
@@ -342,8 +367,11 @@ def _finite_positive(x: Any) -> bool:
 
 def load_cached_ceilings(path: Optional[Path] = None) -> Optional[Dict[str, Any]]:
     """This machine's measured ceilings from :func:`ceilings_cache_path`, or None when there is
-    no file, it is another machine's (fingerprint), or it is damaged (it is then ignored)."""
-    path = path or ceilings_cache_path()
+    no file, it is another machine's (fingerprint), or it is damaged (it is then ignored).
+    Without ``path`` and without a version 2 file, the version 1 file beside it is read (its
+    figures lack the BF16 rate, which :func:`floorcalc.capture.calibrate.cpu_ceilings` then
+    measures)."""
+    path = path or _cache_file_to_read()
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -354,14 +382,18 @@ def load_cached_ceilings(path: Optional[Path] = None) -> Optional[Dict[str, Any]
     if not isinstance(figures, dict):
         return None
     for name, entry in figures.items():
-        value = entry.get("flop_per_s_per_core" if name == "fp32" else "bytes_per_s") if isinstance(entry, dict) else None
+        value = entry.get(_value_key(name)) if isinstance(entry, dict) else None
         if not (_finite_positive(value) and isinstance(entry.get("source"), str)):
             return None
     return data
 
 
+def _value_key(name: str) -> str:
+    return "flop_per_s_per_core" if name in MEASURED_RATES else "bytes_per_s"
+
+
 def _ceiling_value(name: str, entry: Mapping[str, Any]) -> float:
-    return float(entry["flop_per_s_per_core" if name == "fp32" else "bytes_per_s"])
+    return float(entry[_value_key(name)])
 
 
 def store_ceilings(figures: Mapping[str, Mapping[str, Any]], path: Optional[Path] = None) -> Path:
@@ -378,13 +410,13 @@ def store_ceilings(figures: Mapping[str, Mapping[str, Any]], path: Optional[Path
     carry on without the cache."""
     from floorcalc.util.output import os_error, write_atomic
 
+    previous = load_cached_ceilings(path)   # without a path: the version 1 file when there is no other
     path = path or ceilings_cache_path()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise os_error(path.parent, e, "CPU ceilings cache folder") from None
     merged = {k: dict(v) for k, v in figures.items()}
-    previous = load_cached_ceilings(path)
     for name, entry in (previous or {}).get("figures", {}).items():
         if name not in merged or _ceiling_value(name, entry) > _ceiling_value(name, merged[name]):
             merged[name] = dict(entry)
@@ -403,6 +435,46 @@ def _cached_levels(cached: Mapping[str, Any], sysfs: Mapping[str, Tuple[int, str
         levels.append(MemoryLevel(name, Figure(float(size), "measured", f"sysfs: {how}"),
                                   Figure(float(entry["bytes_per_s"]), "measured", entry["source"])))
     return levels
+
+
+def _measured_peaks(derived: Mapping[str, Figure], rates: Mapping[str, Optional[Mapping[str, Any]]], cores: int,
+                    flags: Set[str]) -> Dict[str, Figure]:
+    """The peaks this machine's measured FLOP rates set (``rates``: the ceilings cache's ``fp32``
+    and ``bf16`` entries, None where not measured), in place of the ``derived`` ones.
+
+    A measured dtype's matrix peak (``tensor.<dtype>``; for FP32 also ``tensor.tfloat32``) is
+    ``cores`` x the best rate per core measured, whatever the derivation says: above it the
+    derivation's FLOP per cycle or clock does not fit this part (an AMX tile unit's 1024 FLOP
+    per cycle is not what a torch matmul reaches); below it the derivation would let measured
+    work beat its floor. A vector peak keeps its derivation but is never above its dtype's
+    measured rate; FP64 is half the measured FP32 rate; with ``amx_fp16``, FP16 matrix work
+    takes the measured BF16 rate (the same tile unit).
+    """
+    out: Dict[str, Figure] = {}
+    for key, dtype in MEASURED_RATES.items():
+        entry = rates.get(key)
+        if not entry:
+            continue
+        value = cores * float(entry["flop_per_s_per_core"])
+        was = derived[f"tensor.{dtype}"]
+        fig = Figure(value, "measured",
+                     f"measured: {cores} cores x {float(entry['flop_per_s_per_core']) / 1e9:.1f} GFLOP/s per core, the "
+                     f"best {key.upper()} rate per core ({entry['source']}); the derivation gave "
+                     f"{was.value / 1e12:.3g} TFLOP/s ({was.source}), not used: a CPU peak is what this "
+                     "machine was measured to reach")
+        out[f"tensor.{dtype}"] = fig
+        vec = derived[f"vector.{dtype}"]
+        if vec.value > value:
+            out[f"vector.{dtype}"] = Figure(value, "measured", f"{fig.source}; the vector peak's derivation is above it")
+        if key == "fp32":
+            out["tensor.tfloat32"] = fig
+            half = Figure(value / 2, "derived", f"derived: half the measured FP32 rate ({fig.source})")
+            out["tensor.float64"] = half
+            if derived["vector.float64"].value > half.value:
+                out["vector.float64"] = half
+        if key == "bf16" and "amx_fp16" in flags:
+            out["tensor.float16"] = Figure(value, "derived", f"derived: AMX runs FP16 at its BF16 rate; {fig.source}")
+    return out
 
 
 def cpu_spec(
@@ -434,7 +506,7 @@ def cpu_spec(
     if ceilings is None and live:
         ceilings = load_cached_ceilings()
         if ceilings:
-            cache_file = str(ceilings_cache_path())   # named in the origin: its figures are measured
+            cache_file = str(_cache_file_to_read())   # named in the origin: its figures are measured
     if bandwidth is None and ceilings and "dram" in ceilings.get("figures", {}):
         dram = ceilings["figures"]["dram"]
         bandwidth = Figure(float(dram["bytes_per_s"]), "measured", dram["source"])
@@ -454,7 +526,22 @@ def cpu_spec(
         fp32_per_cycle, simd_how, simd_assumed = simd_flop_per_cycle(flags, machine)
         simd_how = f"microarchitecture not in floorcalc's table; from the instruction-set flags, {simd_how}"
     clock, clock_how, clock_assumed = max_clock_mhz(blocks, freq)  # type: ignore[arg-type]
-    fp32_seen = (ceilings or {}).get("figures", {}).get("fp32")
+    rates = {key: (ceilings or {}).get("figures", {}).get(key) for key in MEASURED_RATES}
+    fp32_seen = rates["fp32"]
+    if fp32_seen and arch is not None and fp32_seen["flop_per_s_per_core"] / fp32_per_cycle / 1e6 > MAX_CLOCK_MHZ:
+        # the table's part cannot reach the measured rate at any clock sold: it is not this part
+        # (a Xeon taken for a client chip); the instruction-set flags' figure, when that one fits
+        flag_per_cycle, flag_how, flag_assumed = simd_flop_per_cycle(flags, machine)
+        doubt = (f"{arch.name} ({fp32_per_cycle} FP32 FLOP/cycle) would need "
+                 f"{fp32_seen['flop_per_s_per_core'] / fp32_per_cycle / 1e6:,.0f} MHz for the measured "
+                 f"{fp32_seen['flop_per_s_per_core'] / 1e9:.1f} GFLOP/s per core, above the {MAX_CLOCK_MHZ:g} MHz "
+                 f"of the fastest part sold: not this part")
+        if flag_per_cycle > fp32_per_cycle:
+            fp32_per_cycle, simd_assumed = flag_per_cycle, flag_assumed
+            simd_how = f"{doubt}; from the instruction-set flags instead, {flag_how}"
+        else:
+            simd_how = f"{doubt}; {simd_how}"
+        arch = None
     if fp32_seen and fp32_seen["flop_per_s_per_core"] > fp32_per_cycle * clock * 1e6:
         # the cores ran faster than the clock cpuinfo shows allows (a VM's 'cpu MHz' is not its
         # boost clock): the clock is the one the measured rate implies
@@ -494,6 +581,7 @@ def cpu_spec(
         peaks["tensor.bfloat16"] = peak(AMX_FLOP_PER_CYCLE, "amx_bf16: AMX TMUL, 512 BF16 FMAs per cycle per core")
     if "amx_fp16" in flags:
         peaks["tensor.float16"] = peak(AMX_FLOP_PER_CYCLE, "amx_fp16: AMX TMUL, 512 FP16 FMAs per cycle per core")
+    peaks.update(_measured_peaks(peaks, rates, cores, flags))
 
     shown = "cpu spec"
     for key, fig in peaks.items():

@@ -201,7 +201,11 @@ def test_calibrate_on_cpu_measures_levels_and_keeps_them(tmp_path, monkeypatch, 
         assert all(lv.bytes_per_s.basis == "measured" for k, lv in levels.items() if k != "l1")
     # AND every later CPU spec of this machine reads the cache instead of measuring again
     assert cpu_spec().mem_bytes_per_s.value == pytest.approx(spec.mem_bytes_per_s.value, rel=1e-5)
-    assert (tmp_path / "cache" / "cpu-ceilings.json").is_file()
+    assert (tmp_path / "cache" / "cpu-ceilings-2.json").is_file()
+    # AND the FP32 and BF16 peaks are the rates it measured (issue 23)
+    for key in ("tensor.float32", "tensor.bfloat16"):
+        assert spec.peak_flop_per_s[key].basis == "measured", key
+    assert "peak FP32" in captured.out and "BF16" in captured.out
     # an existing output is not overwritten without --force
     assert main(["calibrate", "--device", "cpu", "--quick", "-o", str(out)]) == 8
 

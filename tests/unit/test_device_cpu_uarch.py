@@ -200,3 +200,93 @@ def test_the_ceilings_cache_file_is_named_where_the_spec_came_from(tmp_path, mon
     # THEN the spec says it read that file, beside /proc/cpuinfo
     assert str(tmp_path / "cpu-ceilings.json") in spec.origin
     assert spec.mem_bytes_per_s.value == 5.0e10
+
+
+# issue 23 (g): CPU peaks that hold
+
+XEON_AMX_FLAGS = "sse2 avx fma avx2 avx512f avx512bw avx512vl avx512_bf16 avx512_fp16 amx_bf16 amx_fp16 amx_tile"
+
+
+def test_a_xeon_the_table_takes_for_a_client_chip_is_read_from_its_measured_rates():
+    # GIVEN a 2-core Xeon with AMX whose cpuinfo model the table lists as a client part (Alder
+    # Lake, 32 FP32 FLOP/cycle), with one core measured at 213 GFLOP/s FP32 and 1.09 TFLOP/s BF16
+    rates = {"fp32": {"flop_per_s_per_core": 213e9, "source": "test fp32"},
+             "bf16": {"flop_per_s_per_core": 1.09e12, "source": "test bf16"}}
+    spec = cpu_spec(cpuinfo_text=cpuinfo("GenuineIntel", 6, 0x97, XEON_AMX_FLAGS, mhz=2100.0), max_freq_text="",
+                    cpus={0, 1}, ceilings={"figures": {**ceilings(), **rates}})
+    # THEN the table's 32 FLOP/cycle would need a 6.66 GHz clock: the flags' 64 are taken, at 3.33 GHz
+    assert spec.details["fp32_flop_per_cycle_per_core"].value == 64
+    assert "would need 6,656 MHz" in spec.details["fp32_flop_per_cycle_per_core"].source
+    assert spec.details["clock_mhz"].value == pytest.approx(213e9 / 64 / 1e6)
+    # AND the BF16 matrix peak is the measured 2 x 1.09 TFLOP/s, not AMX's 2 x 1024 x 3.33 GHz (6.8 TFLOP/s)
+    bf16 = spec.peak_flop_per_s["tensor.bfloat16"]
+    assert bf16.value == pytest.approx(2 * 1.09e12) and bf16.basis == "measured"
+    assert "test bf16" in bf16.source and "the derivation gave 6.82 TFLOP/s" in bf16.source
+    # AND no figure of the spec is above what the machine measured for its dtype
+    assert spec.peak_flop_per_s["vector.bfloat16"].value <= bf16.value
+    assert spec.peak_flop_per_s["tensor.float16"].value == pytest.approx(2 * 1.09e12)   # the same AMX unit
+    assert spec.peak_flop_per_s["tensor.float32"].value == pytest.approx(2 * 213e9)
+    assert spec.peak_flop_per_s["tensor.float64"].value == pytest.approx(213e9)
+
+
+def test_zen4_bf16_peak_is_the_measured_rate_and_a_derivation_above_a_measurement_is_not_used():
+    # GIVEN this project's Zen 4 (2 cores, cpuinfo 2596 MHz), FP32 measured 113 GFLOP/s per core
+    # (the clock lifted to 3.53 GHz) and BF16 212.6 (floorcalc calibrate, 2026-12-01)
+    rates = {"fp32": {"flop_per_s_per_core": 113.08e9, "source": "test fp32"},
+             "bf16": {"flop_per_s_per_core": 212.6e9, "source": "test bf16"}}
+    spec = cpu_spec(cpuinfo_text=cpuinfo("AuthenticAMD", 25, 17, ZEN4_FLAGS), max_freq_text="", cpus={0, 1},
+                    ceilings={"figures": {**ceilings(), **rates}})
+    # THEN the table's Zen 4 stands (32 FLOP/cycle, 3.53 GHz is a clock that part reaches)
+    assert spec.details["fp32_flop_per_cycle_per_core"].value == 32
+    # AND BF16 is 2 x 212.6 GFLOP/s measured, below the derived 2 x 64 x 3.53 GHz = 452
+    assert spec.peak_flop_per_s["tensor.bfloat16"].value == pytest.approx(425.2e9)
+    assert spec.peak_flop_per_s["vector.bfloat16"].value == pytest.approx(425.2e9)
+    # AND a part measured below its derivation (a host whose cpufreq clock it never reached) is
+    # floored at what it did: 2 x 50 GFLOP/s, not 2 x 32 x 2596 MHz
+    low = cpu_spec(cpuinfo_text=cpuinfo("AuthenticAMD", 25, 17, ZEN4_FLAGS), max_freq_text="", cpus={0, 1},
+                   ceilings={"figures": ceilings(fp32=50e9)})
+    assert low.peak_flop_per_s["tensor.float32"].value == pytest.approx(100e9)
+    assert low.peak_flop_per_s["vector.float32"].value == pytest.approx(100e9)
+    assert low.peak_flop_per_s["tensor.float32"].basis == "measured"
+    # AND without a BF16 measurement the derivation stands, said so
+    assert low.peak_flop_per_s["tensor.bfloat16"].basis == "derived"
+
+
+def test_a_version_1_cache_is_read_and_its_missing_bf16_rate_measured_once(monkeypatch, tmp_path):
+    from floorcalc.capture import calibrate
+    from floorcalc.device import cpu
+
+    # GIVEN only a version 1 cache (no BF16 rate), as floorcalc wrote before
+    store_ceilings(ceilings(fp32=100e9), tmp_path / "cache" / cpu.CACHE_NAME_V1)
+    v1 = (tmp_path / "cache" / cpu.CACHE_NAME_V1).read_bytes()
+    calls = []
+
+    def fake_rate(reps, threads, today, dtype_key="fp32", quick=False):
+        calls.append(dtype_key)
+        return {"flop_per_s_per_core": 190e9, "reached_by": "fake", "source": "fake bf16"}
+
+    monkeypatch.setattr(calibrate, "_cpu_flop_rate", fake_rate)
+    # WHEN a report asks for the ceilings twice
+    first = calibrate.cpu_ceilings()
+    second = calibrate.cpu_ceilings()
+    # THEN the BF16 rate was measured once, kept in the version 2 file beside the old figures
+    assert calls == ["bf16"]
+    assert first["figures"]["bf16"]["flop_per_s_per_core"] == 190e9 == second["figures"]["bf16"]["flop_per_s_per_core"]
+    assert second["figures"]["dram"]["bytes_per_s"] == 20e9
+    assert (tmp_path / "cache" / cpu.CACHE_NAME).is_file()
+    # AND the version 1 file, which an older floorcalc reads, is left as it was
+    assert (tmp_path / "cache" / cpu.CACHE_NAME_V1).read_bytes() == v1
+
+
+def test_the_cpu_rate_sweep_runs_each_dtype_in_that_dtype():
+    import torch
+
+    from floorcalc.capture.calibrate import _cpu_flop_work
+
+    for key, dt in (("fp32", torch.float32), ("bf16", torch.bfloat16)):
+        work = _cpu_flop_work(torch, key, quick=True)
+        labels = [label for label, _, _ in work]
+        assert "matmul 512^3" in labels and "linear 128x512x1408" in labels and "conv2d 64x56x56 3x3" in labels
+        label, fn, flop = work[labels.index("linear 128x512x1408")]
+        out = fn()
+        assert out.dtype == dt and tuple(out.shape) == (128, 1408) and flop == 2 * 128 * 512 * 1408
