@@ -6,13 +6,16 @@ that follows it on its thread, which the trace records with their shapes. In ord
 
 1. **A free view.** ``aten::to`` (same dtype and device), ``aten::flatten``, ``aten::reshape``,
    ``aten::contiguous``, ``aten::type_as`` copy only through an op beneath them
-   (docs/counting.md). A call of one of them with no child op and no device event did nothing:
-   0 FLOPs, 0 bytes, formula ``view``, as ``aten::view`` is (it costs its host time only).
+   (docs/counting.md). A call of one of them with no device event and no op beneath it, or only
+   such views beneath it (``type_as`` -> a same-dtype ``to``), did nothing: 0 FLOPs, 0 bytes,
+   formula ``view``, as ``aten::view`` is (it costs its host time only).
 2. **A stack over more than 30 tensors** (the profiler records no shapes for such a list) without
    ``out=``: its output is the tensor the ``aten::view`` beneath it reshapes (the ``cat`` of the
    unsqueezed inputs, viewed to the stacked shape), else the ``out=`` tensor of the ``aten::cat``
-   beneath it; the inputs hold as many elements: read once, the output written once, formula
-   ``stack``, unit ``none``.
+   beneath it, else (a stack along a new last dim, which cats the unsqueezed inputs without a
+   view) the ``aten::unsqueeze`` calls beneath it, one per input with its shape and dtype; the
+   inputs hold as many elements: read once, the output written once, formula ``stack``, unit
+   ``none``.
 3. **Bytes only.** An op with recorded tensor arguments: a memory floor of its compulsory
    traffic, every input read once and every output written once, 0 FLOPs, formula
    ``bytes-only``, unit ``none``. Its outputs, which the profiler does not record, are taken in
@@ -140,18 +143,30 @@ def bytes_only(call: OpCall, outputs: Sequence[TensorMeta], *, outputs_from: str
 
 def stack_output(trace: Trace, kids: Mapping[int, Sequence[int]], op: CpuOp) -> Optional[TensorMeta]:
     """The output of a stack whose tensor list the trace does not give (step 2): the input of
-    the ``aten::view`` directly beneath it, else the ``out=`` tensor of an ``aten::cat`` below it."""
+    the ``aten::view`` directly beneath it, else the ``out=`` tensor of an ``aten::cat`` below it,
+    else the stacked shape of the ``aten::unsqueeze`` calls beneath it (a stack along a new last dim)."""
     below = list(kids.get(op.index, ()))
     for k in below:
         c = trace.ops[k]
         if c.name == "aten::view" and c.call is not None and c.call.tensors():
             return c.call.tensors()[0]
-    todo = below
+    todo = list(below)
     while todo:
         c = trace.ops[todo.pop(0)]
         if c.name == "aten::cat" and c.call is not None and c.call.args and isinstance(c.call.args[-1], TensorMeta):
             return c.call.args[-1]
         todo.extend(kids.get(c.index, ()))
+    # stack(dim=-1) cannot view a cat: it unsqueezes each input (recorded with its shape) and
+    # cats the lot along the new last dim (a 64-tensor stack of Mamba's scan)
+    ups = [trace.ops[k].call for k in below if trace.ops[k].name == "aten::unsqueeze"]
+    firsts = [u.tensors()[0] for u in ups if u is not None and u.tensors()]
+    if firsts and len(firsts) == len(ups) and len({t.shape for t in firsts}) == 1 and len({t.dtype for t in firsts}) == 1:
+        dim = ups[0].args[1] if ups[0] is not None and len(ups[0].args) > 1 else None
+        rank = len(firsts[0].shape) + 1
+        if isinstance(dim, int) and not isinstance(dim, bool) and -rank <= dim < rank:
+            shape = list(firsts[0].shape)
+            shape.insert(dim % rank, len(firsts))
+            return out_tensor(shape, firsts[0].dtype)
     return None
 
 
@@ -202,6 +217,19 @@ def following_ops(ops: Iterable[CpuOp]) -> dict:
     return out
 
 
+def _only_views_beneath(trace: Trace, kids: Mapping[int, Sequence[int]], index: int) -> bool:
+    """Whether every op beneath op ``index`` only views: a childless op of
+    :data:`FREE_IF_CHILDLESS` (a same-dtype ``aten::to`` under ``type_as``: Gemma-2's RMSNorm)
+    or a view op (:data:`_VIEWS`, ``alias``), each with only such ops beneath it."""
+    todo = list(kids.get(index, ()))
+    while todo:
+        c = trace.ops[todo.pop()]
+        if c.name not in FREE_IF_CHILDLESS and c.name not in _VIEWS and c.name != "aten::alias":
+            return False
+        todo.extend(kids.get(c.index, ()))
+    return True
+
+
 def last_resort(trace: Trace, kids: Mapping[int, Sequence[int]], following: Mapping[int, int], op: CpuOp, *,
                 has_events: bool, why: str, limit_bytes: Optional[float] = None) -> Optional[Count]:
     """The count of an op no formula counted (steps 1-3 of the module notes), or None when the
@@ -209,16 +237,17 @@ def last_resort(trace: Trace, kids: Mapping[int, Sequence[int]], following: Mapp
     ``following``: op index -> its next sibling (:func:`following_ops`); ``has_events``: the
     unit owns device events (so it did work: never a free view); ``why``: why no formula
     counted it (the note repeats it); ``limit_bytes``: see :func:`bytes_only`."""
-    if op.name in FREE_IF_CHILDLESS and not has_events and not kids.get(op.index):
+    if op.name in FREE_IF_CHILDLESS and not has_events and _only_views_beneath(trace, kids, op.index):
         dtype = op.call.tensors()[0].dtype if op.call is not None and op.call.tensors() else "float32"
-        return Count(0, 0, 0, dtype, "none", "view", f"{op.name} with no op beneath it: a view, nothing copied")
+        beneath = "no op beneath it" if not kids.get(op.index) else "only views beneath it"
+        return Count(0, 0, 0, dtype, "none", "view", f"{op.name} with {beneath}: a view, nothing copied")
     if op.call is None:
         return None
     if op.name in _STACKS and not op.call.tensors():
         out = stack_output(trace, kids, op)
         if out is not None:
             return make_count(flop=0, reads=(out,), writes=(out,), dtype=out.dtype, unit="none", formula="stack",
-                              notes=("tensor list not recorded (over 30 tensors): output read from the view or "
-                                     "cat beneath it; the inputs hold as many elements",))
+                              notes=("tensor list not recorded (over 30 tensors): output read from the view, cat or unsqueezes "
+                                     "beneath it; the inputs hold as many elements",))
     outs, where = _outputs(trace, kids, following, op)
     return bytes_only(op.call, outs, outputs_from=where, why=why, limit_bytes=limit_bytes)

@@ -158,3 +158,47 @@ def test_stack_of_more_than_30_tensors_is_counted_from_the_view_beneath_it():
     (row,) = [r for r in rep.ops if r.name == "aten::stack"]
     # THEN the output (1024 x 384 float32) is written once and as many elements were read
     assert row.formula == "stack" and row.bytes == 2 * 1024 * 384 * 4 and "over 30 tensors" in row.note
+
+
+def test_a_64_tensor_stack_on_the_last_dim_and_a_same_dtype_type_as_in_a_real_cpu_trace(tmp_path):
+    # issue 23 (f): Mamba's scan stacks 64 tensors along a new last dim, which torch does as
+    # unsqueeze x 64 + cat (no view, no out=, and the lists recorded without shapes); Gemma-2's
+    # RMSNorm ends in a same-dtype type_as, an aten::to that returns self
+    torch = pytest.importorskip("torch")
+    from torch.profiler import ProfilerActivity, profile, record_function
+
+    from floorcalc.trace import load
+
+    xs = [torch.randn(2, 8, 16) for _ in range(64)]
+    x, w = torch.randn(2, 8, 16, dtype=torch.bfloat16), torch.randn(16, dtype=torch.bfloat16)
+    with torch.inference_mode(), profile(activities=[ProfilerActivity.CPU], record_shapes=True) as prof:
+        with record_function("ProfilerStep#0"):
+            torch.stack(xs, dim=-1)
+            x.type_as(w)
+    path = tmp_path / "t.json"
+    prof.export_chrome_trace(str(path))
+    rep = build_report(load(path), toy_spec(kind="cpu"))
+    rows = {r.name: r for r in rep.ops}
+    # THEN the stack reads its 64 x [2, 8, 16] float32 inputs and writes the [2, 8, 16, 64] output once
+    stack = rows["aten::stack"]
+    assert stack.formula == "stack" and stack.bytes == 2 * 64 * 2 * 8 * 16 * 4 and stack.flop == 0
+    # AND the type_as moved nothing: a free view, no memory floor
+    cast = rows["aten::type_as"]
+    assert cast.formula == "view" and cast.bytes == 0 and cast.bound == "overhead"
+    assert "only views beneath it" in cast.note
+
+
+def test_a_type_as_that_casts_is_still_counted_as_a_copy():
+    # GIVEN type_as to another dtype: aten::to -> _to_copy -> empty_strided + copy_
+    b = KinetoBuilder(gpu_name=None)
+    b.step(0, 0.0, 100.0)
+    b.op("aten::type_as", 1.0, 50.0, op_args(T(64, 64), T(4, dtype="float32")))
+    b.op("aten::to", 2.0, 45.0, op_args(T(64, 64), 6, 0, None, None, "False", "False", None))
+    b.op("aten::_to_copy", 3.0, 40.0, op_args(T(64, 64), 6, 0, None, None, "False", None))
+    b.op("aten::empty_strided", 4.0, 2.0, op_args((64, 64), (64, 1), 6, 0, None, "False"))
+    b.op("aten::copy_", 7.0, 30.0, op_args(T(64, 64, dtype="float32"), T(64, 64), "False"))
+    rep = build_report(parse(b.to_dict()), toy_spec(kind="cpu"))
+    rows = {r.name: r for r in rep.ops}
+    # THEN the copy beneath it is what is counted (read bf16, write fp32), not a free view
+    assert "aten::type_as" not in rows or rows["aten::type_as"].formula != "view"
+    assert rows["aten::copy_"].bytes == 64 * 64 * (2 + 4)
