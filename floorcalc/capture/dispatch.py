@@ -35,7 +35,8 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 from floorcalc.capture.modelfile import ModelFile, call_user, load_model_file
 from floorcalc.counting import has_formula
 from floorcalc.counting.shapes import SCALAR_TYPE_CODES
-from floorcalc.util.errors import ModelFileError, ModelRunError
+from floorcalc.counting.attention import FLEX_ATTENTION
+from floorcalc.util.errors import CountingError, FloorcalcError, ModelFileError, ModelRunError, describe_exception
 from floorcalc.records import ModuleInfo, OpCall, RecordedOp, Recording, TensorMeta
 from floorcalc.capture.run import ModuleHooks, model_inputs
 
@@ -132,6 +133,69 @@ def _real_layout(name: str, args: Tuple[Any, ...], out: Any) -> Any:
     return torch.empty_like(q)
 
 
+def flex_attention_pairs(args: Tuple[Any, ...]) -> Optional[int]:
+    """The (query, key) pairs a flex_attention call's block mask computes, summed over every
+    (batch, query head), or None when its block counts are not known (meta tensors).
+
+    ``args``: the higher-order operator's (query, key, value, score_mod, block_mask, ...), with
+    ``block_mask`` as ``BlockMask.as_tuple()`` gives it: (Q_LEN, KV_LEN, kv_num_blocks,
+    kv_indices, full_kv_num_blocks, full_kv_indices, ..., BLOCK_SIZE_Q, BLOCK_SIZE_KV, mask_mod)
+    (the middle entries vary between torch versions; the ends do not). Each of the
+    ``kv_num_blocks + full_kv_num_blocks`` blocks of a query block row covers
+    rows x BLOCK_SIZE_KV pairs, at most KV_LEN per row; a mask of one batch or head broadcasts.
+    """
+    import torch
+
+    q, bm = args[0], args[4] if len(args) > 4 else None
+    if not isinstance(q, torch.Tensor) or q.dim() != 4 or not isinstance(bm, (tuple, list)) or len(bm) < 7:
+        return None
+    ends = [i for i, x in enumerate(bm) if callable(x) and not isinstance(x, torch.Tensor)]
+    last = ends[-1] if ends else len(bm)
+    q_len, kv_len, bq, bkv = bm[0], bm[1], bm[last - 2], bm[last - 1]
+    blocks = [t for t in (bm[2], bm[4]) if isinstance(t, torch.Tensor)]
+    if not all(isinstance(x, int) and x > 0 for x in (q_len, kv_len, bq, bkv)) or not blocks:
+        return None
+    if any(t.device.type == "meta" or t.dim() != 3 for t in blocks):
+        return None
+    n = sum(t.to(torch.int64) for t in blocks)  # [B or 1, H or 1, query blocks]
+    rows = torch.clamp(q_len - torch.arange(n.shape[-1]) * bq, min=0, max=bq)
+    per_row = torch.clamp(n * bkv, max=kv_len) * rows
+    b, h = q.shape[0], q.shape[1]
+    scale = (b // n.shape[0] if n.shape[0] in (1, b) else 0) * (h // n.shape[1] if n.shape[1] in (1, h) else 0)
+    return int(per_row.sum()) * scale if scale else None
+
+
+class NeedsRealData(Exception):
+    """A call whose meaning depends on tensor values, met on meta: the real CPU run is needed."""
+
+
+#: Higher-order operators that call one subgraph: name -> where the callable is (its operands follow)
+_ONE_SUBGRAPH = {"wrap": 0, "tag_activation_checkpoint": 0, "invoke_subgraph": 0, "wrap_with_autocast": 4,
+                 "wrap_with_set_grad_enabled": 1}
+
+
+def _subgraph_call(name: str, args: Tuple[Any, ...], kwargs: Dict[str, Any]):
+    """(callable, args, kwargs) that a higher-order operator's call comes down to, for the ones
+    whose meaning is one subgraph call: ``cond(pred, true_fn, false_fn, operands)`` (the branch
+    ``pred`` picks: a data-dependent value, so on meta it raises and the real CPU run is used),
+    and :data:`_ONE_SUBGRAPH`; None for any other."""
+    import torch
+
+    if name == "cond" and len(args) == 4:
+        pred = args[0]
+        if isinstance(pred, torch.Tensor) and pred.device.type == "meta":
+            raise NeedsRealData("torch.cond's predicate is a tensor: which branch runs depends on its value")
+        take = bool(pred.item()) if isinstance(pred, torch.Tensor) else bool(pred)
+        return (args[1] if take else args[2]), tuple(args[3]), {}
+    at = _ONE_SUBGRAPH.get(name)
+    if at is None or len(args) <= at or not callable(args[at]):
+        return None
+    rest = args[at + 1:]
+    if name == "invoke_subgraph":
+        rest = rest[1:]  # (subgraph, identifier, *operands)
+    return args[at], tuple(rest), dict(kwargs)
+
+
 def _make_recorder_class():
     from torch.utils._python_dispatch import TorchDispatchMode
 
@@ -169,8 +233,45 @@ def _make_recorder_class():
             self.ops.append(RecordedOp(call=call, module=module, oracle_flop=delta, within=self._within))
             return out
 
+        #: higher-order operators (flex_attention, cond, wrap...) come here too (_higher_order)
+        supports_higher_order_operators = True
+
+        def _higher_order(self, func: Any, args: Any, kwargs: Any) -> Any:
+            """A higher-order operator's call: flex_attention recorded whole (its formula, with
+            the block mask's computed pairs); ``cond`` and the operators that call one subgraph
+            (:func:`_subgraph_call`) run that subgraph under this recorder, so its ops are
+            recorded; any other one runs as it is and is recorded uncounted. A failure here is
+            floorcalc's, not the model's: :class:`CountingError`."""
+            name = f"higher_order::{func.name()}"
+            try:
+                if has_formula(name):
+                    out = func(*args, **kwargs)
+                    extra = (flex_attention_pairs(args),) if name == FLEX_ATTENTION else ()
+                    self.ops.append(RecordedOp(call=OpCall(name, tuple(convert_arg(a) for a in args[:3]) + extra),
+                                               module=self.modules.current, within=self._within))
+                    return out
+                branch = _subgraph_call(func.name(), args, kwargs)
+                if branch is not None:
+                    fn, fargs, fkwargs = branch
+                    with self:
+                        return fn(*fargs, **fkwargs)
+                out = func(*args, **kwargs)
+                self.ops.append(RecordedOp(call=OpCall(name, tuple(convert_arg(a) for a in args)),
+                                           module=self.modules.current, within=self._within))
+                return out
+            except (FloorcalcError, NeedsRealData):
+                raise
+            except Exception as e:
+                raise CountingError(f"floorcalc count cannot record the higher-order operator {func.name()} "
+                                    f"({describe_exception(e)}): a limit of floorcalc's recorder, not an error in "
+                                    "the model; `floorcalc report` profiles it") from None
+
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
             kwargs = kwargs or {}
+            import torch
+
+            if isinstance(func, torch._ops.HigherOrderOperator):
+                return self._higher_order(func, args, kwargs)
             name = op_name(func)
             if name.split("::", 1)[0] in _SKIP_NAMESPACES:
                 return func(*args, **kwargs)
@@ -304,6 +405,8 @@ def prepare(mf: ModelFile, device: str, dtype: Optional[str] = None) -> Prepared
     def forward() -> Any:
         try:
             return model(**inputs) if isinstance(inputs, dict) else model(*inputs)
+        except FloorcalcError:
+            raise  # floorcalc's own (the recorder's CountingError): not the model's
         except Exception as e:
             raise ModelRunError(f"the model's forward raised {type(e).__name__}: {e}") from None
 
@@ -320,8 +423,13 @@ def run_recorded(prep: Prepared, oracle: Any = None) -> List[RecordedOp]:
 
     modules = ModuleStack(prep.model)
     rec = recorder(modules, oracle)
+    # torch.compile refuses to run under a dispatch mode of a user's (fullgraph=True raises, as
+    # flex_attention's own eager wrapper does): every compiled function runs eager here, so the
+    # recorder sees its ops, as it sees the rest of the forward
+    stance = torch.compiler.set_stance("force_eager") if hasattr(torch, "compiler") and hasattr(
+        torch.compiler, "set_stance") else contextlib.nullcontext()
     try:
-        with torch.inference_mode():
+        with torch.inference_mode(), stance:
             with (oracle if oracle is not None else contextlib.nullcontext()):
                 with rec:
                     prep.forward()
@@ -371,7 +479,7 @@ def record(path: Path, *, dtype: Optional[str] = None, fallback: bool = True) ->
         prep = prepare(mf, "meta", dtype)
         ops = run_recorded(prep)
         return Recording(ops=tuple(ops), modules=module_infos(prep.model), run="meta", dtypes=_dtypes(prep))
-    except ModelFileError:
+    except (ModelFileError, CountingError):
         raise
     except Exception as e:  # ModelRunError from the user's code, or torch refusing meta
         why = _short(e if isinstance(e, ModelRunError) else f"{type(e).__name__}: {e}")

@@ -26,7 +26,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable, Mapping, Optional
 
-from floorcalc.util.errors import ModelFileError, ModelRunError, describe_exception
+from floorcalc.util.errors import FloorcalcError, ModelFileError, ModelRunError, describe_exception
 from floorcalc.util.output import shown
 
 
@@ -118,6 +118,8 @@ def call_user(fn: Optional[Callable[..., Any]], device: str, what: str) -> Any:
         if "device" in params:
             return fn(device=device)
         return fn()
+    except FloorcalcError:
+        raise  # floorcalc's own, raised beneath the user's code (the count recorder's CountingError)
     except (Exception, SystemExit) as e:  # the user's code: sys.exit() in it is an error too
         raise ModelRunError(f"{what} raised {describe_exception(e)}") from None
 

@@ -348,3 +348,45 @@ def transform_bias_rescale_qkv(call: OpCall) -> Count:
     outs = tuple(out_tensor((b, h, s, e // h), qkv.dtype) for _ in range(3))
     return make_count(flop=4 * b * s * e, reads=(qkv, bias), writes=outs, dtype=qkv.dtype,
                       unit="vector", formula="bias+rescale")
+
+
+#: The op name floorcalc gives a call of the flex_attention higher-order operator (the count
+#: recorder's name, and Inductor's graph node ``torch.ops.higher_order.flex_attention``).
+FLEX_ATTENTION = "higher_order::flex_attention"
+
+
+@formula(FLEX_ATTENTION)
+def flex_attention(call: OpCall) -> Count:
+    """(query, key, value, computed_pairs?): q [B, Hq, Sq, Dqk], k [B, Hk, Sk, Dqk],
+    v [B, Hk, Sk, Dv] -> [B, Hq, Sq, Dv]; ``2 * pairs * (Dqk + Dv)`` FLOPs, the score (q k^T)
+    and value (p v) products over the (query, key) pairs the block mask computes.
+
+    ``computed_pairs``, an int: the pairs of every (batch, query head), summed, that the block
+    mask's non-empty blocks cover (each block whole: a partial block is computed whole and
+    masked inside; floorcalc count reads it from the BlockMask's kv_num_blocks and
+    full_kv_num_blocks, floorcalc.capture.dispatch). Anything else there (Inductor's graph gives
+    the score_mod's name, a trace gives no values): the dense bound ``B*Hq*Sq*Sk`` pairs, and
+    the note says so. score_mod and mask_mod work is not counted (as softmax and masking are
+    not for SDPA). Bytes: q, k, v read, the output written (the logsumexp and the block mask's
+    small index tensors are not counted)."""
+    q, k, v = tensor(call, 0), tensor(call, 1), tensor(call, 2)
+    if len(q.shape) != 4 or len(k.shape) != 4 or len(v.shape) != 4:
+        raise Uncountable(f"q {q.shape}, k {k.shape}, v {v.shape} are not [B, H, S, D]")
+    b, hq, sq, dqk = q.shape
+    sk, dv = k.shape[2], v.shape[3]
+    if k.shape[3] != dqk or v.shape[2] != sk or hq % max(1, k.shape[1]):
+        raise Uncountable(f"q {q.shape}, k {k.shape}, v {v.shape} do not fit together")
+    dense = b * hq * sq * sk
+    given = arg(call, 3)
+    if isinstance(given, int) and not isinstance(given, bool) and 0 <= given <= dense:
+        pairs = given
+        notes = [f"flex_attention: the block mask computes {pairs / dense:.1%} of the (query, key) pairs "
+                 "(its blocks counted whole)"]
+    else:
+        pairs = dense
+        notes = ["flex_attention: block mask density not known here, so the dense bound (every (query, key) pair)"]
+    if k.shape[1] != hq:
+        notes.append("grouped-query: FLOPs follow the query heads, k/v read at their own size")
+    out = out_tensor((b, hq, sq, dv), q.dtype)
+    return make_count(flop=2 * pairs * (dqk + dv), reads=(q, k, v), writes=(out,), dtype=compute_dtype(q, k, v),
+                      unit=UNIT, formula="flex_attention", notes=notes)

@@ -133,3 +133,34 @@ def test_count_says_the_dtype_it_counted_in(tmp_path, capsys):
     assert "counted in float32" in capsys.readouterr().out.splitlines()[0]
     assert count_json(tmp_path, EX / "mlp.py")["dtypes"] == ["float32"]
     assert count_json(tmp_path, EX / "mlp.py", "--dtype", "bfloat16", name="bf16.json")["dtypes"] == ["bfloat16"]
+
+
+def test_flex_attention_is_counted_through_the_higher_order_operator(tmp_path):
+    # issue 23 (f): count exited 4 blaming the model ("NotImplementedError ... HigherOrderOperator
+    # flex_attention") after its own recorder failed on the higher-order operator
+    doc = count_json(tmp_path, ROOT / "tests" / "data" / "models" / "flex_causal.py")
+    ops = {o["name"]: o for o in doc["ops"]}
+    # THEN flex_attention is counted from its causal block mask: 3 of 4 blocks of 128 x 128, on
+    # 2 heads: 2 * 3 * 16,384 * 2 pairs * (16 + 16) FLOPs; q, k, v read and the output written
+    flex = ops["higher_order::flex_attention"]
+    assert flex["flop"] == 2 * 3 * 16_384 * 2 * 32 == 6_291_456
+    assert flex["bytes"] == 4 * (1 * 2 * 256 * 16) * 4
+    assert doc["uncounted"] == []
+    # AND torch.cond, a higher-order operator with no formula, is counted through its branch: the
+    # [1, 2, 256, 16] @ [16, 16] matmul
+    assert ops["aten::matmul"]["flop"] == 2 * 2 * 256 * 16 * 16
+
+
+def test_a_failure_of_the_recorder_is_floorcalcs_not_the_models(tmp_path, monkeypatch, capsys):
+    from floorcalc.capture import dispatch
+
+    def broken(args):
+        raise RuntimeError("block mask layout not understood")
+
+    monkeypatch.setattr(dispatch, "flex_attention_pairs", broken)
+    rc = main(["count", str(ROOT / "tests" / "data" / "models" / "flex_causal.py"), "-q"])
+    err = capsys.readouterr().err.strip().splitlines()
+    # THEN exit 9, one line that says whose the failure is (not exit 4, "the model's forward raised")
+    assert rc == 9
+    assert err[-1].startswith("floorcalc: error: floorcalc count cannot record the higher-order operator flex_attention")
+    assert "not an error in the model" in err[-1] and "0x" not in err[-1]

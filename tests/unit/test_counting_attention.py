@@ -8,7 +8,7 @@ import pytest
 from builders import count_op as c, tensor_meta as T
 from floorcalc.counting import count
 from floorcalc.counting.attention import band_pairs
-from floorcalc.records import OpCall
+from floorcalc.records import OpCall, TensorMeta
 from floorcalc.trace.args import op_call_from_kineto
 
 
@@ -220,3 +220,18 @@ def test_k12_matmuls_on_the_cuda_fast_path():
     # matmuls 209,715,200 + the bias adds fused into four GEMMs (qkv 64*1536, then 3 x 64*512)
     # + the ReLU fused into the first feed-forward GEMM
     assert tensor_flop == 209_715_200 + 64 * 1536 + 3 * 64 * 512 + 64 * 512
+
+
+def test_flex_attention_counts_the_block_masks_pairs_else_the_dense_bound():
+    # issue 23 (f): q [1, 8, 1024, 64] bf16, GQA k/v [1, 2, 1024, 64]
+    q, kv = TensorMeta((1, 8, 1024, 64), "bfloat16"), TensorMeta((1, 2, 1024, 64), "bfloat16")
+    causal_blocks = 8 * 36 * 128 * 128          # 36 of 64 blocks of 128 x 128, on 8 heads
+    known = count(OpCall("higher_order::flex_attention", (q, kv, kv, causal_blocks)))
+    assert known.flop == 2 * causal_blocks * 128 and known.unit == "tensor" and known.formula == "flex_attention"
+    assert "56.2% of the (query, key) pairs" in known.note and "grouped-query" in known.note
+    assert known.bytes == (8 + 2 + 2) * 1024 * 64 * 2 + 8 * 1024 * 64 * 2
+    # from an Inductor graph the score_mod's name stands there: the dense bound, said so
+    dense = count(OpCall("higher_order::flex_attention", (q, kv, kv, None, None)))
+    assert dense.flop == 2 * 8 * 1024 * 1024 * 128 and "dense bound" in dense.note
+    # more pairs than there are is not a density: the dense bound
+    assert count(OpCall("higher_order::flex_attention", (q, kv, kv, 10**12))).flop == dense.flop
