@@ -54,9 +54,11 @@ Steps of the join, per trace:
 3. Steps are the ``ProfilerStep#N`` ranges; each op gets the step whose range contains its start.
    Other user ranges (``record_function``) are kept as :class:`UserRange` records.
 
-Times are microseconds. A trace that declares ``"timeUnit": "ns"``, or whose times are all
-whole numbers with durations too long to be microseconds (or timestamps past 1e17, Unix time in
-ns), is read as nanoseconds and scaled; ``Trace.notes`` says so.
+Times are microseconds. Whether a trace's timestamps are microseconds or nanoseconds is decided
+from evidence (floorcalc.trace.timeunit: a declared unit, Unix-time nanoseconds, Kineto's own
+memcpy bandwidths, the capture's unprofiled wall time, what no hardware does, launch calls),
+never from "every time is a whole number" alone; a trace read as nanoseconds is scaled, and
+``Trace.notes`` says why.
 """
 
 from __future__ import annotations
@@ -80,8 +82,9 @@ from floorcalc.util.output import shown
 from floorcalc.util.progress import NO_PROGRESS, Progress
 from floorcalc.records import (CpuOp, DeviceSync, EventKind, GpuEvent, GpuProperties, MemorySample, OpCall,
                                ProfilerOverhead, RuntimeCall, Step, Trace, UserRange, record_builder)
-from floorcalc.trace import collectives
+from floorcalc.trace import collectives, timeunit
 from floorcalc.trace.args import op_call_from_kineto
+from floorcalc.trace.capture_info import KEY as CAPTURE_KEY, read_capture_info
 
 #: what a truncated GPU trace's ``partial`` adds when the cut left no device event
 NO_DEVICE_EVENT = "no device event survived the cut (Kineto writes them after the host events)"
@@ -191,6 +194,8 @@ class _Args(msgspec.Struct, gc=False):
     device_id: Optional[int] = msgspec.field(default=None, name="Device Id")
     # MTIA device events
     size: Optional[int] = None
+    # memcpys and memsets: the bandwidth Kineto computed (bytes / ns), a number or "N/A"
+    bandwidth: msgspec.Raw = msgspec.field(default=_NO_RAW, name="memory bandwidth (GB/s)")
     # collectives (floorcalc.trace.collectives.COMM_KEYS): raw JSON, decoded only for the events
     # that have a "Collective name"
     coll_name: msgspec.Raw = msgspec.field(default=_NO_RAW, name="Collective name")
@@ -235,6 +240,7 @@ _COMM_ATTRS = {"Collective name": "coll_name", "dtype": "coll_dtype", "In msg ne
                "Rank": "coll_rank", "Src Rank": "coll_src", "Dst Rank": "coll_dst", "In split size": "coll_in_split",
                "Out split size": "coll_out_split"}
 _RAW_ARGS = {"Input Dims": "dims", "Input dims": "dims_old", "Input type": "types", "Concrete Inputs": "concrete",
+             "memory bandwidth (GB/s)": "bandwidth",
              **_COMM_ATTRS}
 _JSON = msgspec.json.Encoder()
 
@@ -694,6 +700,7 @@ class _Acc:
             "stream": _ids([a.stream for a in args]),
             "bytes": nbytes,
             "comm": self._comm_of(args),
+            "bw": np.array([_raw_number(a.bandwidth) for a in args], dtype=np.float64),
         }
 
     def _mtia(self, sub: List[_Event]) -> None:
@@ -786,10 +793,13 @@ class _Acc:
         """The Trace of the columns (validation, then joining steps 1-3 of the module notes)."""
         notes = list(notes or [])
         self._dupes: Dict[str, int] = {}
-        op, rt, dev = (_concat(self.op, _OP_COLS), _concat(self.rt, _RT_COLS), _concat(self.dev, _DEV_COLS))
+        op, rt, dev = (_concat(self.op, _OP_COLS), _concat(self.rt, _RT_COLS), _concat(self.dev, _DEV_ALL))
         self.op = self.rt = self.dev = []
-        scale, why = _time_scale(data, op, rt, dev)
-        if scale != 1.0:
+        capture = read_capture_info(data.get(CAPTURE_KEY))
+        scale, why = timeunit.decide(data, op, rt, dev, kernel_kind=_KERNEL, transfer_kinds=(_MEMCPY, _MEMSET),
+                                     steps=[(ts, dur) for _n, ts, dur, _p in self.steps],
+                                     bare_wall_us=capture.bare_wall_us)
+        if why:
             notes.append(why)
         # 1. times, names
         op = _take(op, self._check_times("op", op["ts"], op["dur"], scale))
@@ -868,7 +878,6 @@ class _Acc:
         syncs = tuple(sorted((DeviceSync(n, ts * scale, d * scale, s, c) for n, ts, d, s, c, _p in self.syncs),
                              key=lambda s: s.ts_us))
         memory = tuple(sorted(_memory_samples(self.memory, scale), key=lambda m: m.ts_us))
-        from floorcalc.trace.capture_info import KEY, read_capture_info
         from floorcalc.trace.graphs import attribute_graph_replays
 
         dist, why = collectives.read_distributed_info(data.get("distributedInfo"))
@@ -882,7 +891,7 @@ class _Acc:
         return attribute_graph_replays(Trace(
             path=path, ops=tuple(ops), runtime=tuple(runtime), gpu=tuple(gpu), steps=tuple(steps), devices=devices,
             has_shapes=has_shapes, metadata=metadata, ranges=ranges, memory=memory, overhead=overhead,
-            device_syncs=syncs, notes=tuple(notes), partial=partial, capture=read_capture_info(data.get(KEY)),
+            device_syncs=syncs, notes=tuple(notes), partial=partial, capture=capture,
             collectives=comms, distributed=dist))
 
     def _final_comm(self, ids: np.ndarray) -> Dict[int, Dict[str, Any]]:
@@ -1127,7 +1136,9 @@ class _Acc:
 _OP_COLS = ("ts", "dur", "pid", "tid", "name", "ext", "ref", "comm")
 _RT_COLS = ("ts", "dur", "pid", "tid", "name", "ext", "corr")
 _DEV_COLS = ("kind", "ts", "dur", "name", "corr", "ext", "device", "stream", "bytes", "comm")
-_DTYPES = {"ts": np.float64, "dur": np.float64, "kind": np.int8}
+#: every device column: _DEV_COLS (which also tell duplicates) and Kineto's memcpy bandwidth
+_DEV_ALL = _DEV_COLS + ("bw",)
+_DTYPES = {"ts": np.float64, "dur": np.float64, "kind": np.int8, "bw": np.float64}
 
 
 _new_op = record_builder(CpuOp, ("index", "name", "ts_us", "duration_us", "pid", "tid", "external_id", "parent", "call",
@@ -1153,6 +1164,17 @@ def _take(cols: Dict[str, np.ndarray], mask: np.ndarray) -> Dict[str, np.ndarray
 
 def _f(x: Optional[float]) -> float:
     return math.nan if x is None else x
+
+
+def _raw_number(r: msgspec.Raw) -> float:
+    """A raw JSON value as a finite float; NaN when it is absent or not a number ("N/A")."""
+    if not r:
+        return math.nan
+    try:
+        v = msgspec.json.decode(r)
+    except msgspec.DecodeError:
+        return math.nan
+    return float(v) if type(v) in (int, float) and math.isfinite(v) else math.nan
 
 
 def _plural(label: str, k: int) -> str:
@@ -1215,47 +1237,6 @@ def _memory_samples(rows, scale: float) -> Iterator[MemorySample]:
         yield MemorySample(ts_us=ts * scale, bytes=_int(nbytes) or 0, total_allocated_bytes=_int(alloc),
                            total_reserved_bytes=_int(reserved), device_type=_int(dtype) or 0,
                            device=_int(dev) if _int(dev) is not None else -1)  # type: ignore[arg-type]
-
-
-def _time_scale(data: Dict[str, Any], op, rt, dev) -> Tuple[float, str]:
-    """Factor that turns the trace's ``ts``/``dur`` into microseconds, and why (see module notes).
-
-    Kineto writes microseconds (``displayTimeUnit`` only sets how viewers display them). A trace
-    that declares ``"timeUnit": "ns"`` at the top level is scaled by 1e-3, and so is one whose
-    times look like nanoseconds: timestamps past 1e17 (Unix time in ns; in us that is the year
-    5000), or timestamps past 1e9 that are all whole numbers with 99% of the durations of its
-    ops, runtime calls and kernels above 100 (in microseconds a launch call or a small op lasts a
-    few us; in ns, a few thousand; Kineto's own microseconds carry three decimals).
-    """
-    unit = data.get("timeUnit") or data.get("time_unit")
-    if unit == "ns":
-        return 1e-3, "timestamps read as nanoseconds (the trace says timeUnit: ns) and scaled to microseconds"
-    if unit == "us":
-        return 1.0, ""
-    firsts = [float(c["ts"][0]) for c in (op, rt, dev) if len(c["ts"]) and math.isfinite(c["ts"][0])]
-    if firsts and min(firsts) > 1e17:
-        return 1e-3, ("timestamps read as nanoseconds and scaled to microseconds: they are past 1e17, "
-                      "Unix time in ns (in microseconds that would be the year 5000)")
-    if not firsts or min(firsts) < 1e9:
-        return 1.0, ""
-    for c in (op, rt, dev):
-        for k in ("ts", "dur"):
-            v = c[k][np.isfinite(c[k])]
-            if len(v) and np.any(np.mod(v, 1.0)):
-                return 1.0, ""
-    durs = [c["dur"] for c in (op, rt, dev) if len(c["dur"])]
-    if not durs:
-        return 1.0, ""
-    d = np.concatenate(durs)
-    d = d[d > 0]
-    if len(d) < 10:
-        return 1.0, ""
-    low = float(np.percentile(d, 1))
-    if low > 100.0:
-        return 1e-3, (f"timestamps read as nanoseconds and scaled to microseconds: every time is a whole number "
-                      f"and 99% of durations exceed {low:,.0f} (ops and launch calls take a few us, a few "
-                      f"thousand ns)")
-    return 1.0, ""
 
 
 def _device_properties(props: Any) -> Tuple[GpuProperties, ...]:
