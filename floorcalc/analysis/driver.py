@@ -15,7 +15,7 @@ Steps of :func:`analyze`:
 2. The device spec (:func:`device_spec`): the one given, else the one matching the trace's GPU
    (or the CPU it ran on), with the launch latency capture measured folded in; and the
    datasheet spec to compare with when that one holds calibrated peaks (:func:`reference_spec`).
-3. :func:`build_report`: device events of one stream that overlap clipped (a trace defect,
+3. :func:`build_report`: device events that overrun the next one on their stream clipped (a trace defect,
    floorcalc.analysis.plausibility), the window (floorcalc.timeline.window), the work units counted and
    floored once (floorcalc.classify.units), the op and kernel rows and the pass summary built from
    them, where the wall time goes (floorcalc.timeline), the figures no hardware can produce,
@@ -301,9 +301,10 @@ def _build_report(trace: Trace, spec: DeviceSpec, cap: CaptureInfo, *, passes: O
     from floorcalc.timeline import window
     from floorcalc.timeline.window import launched_before_trace
 
-    # events of one stream that overlap are a trace defect: clipped before anything reads them
+    # an event that overruns the next one on its stream is a trace defect: clipped before anything
+    # reads it (Programmatic Dependent Launch is not: kept, with a note)
     steps.update(0, detail="the window")
-    trace, overlap = plausibility.clip_stream_overlaps(trace)
+    trace, overlap, pdl_note = plausibility.clip_stream_overlaps(trace)
     win = window(trace, passes)
     gpu = bool(win.gpu_ids)
     steps.update(1, detail="ops counted and floored")
@@ -318,6 +319,8 @@ def _build_report(trace: Trace, spec: DeviceSpec, cap: CaptureInfo, *, passes: O
                                  bare_wall_us_runs=runs)
     wall = summary.wall_us
     notes: List[str] = [f"window: {win.source}; figures are per pass (totals / {n})"]
+    if pdl_note:
+        notes.append(pdl_note)
     table = cap.inductor_kernels
     n_gen = sum(1 for u in units if u.kernel and u.count is not None)
     if n_gen:

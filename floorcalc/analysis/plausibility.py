@@ -7,10 +7,12 @@ So every report is checked, and each impossible figure becomes an
 :class:`~floorcalc.records.Implausible` on :attr:`Report.warnings`, which every output prints:
 
 1. **Trace** (:func:`clip_stream_overlaps`, before anything is counted). A stream runs one
-   event at a time, so two events of one stream that overlap are a defect of the trace (or
-   Programmatic Dependent Launch, which lets a kernel start before the one before it ends):
-   each later event's start is moved to the end of the one before it, and its duration
-   clipped to what is left, so every figure of the report uses the time the timeline allows.
+   event at a time, so an event still running when the next one of its stream starts has a
+   wrong recorded end (a defect of the trace): it is clipped to end at the next one's start, so
+   every figure of the report uses the time the timeline allows. A kernel launched with launch
+   attributes that starts before the previous one ends and ends after it is Programmatic
+   Dependent Launch, kept as recorded (a note, not a warning); so are overlaps on different
+   streams and in CUDA-graph replays.
    Events that start before their launch call (the timeline's invariant 3) mean the host and
    device clocks disagree.
 2. **Pass**: MFU or MBU above 100%.
@@ -65,12 +67,34 @@ def _graph_replayed(trace: Trace, ev: GpuEvent) -> bool:
     return ev.launch is not None and "GraphLaunch" in trace.runtime[ev.launch].name
 
 
-def clip_stream_overlaps(trace: Trace) -> Tuple[Trace, Optional[Implausible]]:
-    """``trace`` with every device event that starts before the previous event of its stream
-    (device, stream) ends moved to that end, its duration clipped to what is left (0 for an
-    event inside the previous one); and the warning that says so, None when no event overlaps.
+#: Launch calls that take launch attributes: the only way to ask for Programmatic Dependent
+#: Launch (cudaLaunchAttributeProgrammaticStreamSerialization), which lets a kernel start before
+#: the previous kernel of its stream ends (CUDA C++ Programming Guide, "Programmatic Dependent
+#: Launch and Synchronization").
+PDL_LAUNCHES = frozenset({"cudaLaunchKernelExC", "cudaLaunchKernelEx", "cuLaunchKernelEx", "cuLaunchKernelEx_ptsz",
+                          "cudaLaunchKernelExC_ptsz", "hipLaunchKernelExC", "hipDrvLaunchKernelEx"})
 
-    Events replayed from a CUDA graph are left as they are (its branches may overlap).
+
+def _pdl_launched(trace: Trace, ev: GpuEvent) -> bool:
+    return ev.kind == "kernel" and ev.launch is not None and trace.runtime[ev.launch].name in PDL_LAUNCHES
+
+
+def clip_stream_overlaps(trace: Trace) -> Tuple[Trace, Optional[Implausible], str]:
+    """``trace`` with every device event that overruns the start of the next event of its
+    stream (device, stream) clipped to end there; the warning that says so (None when no event
+    overruns); and a note on the overlaps kept as recorded ("" when none).
+
+    A stream runs one event at a time, so an event still running when the next one on its
+    stream starts has a recorded end that is wrong (a recording defect: TraceLens' MI355 traces
+    hold kernels seconds long): the earlier event ends at the later one's start, and the later
+    one keeps its start and duration (they are what the next event's timing agrees with). Per
+    stream, in (start, index) order, each event's end is at most the next event's start.
+
+    Not defects, kept as recorded: events on different streams; events replayed from a CUDA
+    graph (its branches may overlap on the stream it was launched on); and a kernel launched
+    with attributes (:data:`PDL_LAUNCHES`, Programmatic Dependent Launch) that starts before
+    the previous kernel ends and ends after it: the next kernel's prologue overlapping the
+    previous one's tail, as PDL means it to.
     """
     evs = [ev for ev in trace.gpu if not _graph_replayed(trace, ev)]
     keys = [(ev.device, ev.stream) for ev in evs]
@@ -79,41 +103,49 @@ def clip_stream_overlaps(trace: Trace) -> Tuple[Trace, Optional[Implausible]]:
     ts = np.fromiter((ev.ts_us for ev in evs), dtype=np.float64, count=len(evs))
     end = ts + np.fromiter((ev.duration_us for ev in evs), dtype=np.float64, count=len(evs))
     index = np.fromiter((ev.index for ev in evs), dtype=np.int64, count=len(evs))
-    # per stream in (start, index) order: the latest end of the events before each one (a running
-    # maximum); an event starting before it overlaps. Only those few are visited one by one.
+    # per stream in (start, index) order: an event whose end is past the next one's start
+    # overruns it. Only those few are visited one by one.
     order = np.lexsort((index, ts, group))
     g_o, ts_o, end_o = group[order], ts[order], end[order]
-    first = np.ones(len(order), dtype=bool)
-    first[1:] = g_o[1:] != g_o[:-1]
-    starts = np.flatnonzero(first).tolist() + [len(order)]
-    prev = np.full(len(order), -np.inf)
-    for a, b in zip(starts[:-1], starts[1:]):
-        prev[a + 1:b] = np.maximum.accumulate(end_o[a:b - 1])
-    late = np.flatnonzero(ts_o < prev - OVERLAP_EPS_US)
+    same = np.zeros(len(order), dtype=bool)
+    same[:-1] = g_o[1:] == g_o[:-1]
+    nxt = np.full(len(order), np.inf)
+    nxt[:-1] = ts_o[1:]
+    over = np.flatnonzero(same & (end_o > nxt + OVERLAP_EPS_US))
     fixed: Dict[int, GpuEvent] = {}
     worst, worst_name, total = 0.0, "", 0.0
     streams = set()
-    for k in late.tolist():
-        ev, last = evs[int(order[k])], float(prev[k])
-        cut = min(last, ev.end_us) - ev.ts_us
-        fixed[ev.index] = dataclasses.replace(ev, ts_us=last, duration_us=max(ev.end_us - last, 0.0))
+    pdl, pdl_worst = 0, 0.0
+    for k in over.tolist():
+        ev, later = evs[int(order[k])], evs[int(order[k + 1])]
+        if _pdl_launched(trace, later) and ev.kind == "kernel" and ev.end_us <= later.end_us + OVERLAP_EPS_US:
+            pdl += 1
+            pdl_worst = max(pdl_worst, ev.end_us - later.ts_us)
+            continue
+        cut = ev.end_us - later.ts_us
+        fixed[ev.index] = dataclasses.replace(ev, duration_us=max(later.ts_us - ev.ts_us, 0.0))
         total += cut
         streams.add((ev.device, ev.stream))
         if cut > worst:
             worst, worst_name = cut, ev.name
+    note = ""
+    if pdl:
+        note = (f"{pdl:,} kernel{'s' if pdl > 1 else ''} started before the previous kernel on {'their' if pdl > 1 else 'its'} "
+                f"stream ended (by up to {pdl_worst:.3f} us) and ended after it, launched with launch attributes "
+                "(cudaLaunchKernelExC): Programmatic Dependent Launch, which overlaps a kernel's start with the "
+                "previous one's end; kept as recorded, not a trace defect")
     if not fixed:
-        return trace, None
+        return trace, None, note
     gpu = tuple(fixed.get(ev.index, ev) for ev in trace.gpu)
     stream_names = ", ".join(f"{d}:{s}" for d, s in sorted(streams)[:4]) + ("..." if len(streams) > 4 else "")
     warning = Implausible(
         level="trace", figure="stream_overlap", subject=worst_name[:120], value=worst, limit=0.0,
         count=len(fixed), cause="trace_defect", clipped=True,
-        detail=(f"{len(fixed):,} device events started before the previous event on their stream ended "
+        detail=(f"{len(fixed):,} device events were still running when the next event on their stream started "
                 f"(stream {stream_names}; by up to {worst:.3f} us, {total:.3f} us in all): a stream runs one "
-                "event at a time, so the trace's timestamps are wrong here (or the kernels used Programmatic "
-                "Dependent Launch); each such event is clipped to the time after the previous one ended, and "
-                "every figure of this report uses the clipped durations"))
-    return dataclasses.replace(trace, gpu=gpu), warning
+                "event at a time, so their recorded ends are wrong; each is clipped to end where the next one "
+                "starts, and every figure of this report uses the clipped durations"))
+    return dataclasses.replace(trace, gpu=gpu), warning, note
 
 
 # ---------------------------------------------------------------------------------------------

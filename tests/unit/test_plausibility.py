@@ -114,14 +114,58 @@ def test_kernels_that_overlap_on_one_stream_are_clipped_with_a_note():
     w = by_figure(rep)[("trace", "stream_overlap")]
     # THEN the warning names the trace defect and says the figures are clipped
     assert w.cause == "trace_defect" and w.clipped and w.count == 1 and w.value == pytest.approx(30.0)
-    assert "clipped" in w.detail
-    # AND every figure uses the clipped time: k2 ran 20 us, the op 120 us, the device was busy 120 us
+    assert "clipped to end where the next one starts" in w.detail
+    # AND every figure uses the clipped time (issue 23 c: the earlier event ends at the later one's
+    # start): k1 ran 70 us (20 to 90), k2 its 50 us, the op 120 us, the device was busy 120 us
     k = {r.name: r for r in rep.kernels}
-    assert k["k2"].duration_us == pytest.approx(20.0)
+    assert k["k1"].duration_us == pytest.approx(70.0) and k["k2"].duration_us == pytest.approx(50.0)
     (op,) = rep.ops
     assert op.duration_us == pytest.approx(120.0)
     assert rep.summary.gpu_busy_us == pytest.approx(120.0)
     assert rep.timeline.busy_us == pytest.approx(120.0)
+
+
+def test_a_corrupt_kernel_duration_is_clipped_not_the_kernels_after_it():
+    # GIVEN issue 23 (c)'s case, TraceLens' MI355 defect: a 400 us step of 4 kernels on one
+    # stream, the first recorded 5,000 us long (it ran 90 us: the next starts at 100)
+    b = KinetoBuilder()
+    b.step(0, 0.0, 400.0)
+    ext = b.op("aten::relu", 1.0, 5.0, tensor_args([10]))
+    b.launch(2.0, 10.0, 5000.0, "corrupt", ext=ext)
+    for i, t in enumerate((100.0, 200.0, 300.0)):
+        b.launch(3.0 + i, t, 80.0, f"k{i}", ext=ext)
+    rep = build_report(parse(b.to_dict()), toy_spec())
+    w = by_figure(rep)[("trace", "stream_overlap")]
+    # THEN the corrupt kernel ends where the next one starts (90 us), the others keep theirs
+    k = {r.name: r.duration_us for r in rep.kernels}
+    assert k == pytest.approx({"corrupt": 90.0, "k0": 80.0, "k1": 80.0, "k2": 80.0})
+    assert w.count == 1 and w.subject == "corrupt" and w.value == pytest.approx(4910.0)
+    # AND the device was busy 330 us of a pass that reads its 400 us, not 5,100
+    assert rep.timeline.busy_us == pytest.approx(330.0)
+    assert rep.summary.wall_us == pytest.approx(400.0)
+
+
+def test_programmatic_dependent_launch_overlaps_are_kept_and_not_called_defects():
+    # GIVEN two kernels on one stream, the second launched with cudaLaunchKernelExC (PDL) and
+    # starting 5 us before the first ends, ending after it
+    b = KinetoBuilder()
+    b.step(0, 0.0, 300.0)
+    ext = b.op("aten::linear", 1.0, 5.0, tensor_args([10]))
+    b.launch(2.0, 20.0, 50.0, "gemm", ext=ext, runtime="cudaLaunchKernelExC")
+    b.launch(3.0, 65.0, 40.0, "epilogue", ext=ext, runtime="cudaLaunchKernelExC")
+    rep = build_report(parse(b.to_dict()), toy_spec())
+    # THEN no defect is claimed, both keep their recorded durations, and a note says why
+    assert ("trace", "stream_overlap") not in by_figure(rep)
+    assert {r.name: r.duration_us for r in rep.kernels} == pytest.approx({"gemm": 50.0, "epilogue": 40.0})
+    assert any("Programmatic Dependent Launch" in n.text and "not a trace defect" in n.text for n in rep.notes)
+    assert rep.timeline.busy_us == pytest.approx(85.0)
+    # AND the same overlap from a plain launch is a defect
+    plain = KinetoBuilder()
+    plain.step(0, 0.0, 300.0)
+    ext = plain.op("aten::linear", 1.0, 5.0, tensor_args([10]))
+    plain.launch(2.0, 20.0, 50.0, "gemm", ext=ext)
+    plain.launch(3.0, 65.0, 40.0, "epilogue", ext=ext)
+    assert ("trace", "stream_overlap") in by_figure(build_report(parse(plain.to_dict()), toy_spec()))
 
 
 def test_overlaps_on_different_streams_and_in_graph_replays_are_not_defects():
@@ -188,20 +232,19 @@ def test_json_warning_entries_round_trip_their_fields():
 
 def _clipped_by_sweep(events):
     """The clipping rule one event at a time (the docstring of clip_stream_overlaps): per stream
-    in (start, index) order, an event starting before the latest end so far starts there."""
+    in (start, index) order, an event that ends after the next one starts ends there."""
     out, worst, total = {}, 0.0, 0.0
     by_stream = {}
     for ev in events:
         by_stream.setdefault((ev.device, ev.stream), []).append(ev)
     for evs in by_stream.values():
-        end = -float("inf")
-        for ev in sorted(evs, key=lambda e: (e.ts_us, e.index)):
-            if ev.ts_us < end - OVERLAP_EPS_US:
-                cut = min(end, ev.end_us) - ev.ts_us
-                out[ev.index] = (end, max(ev.end_us - end, 0.0))
+        evs = sorted(evs, key=lambda e: (e.ts_us, e.index))
+        for ev, nxt in zip(evs, evs[1:]):
+            if ev.end_us > nxt.ts_us + OVERLAP_EPS_US:
+                cut = ev.end_us - nxt.ts_us
+                out[ev.index] = (ev.ts_us, max(nxt.ts_us - ev.ts_us, 0.0))
                 total += cut
                 worst = max(worst, cut)
-            end = max(end, ev.end_us)
     return out, worst, total
 
 
@@ -218,7 +261,7 @@ def test_clipping_many_overlapping_kernels_on_three_streams_matches_the_sweep(se
         b.launch(1.0 + i * 0.01, t, rng.choice([0.5, 3.0, 40.0, 400.0]), f"k{i}", ext=ext, stream=rng.choice([7, 8, 9]))
     trace = parse(b.to_dict())
     # WHEN clipped THEN each event is where the sweep puts it, and the warning's figures agree
-    clipped, warning = clip_stream_overlaps(trace)
+    clipped, warning, note = clip_stream_overlaps(trace)
     want, worst, total = _clipped_by_sweep(trace.gpu)
     assert want and warning is not None and warning.count == len(want)
     assert warning.value == worst and f"{total:.3f} us in all" in warning.detail
