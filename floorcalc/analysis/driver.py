@@ -365,7 +365,7 @@ def _build_report(trace: Trace, spec: DeviceSpec, cap: CaptureInfo, *, passes: O
                      f"or the profiled pass's {wall:.0f} us faster than them); another process may share this "
                      "machine, or its clocks changed: treat the step time, MFU, MBU and the profiler's cost with care")
     if not trace.has_shapes:
-        notes.append("trace has no shapes (record_shapes was off): nothing can be counted, timeline only")
+        notes.append(no_shapes_note(trace))
     early = [trace.gpu[i] for i in launched_before_trace(trace)]
     if early:
         kinds = ", ".join(f"{sum(1 for g in early if g.kind == k)} {k}s" for k in ("kernel", "memset", "memcpy")
@@ -402,6 +402,24 @@ def implausible_text(w: Implausible) -> str:
     """An impossible figure as a warning's text: ``wrong spec: DETAIL`` (``, clipped`` after the
     cause when the trace's figure was clipped)."""
     return f"{w.cause.replace('_', ' ')}{', clipped' if w.clipped else ''}: {w.detail}"
+
+
+def no_shapes_note(trace: Trace) -> str:
+    """Why a trace's ops carry no shapes, in words that name the real cause: no CPU op events at
+    all (the profiler ran without ProfilerActivity.CPU: a trace of GPU activity, whatever its
+    header's ``record_shapes`` says), ops recorded with ``record_shapes`` off, or ops without
+    shapes in a trace whose header says they were recorded."""
+    said = trace.metadata.get("record_shapes")
+    if not trace.ops:
+        what = ("no CPU op events were recorded (a trace of GPU activity only: the profiler ran without "
+                "ProfilerActivity.CPU")
+        what += (", though the trace says record_shapes: 1)" if said in ("1", "true", "True") else ")")
+        return (f"{what}: nothing can be counted, and device work has no op to be attributed to; timeline only, and "
+                "idle time outside launch calls is 'unknown: no host events'")
+    if said in ("1", "true", "True"):
+        return ("the trace's ops carry no shapes though its header says record_shapes: 1 (a converter or "
+                "filter dropped them?): nothing can be counted, timeline only")
+    return "trace has no shapes (record_shapes was off): nothing can be counted, timeline only"
 
 
 def report_notes(analysis: List[str], trace: Trace, timeline: Optional[Timeline],

@@ -41,6 +41,8 @@ CAUSE_TERM: Mapping[GapCause, IdleTerm] = {
     "launch": "host_overhead", "python": "host_overhead",
     "sync": "blocking", "blocking_copy": "blocking", "peer_wait": "peer_wait",
     "queued": "other", "profiler": "other", "collective": "other", "cold_start": "other",
+    # no host op events recorded: what the host did is not known (never put down to Python)
+    "unknown": "other",
 }
 
 

@@ -53,6 +53,7 @@ CAUSE_STYLES: Dict[str, Tuple[str, str]] = {
     "launch": ("#E69F00", "////"), "python": ("#6A3D9A", "\\\\\\\\"), "sync": ("#D55E00", "xxxx"),
     "blocking_copy": ("#56B4E9", "xxxx"), "queued": ("#009E73", "...."), "cold_start": ("#0072B2", "||||"),
     "profiler": ("#999999", "----"), "collective": ("#CC79A7", "++++"), "peer_wait": ("#000000", "oo"),
+    "unknown": ("#DDDDDD", ""),
 }
 KERNEL_CATEGORIES = ("compute", "memory", "overhead", "uncounted", "copy", "collective")
 

@@ -49,6 +49,7 @@ CAUSE_TEXT = {
     "cold_start": "cold start: allocation, module loading, slow first launches",
     "launch": "host launching work slower than the device drains it",
     "python": "host in Python or dispatch outside launches",
+    "unknown": "unknown: no host events (the trace recorded no CPU ops, so nothing shows what the host did)",
 }
 
 

@@ -113,7 +113,9 @@ def analyze(trace: Trace, win: Window, units: Sequence[WorkUnit], spec: DeviceSp
 
     # 3. host activity layers, and the gaps painted with them
     host = _HostLayers(trace, win, ev, ts, W0, wall, cold)
-    pieces = paint(gap_s, gap_e, host.layers)
+    # idle time no layer covers is Python or dispatch only where the trace recorded the host's
+    # ops; without them nothing shows what the host did ("unknown: no host events")
+    pieces = paint(gap_s, gap_e, host.layers, default="python" if trace.ops else "unknown")
     ps, pe, pl, pg = pieces
     part = build((bs, be, bo), rows[bo] if len(bo) else np.zeros((0, len(COLUMNS))), (ps, pe, pl, pg), wall)
 
@@ -411,7 +413,7 @@ def _decomposition(label: str, at: float, wall: float, amounts: np.ndarray) -> D
     """A :class:`Decomposition` from per-column amounts of a slice ``wall`` long."""
     a = {c: float(amounts[COL[c]]) for c in COLUMNS}
     other_parts = {"unfloored_kernels": a["unfloored"], "queued": a["queued"], "cold_start": a["cold_start"],
-                   "profiler": a["profiler"], "collective": a["collective"]}
+                   "profiler": a["profiler"], "collective": a["collective"], "unknown": a["unknown"]}
     host = a["launch"] + a["python"]
     blocking = a["sync"] + a["blocking_copy"]
     other = sum(other_parts.values())
