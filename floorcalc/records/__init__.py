@@ -42,7 +42,7 @@ from floorcalc.records.device import (
 )
 from floorcalc.records.trace import (
     CpuOp, RuntimeCall, GpuEvent, Step, GpuProperties, GeneratedKernel, ProcessGroup, DistributedInfo,
-    CollectiveCall, LeanSet, LeanCapture, CaptureInfo, Trace, UserRange, MemorySample, ProfilerOverhead, DeviceSync,
+    CollectiveCall, LeanSet, LeanCapture, CaptureInfo, Trace, UserRange, MemorySample, ProfilerOverhead, DeviceSync, IncompleteReplay,
 )
 from floorcalc.records.floor import (
     Floor, EventFloor,
@@ -83,7 +83,7 @@ __all__ = [
     "UNKNOWN_DTYPE", "dtype_bytes", "TensorMeta", "Arg", "OpCall", "Count", "CommCount", "arithmetic_intensity",
     "Figure", "MemoryLevel", "INTERCONNECT_KEYS", "DeviceSpec", "NO_SPEC_KEY", "CpuOp", "RuntimeCall",
     "GpuEvent", "Step", "GpuProperties", "GeneratedKernel", "ProcessGroup", "DistributedInfo", "CollectiveCall",
-    "LeanSet", "LeanCapture", "CaptureInfo", "Trace", "UserRange", "MemorySample", "ProfilerOverhead", "DeviceSync", "Floor",
+    "LeanSet", "LeanCapture", "CaptureInfo", "Trace", "UserRange", "MemorySample", "ProfilerOverhead", "DeviceSync", "IncompleteReplay", "Floor",
     "EventFloor", "UNATTRIBUTED", "WorkUnit", "OpRow", "KernelRow", "Spread", "Summary", "OpGroup", "Grouping", "Window",
     "CAUSE_TERM", "Gap", "IdleSpans", "IdleRow", "HostWait", "CopyRow", "ColdStart", "Decomposition",
     "KernelLaunchRow", "LaunchStats", "InvariantCheck", "RangeRow", "MemoryStats", "ActivitySpan",

@@ -324,6 +324,31 @@ class CaptureInfo:
 
 
 @dataclass(frozen=True)
+class IncompleteReplay:
+    """One CUDA-graph launch that recorded fewer device events than its graph has nodes
+    (floorcalc.trace.graphs: the profiler lost them, as when its buffer overflows).
+
+    ``launch``: its ``cudaGraphLaunch`` in :attr:`Trace.runtime`; ``ts_us`` its start;
+    ``expected``: the device events (kernels, memsets, memcpys) its graph runs, from the capture
+    when the replay matched one or exactly one graph was captured (``source`` ``"capture"``), else
+    from the fullest of the other replays (``"other replays"``); ``recorded``: those the trace
+    holds; ``missing``: the names of the events not recorded, as the capture's ops or the other
+    replays name them, in node order ("" where neither tells).
+    """
+
+    launch: int
+    ts_us: float
+    expected: int
+    recorded: int
+    missing: Tuple[str, ...]
+    source: str
+
+    @property
+    def missing_count(self) -> int:
+        return self.expected - self.recorded
+
+
+@dataclass(frozen=True)
 class Trace:
     """A parsed Kineto trace: host ops, host runtime calls, device activity, steps.
 
@@ -357,6 +382,8 @@ class Trace:
     collectives: Tuple[CollectiveCall, ...] = ()
     #: the trace's ``distributedInfo`` (rank, world size, process groups); None when absent
     distributed: Optional[DistributedInfo] = None
+    #: CUDA-graph launches missing some of their graph's device events (floorcalc.trace.graphs)
+    incomplete_replays: Tuple[IncompleteReplay, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

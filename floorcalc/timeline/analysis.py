@@ -893,6 +893,13 @@ def _invariants(trace: Trace, win: Window, ev: Sequence[GpuEvent], units: Sequen
         lead, name = max(early)
         detail = f"{len(early):,} events start before their launch call, by up to {lead:,.3f} us ({name[:60]}): clocks misaligned?"
     out.append(InvariantCheck("no event starts before its launch", not early, detail))
+    # 4. every CUDA-graph launch has the kernels its graph runs (floorcalc.trace.graphs: as its
+    # capture, or every other replay, says); one with fewer lost them
+    inc = trace.incomplete_replays
+    detail = (f"{len(inc)} graph launch(es) lack {sum(r.missing_count for r in inc):,} kernels "
+              f"({', '.join(f'{r.recorded} of {r.expected}' for r in inc[:4])}{'...' if len(inc) > 4 else ''})"
+              if inc else "")
+    out.append(InvariantCheck("every graph launch has its graph's kernels", not inc, detail))
     return tuple(out)
 
 

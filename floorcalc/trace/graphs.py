@@ -31,6 +31,12 @@ Steps:
 4. A launch that matches no graph keeps its events as they were, and a note says so and where it
    diverges from the nearest capture: the node where the kinds first differ, or how many nodes one
    has beyond the other.
+5. Completeness (:func:`incomplete_replays`): every graph launch, those with no device event at
+   all among them, must have the kernels its graph runs, as its capture says (or, with no
+   capture, as every other replay says); one with fewer lost them (the profiler's buffer
+   overflowing drops whole replays). Each is an :class:`~floorcalc.records.IncompleteReplay` on
+   :attr:`Trace.incomplete_replays`, and :attr:`Trace.partial` says how many kernels are
+   missing, which, and that the figures cover the recorded ones.
 
 A capture in another trace brings its ops along (:func:`attach_capture`): each captured op and its
 ancestors are added to the replaying trace (new indices, their modules and shapes kept), placed
@@ -46,7 +52,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from floorcalc.records import RuntimeCall, Trace
+from floorcalc.records import IncompleteReplay, RuntimeCall, Step, Trace
 
 #: The record_function range floorcalc's capture wraps a CUDA-graph capture in.
 CAPTURE_RANGE = "floorcalc.graph_capture"
@@ -172,16 +178,18 @@ TAIL_TOLERANCE = 0.01
 
 def _match(trace: Trace, graphs: Sequence[CapturedGraph], replays: Mapping[int, List[int]],
            op_of: Callable[[RuntimeCall, int], Optional[int]],
-           name_of: Callable[[RuntimeCall], str]) -> Tuple[Trace, int, List[str], int]:
+           name_of: Callable[[RuntimeCall], str]) -> Tuple[Trace, int, List[str], int, Dict[int, int]]:
     """Steps 3 and 4: the trace with each matched replay's events given their captured ops
     (``op_of(call, launch)``: the op index in this trace; ``name_of(call)``: its op's name), the
-    matched count, a line per replay that matched nothing or matched but for its tail, and the
-    captured memsets/memcpys the matched replays ran without a device event of their own."""
+    matched count, a line per replay that matched nothing or matched but for its tail, the
+    captured memsets/memcpys the matched replays ran without a device event of their own, and
+    each matched graph launch's graph number."""
     gpu = list(trace.gpu)
     by_shape: Dict[Tuple[bool, ...], List[int]] = {}
     for g in graphs:
         by_shape.setdefault(g.kernels, []).append(g.number)
     matched, missed, last, skipped_all = 0, [], -1, 0
+    which: Dict[int, int] = {}
     for li, idx in replays.items():
         kinds = tuple(gpu[i].kind == "kernel" for i in idx)
         fits = by_shape.get(kinds)
@@ -205,11 +213,12 @@ def _match(trace: Trace, graphs: Sequence[CapturedGraph], replays: Mapping[int, 
                               + (f"its last {len(idx) - len(pos)} events stay unattributed" if len(pos) < len(idx)
                                  else f"the capture's last {tail} launch(es) did not run"))
         last = number
+        which[li] = number
         calls = graphs[number].calls
         for i, p in zip(idx, pos):
             gpu[i] = dataclasses.replace(gpu[i], op=op_of(calls[p], li), graph_launch=li)
         matched += 1
-    return dataclasses.replace(trace, gpu=tuple(gpu)), matched, missed, skipped_all
+    return dataclasses.replace(trace, gpu=tuple(gpu)), matched, missed, skipped_all, which
 
 
 def _skipped(n: int) -> str:
@@ -231,8 +240,8 @@ def attribute_graph_replays(trace: Trace) -> Trace:
     if not replays:
         return trace
     graphs = captured_graphs(trace)
-    out, matched, missed, skipped = _match(trace, graphs, replays, lambda call, li: call.op,
-                                  lambda call: trace.ops[call.op].name if call.op is not None else "")
+    out, matched, missed, skipped, which = _match(trace, graphs, replays, lambda call, li: call.op,
+                                           lambda call: trace.ops[call.op].name if call.op is not None else "")
     notes = list(trace.notes)
     if matched:
         n = sorted({len(g.calls) for g in graphs})
@@ -245,7 +254,8 @@ def attribute_graph_replays(trace: Trace) -> Trace:
                      "analyze --capture); their kernels are listed as unattributed, with kernel-level figures only")
     elif missed:
         notes.append(_missed_note(missed, "in this trace"))
-    return dataclasses.replace(out, notes=tuple(notes))
+    return _with_completeness(dataclasses.replace(out, notes=tuple(notes)), graphs, which,
+                              lambda call: trace.ops[call.op].name if call.op is not None else "")
 
 
 def attach_capture(trace: Trace, capture: Trace) -> Trace:
@@ -281,8 +291,8 @@ def attach_capture(trace: Trace, capture: Trace) -> Trace:
     def op_of(call: RuntimeCall, li: int) -> Optional[int]:
         return bring(call.op, trace.runtime[li]) if call.op is not None else None
 
-    out, matched, missed, skipped = _match(trace, graphs, replays, op_of,
-                                  lambda call: capture.ops[call.op].name if call.op is not None else "")
+    out, matched, missed, skipped, which = _match(trace, graphs, replays, op_of,
+                                           lambda call: capture.ops[call.op].name if call.op is not None else "")
     notes = [n for n in trace.notes if not (n.startswith("CUDA graphs:") and "no capture in the trace" in n)]
     if matched:
         n = sorted({len(g.calls) for g in graphs})
@@ -291,5 +301,97 @@ def attach_capture(trace: Trace, capture: Trace) -> Trace:
                      f"added, with their shapes and modules{_skipped(skipped)}")
     if missed:
         notes.append(_missed_note(missed, where))
-    return dataclasses.replace(out, ops=tuple(ops), notes=tuple(notes),
-                               has_shapes=trace.has_shapes or (bool(imported) and capture.has_shapes))
+    out = dataclasses.replace(out, ops=tuple(ops), notes=tuple(notes),
+                              has_shapes=trace.has_shapes or (bool(imported) and capture.has_shapes))
+    return _with_completeness(out, graphs, which, lambda call: capture.ops[call.op].name if call.op is not None else "")
+
+
+def incomplete_replays(trace: Trace, graphs: Sequence[CapturedGraph], which: Mapping[int, int],
+                       name_of: Callable[[RuntimeCall], str]) -> Tuple[IncompleteReplay, ...]:
+    """Every graph launch of ``trace`` with fewer kernels than its graph runs (step 5 of the
+    module notes). ``which``: the graph number each matched launch replayed; ``name_of``: a
+    captured call's op name (what names a missing kernel no other replay names).
+
+    A launch's graph is the one it matched; for a launch with no device event at all, the one
+    graph captured, or the one graph every matched launch replayed. Its expected kernels are
+    that graph's kernel launches (but no more than the fullest replay of it ran, when one ran:
+    replays that all end alike short of the capture show a launch that made no node), named as
+    the fullest replay ran them, else by their captured ops; a replay whose kernels are the
+    first ones of another replay's, in order, is that replay's graph cut short. With no capture
+    the other replays say it ("other replays"): a replay that is the start of a longer one lost
+    the rest; a launch with no device event lost as many as every other replay ran, when they
+    all ran as many."""
+    launches = [i for i, r in enumerate(trace.runtime) if r.name in GRAPH_LAUNCH_CALLS]
+    if not launches:
+        return ()
+    kernels: Dict[int, List[str]] = {li: [] for li in launches}
+    for li, idx in _replays(trace, only_unmatched=False).items():
+        kernels[li] = [trace.gpu[i].name for i in idx if trace.gpu[i].kind == "kernel"]
+    used = set(which.values())
+    lone = graphs[0].number if len(graphs) == 1 else (next(iter(used)) if len(used) == 1 else None)
+    fullest: Dict[int, List[str]] = {}
+    for li, number in which.items():
+        if len(kernels[li]) > len(fullest.get(number, [])):
+            fullest[number] = kernels[li]
+    recorded = [len(k) for li, k in kernels.items() if k]
+    same = len(set(recorded)) == 1
+    longest = max((k for k in kernels.values()), key=len)
+    out = []
+    for li in launches:
+        got = kernels[li]
+        number = which.get(li, lone if not got else None)
+        if number is None and got:   # a replay cut short of a graph another replay ran whole
+            number = next((n for n, full in fullest.items() if len(full) > len(got) and full[:len(got)] == got), None)
+        if number is not None:
+            g = graphs[number]
+            names = fullest.get(number) or [name_of(c) for c, k in zip(g.calls, g.kernels) if k]
+            # what the capture launched, unless every replay of it ran fewer alike (a launch
+            # captured after the graph's last node, which runs none: xDiT's 1,566 of 1,567)
+            want, source = sum(g.kernels), "capture"
+            if number in fullest:
+                want = min(want, len(fullest[number]))
+        elif got and len(longest) > len(got) and longest[:len(got)] == got:
+            names, want, source = longest, len(longest), "other replays"   # the same graph, cut short
+        elif not graphs and not got and same and recorded:
+            names, want, source = longest, recorded[0], "other replays"
+        else:
+            continue
+        if len(got) < want:
+            missing = tuple(names[len(got):want]) if len(names) >= want else ("",) * (want - len(got))
+            out.append(IncompleteReplay(launch=li, ts_us=trace.runtime[li].ts_us, expected=want, recorded=len(got),
+                                        missing=missing, source=source))
+    return tuple(out)
+
+
+def incomplete_text(inc: Sequence[IncompleteReplay], launches: int, steps: Sequence[Step] = ()) -> str:
+    """What the figures lack when replays lost device events, for :attr:`Trace.partial`: how
+    many, which (the commonest names), and in which ProfilerSteps (``steps``) they launched."""
+    total = sum(r.missing_count for r in inc)
+    in_step = sorted({s.number for r in inc for s in steps if s.ts_us <= r.ts_us <= s.ts_us + s.duration_us})
+    where = (f"in ProfilerStep {', '.join(f'#{k}' for k in in_step)}" if in_step
+             else f"launched at {', '.join(f'{r.ts_us:.0f} us' for r in inc[:4])}{'...' if len(inc) > 4 else ''}")
+    names: Dict[str, int] = {}
+    for r in inc:
+        for n in r.missing:
+            names[n or "(unnamed)"] = names.get(n or "(unnamed)", 0) + 1
+    top = sorted(names.items(), key=lambda kv: -kv[1])
+    shown = ", ".join(f"{n.removeprefix('void ')[:50]} x{k}" for n, k in top[:4]) + (f" and {len(top) - 4} more" if len(top) > 4 else "")
+    return (f"CUDA graphs: {len(inc)} of {launches} graph launch(es) lack {total:,} of the kernels their graph runs "
+            f"(as {'its capture' if all(r.source == 'capture' for r in inc) else 'the other replays'} say{'s' if all(r.source == 'capture' for r in inc) else ''}: "
+            f"{shown}), {where}: the profiler "
+            "lost them (its activity buffer overflowing does this), so FLOPs, floors, device busy time and MFU cover "
+            "the kernels recorded, not the work that ran")
+
+
+def _with_completeness(trace: Trace, graphs: Sequence[CapturedGraph], which: Mapping[int, int],
+                       name_of: Callable[[RuntimeCall], str]) -> Trace:
+    """``trace`` with :attr:`Trace.incomplete_replays` and its ``partial`` saying what they lack
+    (in place of what an earlier pass over the same trace said)."""
+    launches = sum(1 for r in trace.runtime if r.name in GRAPH_LAUNCH_CALLS)
+    base = trace.partial
+    if trace.incomplete_replays:
+        old = incomplete_text(trace.incomplete_replays, launches, trace.steps)
+        base = base.replace("; " + old, "").replace(old, "")
+    inc = incomplete_replays(trace, graphs, which, name_of)
+    partial = "; ".join(p for p in (base, incomplete_text(inc, launches, trace.steps) if inc else "") if p)
+    return dataclasses.replace(trace, incomplete_replays=inc, partial=partial)

@@ -84,7 +84,7 @@ from floorcalc.records import (CpuOp, DeviceSync, EventKind, GpuEvent, GpuProper
                                ProfilerOverhead, RuntimeCall, Step, Trace, UserRange, record_builder)
 from floorcalc.trace import collectives, timeunit
 from floorcalc.trace.args import op_call_from_kineto
-from floorcalc.trace.capture_info import KEY as CAPTURE_KEY, read_capture_info
+from floorcalc.trace.capture_info import KEY, read_capture_info
 
 #: what a truncated GPU trace's ``partial`` adds when the cut left no device event
 NO_DEVICE_EVENT = "no device event survived the cut (Kineto writes them after the host events)"
@@ -795,7 +795,7 @@ class _Acc:
         self._dupes: Dict[str, int] = {}
         op, rt, dev = (_concat(self.op, _OP_COLS), _concat(self.rt, _RT_COLS), _concat(self.dev, _DEV_ALL))
         self.op = self.rt = self.dev = []
-        capture = read_capture_info(data.get(CAPTURE_KEY))
+        capture = read_capture_info(data.get(KEY))
         scale, why = timeunit.decide(data, op, rt, dev, kernel_kind=_KERNEL, transfer_kinds=(_MEMCPY, _MEMSET),
                                      steps=[(ts, dur) for _n, ts, dur, _p in self.steps],
                                      bare_wall_us=capture.bare_wall_us)
