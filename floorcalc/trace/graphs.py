@@ -339,7 +339,7 @@ def incomplete_replays(trace: Trace, graphs: Sequence[CapturedGraph], which: Map
     out = []
     for li in launches:
         got = kernels[li]
-        number = which.get(li, lone if not got else None)
+        number: Optional[int] = which[li] if li in which else (lone if not got else None)
         if number is None and got:   # a replay cut short of a graph another replay ran whole
             number = next((n for n, full in fullest.items() if len(full) > len(got) and full[:len(got)] == got), None)
         if number is not None:
