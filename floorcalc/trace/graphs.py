@@ -330,9 +330,9 @@ def incomplete_replays(trace: Trace, graphs: Sequence[CapturedGraph], which: Map
     used = set(which.values())
     lone = graphs[0].number if len(graphs) == 1 else (next(iter(used)) if len(used) == 1 else None)
     fullest: Dict[int, List[str]] = {}
-    for li, number in which.items():
-        if len(kernels[li]) > len(fullest.get(number, [])):
-            fullest[number] = kernels[li]
+    for li, n in which.items():
+        if len(kernels[li]) > len(fullest.get(n, [])):
+            fullest[n] = kernels[li]
     recorded = [len(k) for li, k in kernels.items() if k]
     same = len(set(recorded)) == 1
     longest = max((k for k in kernels.values()), key=len)
