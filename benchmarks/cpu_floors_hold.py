@@ -29,7 +29,7 @@ DEFAULT = ("mlp", "gpt2", "llama", "llama_decode", "resnet50", "vit", "unet", "m
 
 def check(trace: Path) -> tuple[int, list[str]]:
     """(op instances floored, lines for those below HOLD x their floor, worst first)."""
-    from floorcalc.analysis import analyze
+    from floorcalc.analysis.driver import analyze
     from floorcalc.trace import load
 
     rep = analyze(load(trace))

@@ -7,7 +7,7 @@ import pytest
 
 import golden
 from builders import KinetoBuilder, toy_spec
-from floorcalc.analysis import analyze, build_report
+from floorcalc.analysis.driver import analyze, build_report
 from floorcalc.trace import load, parse
 
 TRACE = golden.DATA / "h200_gpu_only.trace.json.gz"

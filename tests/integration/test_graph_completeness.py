@@ -9,7 +9,7 @@ import json
 import pytest
 
 import golden
-from floorcalc.analysis import analyze
+from floorcalc.analysis.driver import analyze
 from floorcalc.trace import load, parse
 from floorcalc.trace.graphs import attach_capture
 
