@@ -36,6 +36,7 @@ from floorcalc.capture.modelfile import ModelFile, call_user, load_model_file
 from floorcalc.counting import has_formula
 from floorcalc.counting.shapes import SCALAR_TYPE_CODES
 from floorcalc.counting.attention import FLEX_ATTENTION
+from floorcalc.trace.args import expanded_strides
 from floorcalc.util.errors import CountingError, FloorcalcError, ModelFileError, ModelRunError, describe_exception
 from floorcalc.records import ModuleInfo, OpCall, RecordedOp, Recording, TensorMeta
 from floorcalc.capture.run import ModuleHooks, model_inputs
@@ -59,7 +60,12 @@ def convert_arg(value: Any) -> Any:
     import torch
 
     if isinstance(value, torch.Tensor):
-        return TensorMeta(tuple(int(s) for s in value.shape), dtype_name(value.dtype))
+        shape = tuple(int(s) for s in value.shape)
+        try:
+            strides = tuple(int(s) for s in value.stride())
+        except (RuntimeError, TypeError):  # sparse and nested tensors have no strides
+            strides = None
+        return TensorMeta(shape, dtype_name(value.dtype), expanded_strides(shape, strides))
     if isinstance(value, (list, tuple)):
         items = tuple(convert_arg(v) for v in value)
         return items

@@ -47,18 +47,32 @@ def dtype_bytes(dtype: str) -> int:
 
 @dataclass(frozen=True, slots=True)
 class TensorMeta:
-    """Shape and dtype of one tensor argument.
+    """Shape and dtype of one tensor argument, and its strides when it is an expanded view.
 
     ``shape`` is the tensor's sizes (``()`` for a 0-d tensor), ``dtype`` a canonical torch
-    dtype name such as ``"float32"`` or ``"bfloat16"``, or ``"unknown"``.
+    dtype name such as ``"float32"`` or ``"bfloat16"``, or ``"unknown"``. ``strides``: its
+    strides (in elements) when one of them is 0, an ``expand``ed view that repeats its storage
+    along that dim (Hugging Face's ``repeat_kv`` for grouped-query attention); None otherwise
+    (every other layout reads as many elements as it has).
+
+    ``numel`` is the logical element count (what FLOPs follow); ``storage_numel`` the distinct
+    elements it addresses (the sizes of its non-zero-stride dims multiplied), what reading it
+    once moves; ``nbytes`` is ``storage_numel`` x ``itemsize``.
     """
 
     shape: Tuple[int, ...]
     dtype: str
+    strides: Optional[Tuple[int, ...]] = None
 
     @property
     def numel(self) -> int:
         return math.prod(self.shape)
+
+    @property
+    def storage_numel(self) -> int:
+        if self.strides is None or len(self.strides) != len(self.shape):
+            return self.numel
+        return math.prod(n for n, st in zip(self.shape, self.strides) if st != 0) if self.numel else 0
 
     @property
     def itemsize(self) -> int:
@@ -66,7 +80,7 @@ class TensorMeta:
 
     @property
     def nbytes(self) -> int:
-        return self.numel * self.itemsize
+        return self.storage_numel * self.itemsize
 
 
 #: One positional argument of an op call: a tensor, a list of tensors, or a scalar / scalar list

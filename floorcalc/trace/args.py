@@ -124,15 +124,25 @@ def dtype_of(type_name: str) -> str:
     return UNKNOWN_DTYPE
 
 
-def parse_arg(dims: Any, type_name: Any, concrete: Any) -> Arg:
-    """One positional argument from its Input Dims, Input type and Concrete Inputs entries.
+def expanded_strides(shape: Tuple[int, ...], strides: Any) -> Optional[Tuple[int, ...]]:
+    """``strides`` (a tensor's Input Strides entry) when they fit ``shape`` and one of them is 0
+    on a dim of more than one element (an expanded view: TensorMeta.strides), else None."""
+    st = _shape(strides)
+    if st is None or len(st) != len(shape):
+        return None
+    return st if any(s == 0 and n > 1 for s, n in zip(st, shape)) else None
+
+
+def parse_arg(dims: Any, type_name: Any, concrete: Any, strides: Any = None) -> Arg:
+    """One positional argument from its Input Dims, Input type, Concrete Inputs and Input Strides
+    entries (strides kept for an expanded view only: :func:`expanded_strides`).
 
     ``type_name`` None means the trace has no Input type entry for it: a non-empty shape is
     then a tensor of unknown dtype.
     """
     if type_name is None:
         shape = _shape(dims)
-        return TensorMeta(shape, UNKNOWN_DTYPE) if shape else parse_scalar(concrete)
+        return TensorMeta(shape, UNKNOWN_DTYPE, expanded_strides(shape, strides)) if shape else parse_scalar(concrete)
     t = type_name if isinstance(type_name, str) else ""
     if t == "TensorList":
         shapes = dims if isinstance(dims, (list, tuple)) else []
@@ -144,7 +154,7 @@ def parse_arg(dims: Any, type_name: Any, concrete: Any) -> Arg:
     shape = _shape(dims)
     if shape is None:
         return parse_scalar(concrete)
-    return TensorMeta(shape, dtype_of(t))
+    return TensorMeta(shape, dtype_of(t), expanded_strides(shape, strides))
 
 
 def op_call_from_kineto(name: str, args: Mapping[str, Any]) -> Optional[OpCall]:
@@ -155,8 +165,11 @@ def op_call_from_kineto(name: str, args: Mapping[str, Any]) -> Optional[OpCall]:
         return None
     types: Sequence[Any] = args.get("Input type") or ()
     concrete: Sequence[Any] = args.get("Concrete Inputs") or ()
+    strides = args.get("Input Strides")
+    strides = strides if isinstance(strides, (list, tuple)) else ()
     parsed = tuple(
-        parse_arg(d, types[i] if i < len(types) else None, concrete[i] if i < len(concrete) else "")
+        parse_arg(d, types[i] if i < len(types) else None, concrete[i] if i < len(concrete) else "",
+                  strides[i] if i < len(strides) else None)
         for i, d in enumerate(dims)
     )
     return OpCall(name=name, args=parsed)

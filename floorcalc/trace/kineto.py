@@ -163,6 +163,8 @@ MAX_DURATION_US = 86_400e6
 MAX_TIMESTAMP = 1e19
 
 _STEP_RE = re.compile(r"^ProfilerStep#(\d+)$")
+#: an Input Strides text with a zero stride in it (an expanded view; the others are not kept)
+_ZERO_STRIDE = re.compile(rb"[\[,]\s*0\s*[,\]]")
 _NONE = -(1 << 62)   # "no id" in integer columns
 _ID_LIMIT = 1 << 62  # ids at or beyond this (in size) are read as none
 
@@ -186,6 +188,7 @@ class _Args(msgspec.Struct, gc=False):
     dims_old: msgspec.Raw = msgspec.field(default=_NO_RAW, name="Input dims")
     types: msgspec.Raw = msgspec.field(default=_NO_RAW, name="Input type")
     concrete: msgspec.Raw = msgspec.field(default=_NO_RAW, name="Concrete Inputs")
+    strides: msgspec.Raw = msgspec.field(default=_NO_RAW, name="Input Strides")
     # [memory] instants
     mem_bytes: Optional[int] = msgspec.field(default=None, name="Bytes")
     total_allocated: Optional[int] = msgspec.field(default=None, name="Total Allocated")
@@ -240,6 +243,7 @@ _COMM_ATTRS = {"Collective name": "coll_name", "dtype": "coll_dtype", "In msg ne
                "Rank": "coll_rank", "Src Rank": "coll_src", "Dst Rank": "coll_dst", "In split size": "coll_in_split",
                "Out split size": "coll_out_split"}
 _RAW_ARGS = {"Input Dims": "dims", "Input dims": "dims_old", "Input type": "types", "Concrete Inputs": "concrete",
+             "Input Strides": "strides",
              "memory bandwidth (GB/s)": "bandwidth",
              **_COMM_ATTRS}
 _JSON = msgspec.json.Encoder()
@@ -518,7 +522,7 @@ class _Acc:
         self.name_id: Dict[str, int] = {}
         self.names: List[str] = []
         self.ref_id: Dict[tuple, int] = {}
-        self.refs: List[tuple] = []          # (name, dims, types, concrete) raw JSON texts
+        self.refs: List[tuple] = []          # (name, dims, types, concrete, strides) raw JSON texts
         self.op: List[Dict[str, np.ndarray]] = []
         self.rt: List[Dict[str, np.ndarray]] = []
         self.dev: List[Dict[str, np.ndarray]] = []
@@ -591,7 +595,8 @@ class _Acc:
                 if not d:
                     append(-1)
                     continue
-            key = (nid, bytes(d), bytes(a.types), bytes(a.concrete))
+            st = bytes(a.strides)
+            key = (nid, bytes(d), bytes(a.types), bytes(a.concrete), st if st and _ZERO_STRIDE.search(st) else b"")
             i = table.get(key)
             if i is None:
                 i = table[key] = len(refs)
@@ -1085,12 +1090,14 @@ class _Acc:
         for r in np.unique(refs).tolist():
             if r < 0:
                 continue
-            name, dims, types, concrete = self.refs[r]
+            name, dims, types, concrete, strides = self.refs[r]
             args = {"Input Dims": value(dims)}
             if types:
                 args["Input type"] = value(types)
             if concrete:
                 args["Concrete Inputs"] = value(concrete)
+            if strides:  # kept only when a stride is 0 (an expanded view): floorcalc.trace.args
+                args["Input Strides"] = value(strides)
             try:
                 built[r] = op_call_from_kineto(name, args)
             except (TypeError, ValueError, OverflowError, RecursionError):
