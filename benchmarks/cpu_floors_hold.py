@@ -22,6 +22,7 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # this checkout's floorcalc, in the reports (cwd) and in the check
 HOLD = 0.95
 #: The single-process examples (the distributed ones run with --nproc-per-node: see their files).
 DEFAULT = ("mlp", "gpt2", "llama", "llama_decode", "resnet50", "vit", "unet", "moe")
@@ -29,7 +30,10 @@ DEFAULT = ("mlp", "gpt2", "llama", "llama_decode", "resnet50", "vit", "unet", "m
 
 def check(trace: Path) -> tuple[int, list[str]]:
     """(op instances floored, lines for those below HOLD x their floor, worst first)."""
-    from floorcalc.analysis.driver import analyze
+    try:
+        from floorcalc.analysis.driver import analyze
+    except ImportError:  # a checkout from before floorcalc/analysis/ was a package
+        from floorcalc.analysis import analyze  # type: ignore[attr-defined,no-redef]
     from floorcalc.trace import load
 
     rep = analyze(load(trace))
@@ -62,7 +66,8 @@ def main(argv=None) -> int:
             env = {**os.environ, "FLOORCALC_DTYPE": dt}
             r = subprocess.run([sys.executable, "-m", "floorcalc", "report", str(ROOT / "examples" / f"{name}.py"),
                                 "--device", "cpu", "--iters", args.iters, "--trace-out", str(trace), "--force",
-                                "--quiet", "-o", str(out / f"{name}.{dt}.json")], env=env, capture_output=True, text=True)
+                                "--quiet", "-o", str(out / f"{name}.{dt}.json")], env=env, capture_output=True, text=True,
+                               cwd=ROOT)
             if r.returncode != 0:
                 print(f"{name} {dt}: report failed ({r.returncode}): {r.stderr.strip().splitlines()[-1:]}")
                 broke += 1

@@ -46,11 +46,12 @@ def tensor_args(*shapes: Sequence[int], dtype: str = "float32", scalars: Sequenc
 class KinetoBuilder:
     """Accumulates trace events; times in microseconds."""
 
-    def __init__(self, gpu_name: Optional[str] = "NVIDIA H200") -> None:
+    def __init__(self, gpu_name: Optional[str] = "NVIDIA H200", gpus: int = 1) -> None:
         self.events: List[Dict[str, Any]] = []
         self.ext = 0
         self.corr = 0
         self.gpu_name = gpu_name
+        self.gpus = gpus
         self.meta: Dict[str, Any] = {}
 
     def op(self, name: str, ts: float, dur: float, args: Optional[Dict[str, Any]] = None, tid: int = 1) -> int:
@@ -69,17 +70,35 @@ class KinetoBuilder:
 
     def launch(self, ts: float, kernel_ts: float, kernel_dur: float, name: str = "kernel", *, ext: Optional[int] = None,
                kind: str = "kernel", nbytes: Optional[int] = None, stream: int = 7, tid: int = 1,
-               runtime: str = "cudaLaunchKernel") -> int:
-        """A runtime call at ``ts`` (1 us long) and the device event it issues."""
+               runtime: str = "cudaLaunchKernel", device: int = 0) -> int:
+        """A runtime call at ``ts`` (1 us long) and the device event it issues on ``device``
+        (Kineto's lane: pid = the device index)."""
         self.corr += 1
         self.events.append({"ph": "X", "cat": "cuda_runtime", "name": runtime, "pid": 1, "tid": tid, "ts": ts,
                             "dur": 1.0, "args": {"correlation": self.corr, "External id": ext}})
         cat = {"kernel": "kernel", "memcpy": "gpu_memcpy", "memset": "gpu_memset"}[kind]
-        args: Dict[str, Any] = {"device": 0, "stream": stream, "correlation": self.corr, "External id": ext}
+        args: Dict[str, Any] = {"device": device, "stream": stream, "correlation": self.corr, "External id": ext}
         if nbytes is not None:
             args["bytes"] = nbytes
-        self.events.append({"ph": "X", "cat": cat, "name": name, "pid": 0, "tid": stream, "ts": kernel_ts,
+        self.events.append({"ph": "X", "cat": cat, "name": name, "pid": device, "tid": stream, "ts": kernel_ts,
                             "dur": kernel_dur, "args": args})
+        return self.corr
+
+    def peer_copy(self, ts: float, copy_ts: float, copy_dur: float, nbytes: int, *, src: int, dst: int,
+                  ext: Optional[int] = None, stream: int = 7, tid: int = 1) -> int:
+        """A copy from GPU ``src`` to GPU ``dst`` as Kineto writes CUPTI's peer-to-peer (memcpy2)
+        record (libkineto/src/CuptiActivity.cpp): named ``Memcpy PtoP (Device -> Device)``, args
+        ``fromDevice``/``inDevice``/``toDevice`` (no ``device``), on the lane (pid) of the device it
+        ran on (``inDevice``, here ``src``), issued by a ``cudaMemcpyAsync``."""
+        self.corr += 1
+        self.events.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaMemcpyAsync", "pid": 1, "tid": tid,
+                            "ts": ts, "dur": 1.0, "args": {"correlation": self.corr, "External id": ext}})
+        self.events.append({"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy PtoP (Device -> Device)", "pid": src,
+                            "tid": stream, "ts": copy_ts, "dur": copy_dur,
+                            "args": {"fromDevice": src, "inDevice": src, "toDevice": dst, "fromContext": 1,
+                                     "inContext": 1, "toContext": 2, "stream": stream, "correlation": self.corr,
+                                     "External id": ext, "bytes": nbytes,
+                                     "memory bandwidth (GB/s)": nbytes / (copy_dur * 1e3)}})
         return self.corr
 
     def runtime(self, name: str, ts: float, dur: float, tid: int = 1) -> None:
@@ -147,8 +166,9 @@ class KinetoBuilder:
         head = {"distributedInfo": self.meta["distributedInfo"]} if "distributedInfo" in self.meta else {}
         d: Dict[str, Any] = {"schemaVersion": 1, **head, "traceEvents": list(self.events),
                              **{k: v for k, v in self.meta.items() if k not in head}}
-        d["deviceProperties"] = ([{"id": 0, "name": self.gpu_name, "totalGlobalMem": 150754820096,
-                                   "computeMajor": 9, "computeMinor": 0, "numSms": 132}] if self.gpu_name else [])
+        d["deviceProperties"] = ([{"id": g, "name": self.gpu_name, "totalGlobalMem": 150754820096,
+                                   "computeMajor": 9, "computeMinor": 0, "numSms": 132} for g in range(self.gpus)]
+                                 if self.gpu_name else [])
         return d
 
     def write(self, path: Path) -> Path:

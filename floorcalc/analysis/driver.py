@@ -356,8 +356,9 @@ def _build_report(trace: Trace, spec: DeviceSpec, cap: CaptureInfo, *, passes: O
                      "trace; floorcalc report --compile records them)")
     key, peak = summary.mfu_peak_key, summary.mfu_peak_flop_per_s
     if key:
-        notes.append(f"MFU uses {key} = {peak:.4g} FLOP/s ({spec.peak_flop_per_s[key].basis}); "
-                     f"MBU uses DRAM {spec.mem_bytes_per_s.value:.4g} B/s ({spec.mem_bytes_per_s.basis}); "
+        per = f" x {summary.devices} devices (the sum of their peaks)" if summary.devices > 1 else ""
+        notes.append(f"MFU uses {key} = {peak:.4g} FLOP/s ({spec.peak_flop_per_s[key].basis}){per}; "
+                     f"MBU uses DRAM {spec.mem_bytes_per_s.value:.4g} B/s ({spec.mem_bytes_per_s.basis}){per}; "
                      f"both over the {'bare (unprofiled)' if bare else 'profiled'} wall time")
     if bare and (wall < 0.9 * bare or classify.bare_spread(bare, runs) > NOISE_SPREAD):
         notes.append(f"timing looks noisy: the unprofiled sets took {', '.join(f'{r:.0f}' for r in runs) or bare} us "
@@ -384,6 +385,15 @@ def _build_report(trace: Trace, spec: DeviceSpec, cap: CaptureInfo, *, passes: O
     target: Target = "cuda" if gpu else "cpu"
     steps.update(3, detail="timeline: gaps, copies, waits")
     timeline = analyze_timeline(trace, win, units, spec, target=target, lean=not profiled)
+    # one process driving several GPUs: a lane per device (floorcalc.timeline.devices)
+    from floorcalc.timeline.devices import device_lanes
+
+    lanes = device_lanes(trace, win, units, spec, target=target, bare_wall_us=bare)
+    if lanes:
+        timeline = dataclasses.replace(timeline, devices=lanes)
+        notes.append(f"{len(lanes)} GPUs in one process ({', '.join(f'cuda:{lane.device}' for lane in lanes)}): "
+                     "busy time is their union; each device's busy, idle, decomposition, MFU and MBU are in "
+                     "'devices', its idle time while another ran as cause other_device")
     # physically impossible figures, each with its likely cause (floorcalc.analysis.plausibility)
     steps.update(4, detail="checks and grouping")
     warnings = ((overlap,) if overlap is not None else ()) + plausibility.check(

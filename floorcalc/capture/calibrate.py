@@ -472,6 +472,34 @@ def _copy_sweep(sizes_bytes, reps: int, graph: bool):
     return xs, ts
 
 
+def _peer_sweep(sizes_bytes):
+    """(bytes, seconds) samples of copies from GPU 0 to GPU 1 (peer access enabled by torch when
+    the GPUs allow it; staged through the host otherwise): the wall time of 3 back-to-back
+    copies between synchronisations of both GPUs, per copy (the copy may run on either GPU's
+    stream, so events of one of them would not time it)."""
+    import torch
+
+    xs, ts = [], []
+    for size in sizes_bytes:
+        n = size // 4
+        src = torch.rand(n, device="cuda:0")
+        dst = torch.empty(n, device="cuda:1")
+        dst.copy_(src)
+        torch.cuda.synchronize(0)
+        torch.cuda.synchronize(1)
+        for _ in range(5):
+            t0 = time.perf_counter()
+            for _ in range(3):
+                dst.copy_(src, non_blocking=True)
+            torch.cuda.synchronize(0)
+            torch.cuda.synchronize(1)
+            xs.append(float(size))
+            ts.append((time.perf_counter() - t0) / 3)
+        del src, dst
+    torch.cuda.empty_cache()
+    return xs, ts
+
+
 def _transfer_sweep(sizes_bytes, direction: str, pinned: bool):
     import torch
 
@@ -543,7 +571,7 @@ def _launch_figures():
 GEMM_KEYS = ("tensor.bfloat16", "tensor.float16", "tensor.tfloat32", "vector.float32", "tensor.float8")
 #: calibrate_gpu's benchmarks, in the order they run
 GPU_BENCHMARKS = tuple(f"GEMM {k}" for k in GEMM_KEYS) + ("DRAM bandwidth", "L2 bandwidth", "host transfers",
-                                                          "launch latency")
+                                                          "peer copies", "launch latency")
 
 
 def calibrate_gpu(progress: Progress = NO_PROGRESS, quick: bool = False):
@@ -617,6 +645,13 @@ def _calibrate_gpu(cal, props, shapes, tf32_before, step: Callable[[str], None],
             cal.figures[key] = sweep_bandwidth(key, xs, ts, f"{'host-to-device' if direction == 'h2d' else 'device-to-host'} "
                                              f"copy of {'pinned' if pinned else 'pageable'} memory, "
                                              f"{'/'.join(str(s // mib) for s in t_sizes)} MiB, fit time = L + bytes/W")
+    step("peer copies")
+    if torch.cuda.device_count() > 1:
+        p_sizes = [4 * mib, 16 * mib, 64 * mib] if quick else [4 * mib, 16 * mib, 64 * mib, 256 * mib]
+        xs, ts = _peer_sweep(p_sizes)
+        cal.figures["p2p"] = sweep_bandwidth("p2p", xs, ts, f"copy_ from cuda:0 to cuda:1 of "
+                                             f"{'/'.join(str(s // mib) for s in p_sizes)} MiB, bytes once (each crosses "
+                                             "the link once), fit time = L + bytes/W")
     step("launch latency")
     cal.figures.update(_launch_figures())
     lat = launch_latency("cuda")

@@ -305,12 +305,17 @@ def _last_resort(trace: Trace, units: Sequence[_Pending], spec: DeviceSpec) -> N
 def _level(unit: _Pending) -> Tuple[Level, Optional[int]]:
     """The memory level an op's bytes move through, and the bytes that cross it.
 
-    Host<->device copies (memcpy events named HtoD or DtoH) go over the host link, and what
-    crosses it is the transfer size the trace records; everything else moves through DRAM.
+    Host<->device copies (memcpy events named HtoD or DtoH) go over the host link, copies from
+    one GPU to another (``peer_device`` set) over the link between them (NVLink or PCIe:
+    floorcalc.device.links.peer_link), and what crosses it is the transfer size the trace
+    records; everything else moves through DRAM.
     """
     link = [ev for ev in unit.events if ev.kind == "memcpy" and ("HtoD" in ev.name or "DtoH" in ev.name)]
     if link:
         return "host_link", sum(ev.bytes or 0 for ev in link)
+    peer = [ev for ev in unit.events if ev.kind == "memcpy" and ev.peer_device is not None]
+    if peer:
+        return "nvlink", sum(ev.bytes or 0 for ev in peer)
     return "dram", None
 
 
@@ -385,10 +390,11 @@ def _freeze(u: _Pending, floors: _Floors, ref_floors: Optional[_Floors], *, gpu:
         if not gpu and level == "dram" and floors.spec.cache_levels:
             # CPU: the bytes are floored at the fastest cache level they fit in (note 4)
             level = level_for_bytes(floors.spec, c.bytes)[0]
-        if level == "host_link" and level_bytes:
-            # what a host<->device copy moves is its transfer size, once, over the link
+        if level in ("host_link", "nvlink") and level_bytes:
+            # what a host<->device or peer copy moves is its transfer size, once, over the link
             c = Count(c.flop, level_bytes, 0, c.dtype, c.unit, c.formula,
-                      (c.note + "; " if c.note else "") + "bytes: the transfer over the host link")
+                      (c.note + "; " if c.note else "") + ("bytes: the transfer over the host link" if level == "host_link"
+                                                          else "bytes: the transfer between the two GPUs, over their link"))
             level_bytes = None
         floor = floors(c, launches, level, level_bytes, u.dram_bytes, flags)
     except KeyError as e:
@@ -474,6 +480,8 @@ def _aux_us(role: KernelRole, ev: GpuEvent, count: Count, spec: DeviceSpec) -> T
     level: Level = "dram"
     if role == "memcpy" and ("HtoD" in ev.name or "DtoH" in ev.name):
         level = "host_link"
+    elif role == "memcpy" and ev.peer_device is not None:
+        level = "nvlink"   # from one GPU to another: its size, once, over their link
     else:
         if role == "memcpy":
             moved = 2 * nbytes  # a device-to-device copy reads and writes each byte
@@ -788,6 +796,8 @@ def summarise(trace: Trace, win: Window, ops: Sequence[OpRow], spec: DeviceSpec,
     # without the profiler, else the profiled one. Host<->device copies are not DRAM traffic.
     t_wall = bare_wall_us if bare_wall_us else wall
     dram_bytes = sum(r.bytes or 0.0 for r in ops if r.level not in NOT_DRAM)
+    # one process driving several GPUs: the pass's MFU and MBU are against all of them
+    devices = max(1, len({trace.gpu[i].device for i in win.gpu_ids})) if gpu else 1
     runs = [r for r in bare_wall_us_runs if r > 0]
     over = f"{len(runs)} unprofiled sets of {trace.capture.iters or n} passes"
     wall_spread = spread(runs, over) if bare_wall_us and len(runs) > 1 else None
@@ -795,24 +805,24 @@ def summarise(trace: Trace, win: Window, ops: Sequence[OpRow], spec: DeviceSpec,
     if wall_spread is not None:
         # a faster set is a higher MFU: the low end of MFU is the slowest set's
         if peak:
-            mfu_spread = spread([flop / (r * 1e-6) / peak for r in runs], over)
+            mfu_spread = spread([flop / (r * 1e-6) / (peak * devices) for r in runs], over)
         if dram_bytes and spec.has_ceilings:
-            mbu_spread = spread([dram_bytes / (r * 1e-6) / spec.mem_bytes_per_s.value for r in runs], over)
+            mbu_spread = spread([dram_bytes / (r * 1e-6) / (spec.mem_bytes_per_s.value * devices) for r in runs], over)
     return Summary(
         passes=n, wall_us=wall, gpu_busy_us=busy, idle_us=(wall - busy) if gpu else 0.0,
         floor_us=sum(r.floor_us or 0.0 for r in ops),
         uncounted_us=sum(r.duration_us for r in ops if r.bound == "uncounted"),
         op_time_us=sum(r.duration_us for r in ops), flop=flop,
         bytes=sum(r.bytes or 0.0 for r in ops if r.bound != "communication"),
-        mfu=flop / (t_wall * 1e-6) / peak if peak and t_wall > 0 else None,
-        mbu=(dram_bytes / (t_wall * 1e-6) / spec.mem_bytes_per_s.value
+        mfu=flop / (t_wall * 1e-6) / (peak * devices) if peak and t_wall > 0 else None,
+        mbu=(dram_bytes / (t_wall * 1e-6) / (spec.mem_bytes_per_s.value * devices)
              if t_wall > 0 and dram_bytes and spec.has_ceilings else None),
         bare_wall_us=bare_wall_us,
         profiler_distortion=profiler_distortion(wall, bare_wall_us, bare_wall_us_runs),
         unattributed_us=sum(r.duration_us for r in ops if r.name == UNATTRIBUTED),
         bytes_only_us=sum((r.duration_us for r in ops if r.formula == BYTES_ONLY), 0.0),
         reference_floor_us=sum(r.reference_floor_us or 0.0 for r in ops) if reference else None,
-        mfu_peak_key=key, mfu_peak_flop_per_s=peak,
+        mfu_peak_key=key, mfu_peak_flop_per_s=peak, devices=devices,
         bare_wall_spread=wall_spread, mfu_spread=mfu_spread, mbu_spread=mbu_spread,
     )
 

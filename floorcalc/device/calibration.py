@@ -250,8 +250,10 @@ def to_yaml(cal: Calibration) -> str:
             details[k if f[k].unit != "bytes/s" else f"{k}_bytes_per_s"] = _fig(f[k], cal.date, env, by=cal.measured_by)
     if details:
         doc["details"] = {(k if k.endswith("_bytes_per_s") else f"{k}_us"): v for k, v in details.items()}
+    inter: Dict[str, object] = {}
+    if "p2p" in f:
+        inter["p2p_bytes_per_s"] = _fig(f["p2p"], cal.date, env + ", cuda:0 to cuda:1")
     if cal.collectives:
-        inter: Dict[str, object] = {}
         for k, m in sorted(cal.collectives.items()):
             inter[f"{k}_bus_bytes_per_s"] = _fig(m, cal.date, env + f", {cal.world_size} GPUs", by=cal.measured_by)
         lats = [(m.intercept_us, k) for k, m in cal.collectives.items() if m.intercept_us]
@@ -261,6 +263,7 @@ def to_yaml(cal: Calibration) -> str:
                 "value": float(f"{lat:.4g}"), "basis": "measured",
                 "source": (f"{cal.measured_by} {cal.date} ({env}, {cal.world_size} GPUs): mean time of the "
                            f"smallest {k} of the sweep, the lowest of the collectives measured")}
+    if inter:
         doc["interconnect"] = inter
     if cal.measured_by == "floorcalc calibrate":
         header = f"# Written by `floorcalc calibrate` on {cal.date} for {cal.device_name}.\n"

@@ -13,14 +13,15 @@ The bandwidth, in order of preference (:func:`collective_bandwidth`):
 3. for ranks on other hosts, the NIC per GPU per direction (``interconnect.nic_bytes_per_s``).
 
 The latency is ``interconnect.collective_latency_us`` (measured by calibrate, else assumed),
-or 0 when the spec has none (a floor must stay a lower bound). Pure Python; no torch.
+or 0 when the spec has none (a floor must stay a lower bound). A copy from one GPU to another
+(a peer copy) is floored at :func:`peer_link`. Pure Python; no torch.
 """
 
 from __future__ import annotations
 
 from typing import Optional, Tuple
 
-from floorcalc.records import DeviceSpec, Figure
+from floorcalc.records import DeviceSpec, Figure, Link
 
 COLLECTIVE_NAMES = ("all_reduce", "all_gather", "reduce_scatter", "all_to_all")
 
@@ -41,6 +42,24 @@ def collective_bandwidth(spec: DeviceSpec, collective: str, *, same_host: bool =
         return None
     if "nic_bytes_per_s" in ic:
         return "interconnect.nic_bytes_per_s", ic["nic_bytes_per_s"]
+    return None
+
+
+def peer_link(spec: DeviceSpec) -> Optional[Tuple[Link, str, Figure]]:
+    """``(link, key, bytes/s one direction)`` a copy from one GPU to another of one host is
+    floored at: the device-to-device copy bandwidth ``floorcalc calibrate`` measured between two
+    GPUs (``interconnect.p2p_bytes_per_s``), else NVLink per direction, all links together
+    (``nvlink_bytes_per_s``: the H200's 450 GB/s), else the GPU's PCIe link per direction
+    (``pcie_bytes_per_s``, else ``host_link_bytes_per_s``); None when the spec has none. The
+    link is named ``nvlink`` when the spec gives an NVLink figure, else ``pcie``. A peer copy
+    moves each byte across the link once."""
+    ic = spec.interconnect
+    name: Link = "nvlink" if "nvlink_bytes_per_s" in ic else "pcie"
+    for key in ("p2p_bytes_per_s", "nvlink_bytes_per_s", "pcie_bytes_per_s"):
+        if key in ic:
+            return name, f"interconnect.{key}", ic[key]
+    if spec.host_link_bytes_per_s is not None:
+        return "pcie", "host_link_bytes_per_s", spec.host_link_bytes_per_s
     return None
 
 

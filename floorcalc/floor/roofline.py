@@ -83,7 +83,8 @@ def _peak(spec: DeviceSpec, key: str) -> Tuple[str, Figure]:
 
 def bandwidth(spec: DeviceSpec, level: Level) -> Tuple[Level, Figure]:
     """The bandwidth figure for a memory level: ``"dram"``, ``"l1"``, ``"l2"``, ``"l3"`` (a
-    cache level of the spec, see floorcalc.device.levels) or ``"host_link"``.
+    cache level of the spec, see floorcalc.device.levels), ``"host_link"``, or ``"nvlink"`` /
+    ``"pcie"`` for a copy between two GPUs (floorcalc.device.links.peer_link).
 
     A level the spec lacks falls back to DRAM, and the key returned says so. Which level an
     op's bytes fit in is :func:`floorcalc.device.levels.level_for_bytes`.
@@ -98,6 +99,13 @@ def bandwidth(spec: DeviceSpec, level: Level) -> Tuple[Level, Figure]:
         fig = level_bandwidth(spec, level)
         if fig is not None:
             return level, fig
+    if level in ("nvlink", "pcie"):
+        # a copy from one GPU to another (floorcalc.device.links.peer_link)
+        from floorcalc.device.links import peer_link
+
+        found = peer_link(spec)
+        if found is not None:
+            return found[0], found[2]
     return "dram", spec.mem_bytes_per_s
 
 

@@ -53,7 +53,7 @@ from floorcalc.records.classify import (
 from floorcalc.records.timeline import (
     Window, CAUSE_TERM, Gap, IdleSpans, IdleRow, HostWait, CopyRow, ColdStart, Decomposition, KernelLaunchRow,
     LaunchStats, InvariantCheck, RangeRow, MemoryStats, ActivitySpan, CollectiveTiming, CommunicationStats,
-    StepTimes, Timeline,
+    StepTimes, Timeline, DeviceLane,
 )
 from floorcalc.records.whatif import (
     OpScaling, FusionChain, WhatIfBasis, ProjectionTerm, Projection, WhatIf,
@@ -87,7 +87,7 @@ __all__ = [
     "EventFloor", "UNATTRIBUTED", "WorkUnit", "OpRow", "KernelRow", "Spread", "Summary", "OpGroup", "Grouping", "Window",
     "CAUSE_TERM", "Gap", "IdleSpans", "IdleRow", "HostWait", "CopyRow", "ColdStart", "Decomposition",
     "KernelLaunchRow", "LaunchStats", "InvariantCheck", "RangeRow", "MemoryStats", "ActivitySpan",
-    "CollectiveTiming", "CommunicationStats", "StepTimes", "Timeline", "OpScaling", "FusionChain", "WhatIfBasis",
+    "CollectiveTiming", "CommunicationStats", "StepTimes", "Timeline", "DeviceLane", "OpScaling", "FusionChain", "WhatIfBasis",
     "ProjectionTerm", "Projection", "WhatIf", "Implausible", "Note", "Report", "RankRecord", "PeerWait",
     "RankSummary", "CollectiveInstance", "CollectiveRow", "LateRank", "RunReport", "RecordedOp", "ModuleInfo",
     "Recording", "ModuleRow", "OpTotal", "UncountedOp", "OracleResult", "Comparison", "CountReport",

@@ -184,7 +184,9 @@ class Summary:
     bytes-only (no formula: their recorded inputs read and outputs written once, 0 FLOPs;
     floorcalc.classify.fallback), part of the counted time. ``mfu_peak_key``/``mfu_peak_flop_per_s``: the peak MFU
     divides by (the spec's peak carrying the most counted FLOPs; floorcalc.classify.units.mfu_peak),
-    None when nothing counted has FLOPs.
+    None when nothing counted has FLOPs: one device's. ``devices``: the GPUs the window's work ran
+    on (one process may drive several); MFU and MBU divide by the sum of their peaks and
+    bandwidths, ``devices`` x the spec's (each device's own: ``Timeline.devices``).
     """
 
     passes: int
@@ -210,6 +212,7 @@ class Summary:
     bare_wall_spread: Optional[Spread] = None
     mfu_spread: Optional[Spread] = None
     mbu_spread: Optional[Spread] = None
+    devices: int = 1
 
     @property
     def uncounted_share(self) -> float:

@@ -46,6 +46,7 @@ INTERCONNECT_KEYS = (
     "nvlink_links",                  # link count
     "nvlink_link_bytes_per_s",       # one link, one direction
     "pcie_bytes_per_s",              # the GPU's PCIe link, one direction (peer traffic without NVLink)
+    "p2p_bytes_per_s",               # a copy from one GPU to another, one direction (calibrate on 2+ GPUs)
     "nic_bytes_per_s",               # network to ranks on other hosts, per GPU, one direction
     "collective_latency_us",         # fixed cost of one collective (small-message time)
     "all_reduce_bus_bytes_per_s",    # measured bus bandwidth (nccl-tests convention), per collective

@@ -43,7 +43,7 @@ KernelRole = Literal["main", "memset", "memcpy", "reduce", "setup"]
 #: Causes of device idle time, in the order they take precedence when several hold at once
 #: (definitions in docs/timeline.md).
 GapCause = Literal["queued", "profiler", "blocking_copy", "sync", "peer_wait", "collective", "cold_start", "launch",
-                   "python", "unknown"]
+                   "python", "unknown", "other_device"]
 #: The decomposition term an idle cause belongs to.
 IdleTerm = Literal["host_overhead", "blocking", "peer_wait", "other"]
 #: A host call that waits for the device.

@@ -43,6 +43,8 @@ CAUSE_TERM: Mapping[GapCause, IdleTerm] = {
     "queued": "other", "profiler": "other", "collective": "other", "cold_start": "other",
     # no host op events recorded: what the host did is not known (never put down to Python)
     "unknown": "other",
+    # one device of several idle while another runs (a pipeline's bubble: floorcalc.timeline.devices)
+    "other_device": "other",
 }
 
 
@@ -481,4 +483,38 @@ class Timeline:
     profiled_decomposition: Optional[Decomposition] = None
     lean_decomposition: Optional[Decomposition] = None
     #: the idle pieces of the window by cause, for the picture (not serialised)
+    idle_spans: IdleSpans = field(default_factory=IdleSpans, compare=False, repr=False)
+    #: one lane per device when the window's work ran on several GPUs of this process
+    #: (floorcalc.timeline.devices); empty for one device
+    devices: Tuple["DeviceLane", ...] = ()
+
+
+@dataclass(frozen=True)
+class DeviceLane:
+    """One GPU of a process that drove several, over the window, per pass.
+
+    ``device``: its index (the trace's ``device`` of its events); ``name``: its name from the
+    trace's ``deviceProperties`` ("" when absent); ``events``: its device events in the window;
+    ``busy_us``/``idle_us``: the union of its events' intervals and the rest of the pass's wall;
+    ``flop``/``bytes``/``floor_us``: the counted work of the ops whose events ran on it;
+    ``mfu``/``mbu``: that work over the wall time MFU uses (the bare one when the capture timed
+    it) against this device's own peak and DRAM bandwidth (None when nothing counted);
+    ``decomposition``: its wall split as the pass's is, with its idle time spent while another
+    device ran as cause ``other_device``; ``peer_copy_bytes``: bytes it copied to or from
+    another GPU.
+    """
+
+    device: int
+    name: str
+    events: int
+    busy_us: float
+    idle_us: float
+    flop: float
+    bytes: float
+    floor_us: float
+    mfu: Optional[float]
+    mbu: Optional[float]
+    decomposition: Decomposition
+    peer_copy_bytes: float = 0.0
+    #: its idle pieces by cause, for the picture's lane of this device (not serialised)
     idle_spans: IdleSpans = field(default_factory=IdleSpans, compare=False, repr=False)

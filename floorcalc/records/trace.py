@@ -68,6 +68,9 @@ class GpuEvent:
     (the innermost op enclosing the launch call; None: unattributed). ``graph_launch``: for an
     event replayed from a CUDA graph and attributed to the op that was captured
     (floorcalc.trace.graphs), the index in :attr:`Trace.runtime` of its ``cudaGraphLaunch``.
+    ``peer_device``: for a copy between two devices (a peer copy: Kineto's ``fromDevice`` and
+    ``toDevice`` differ), the device at the other end from ``device`` (the one it ran on);
+    None for every other event.
     """
 
     index: int
@@ -83,6 +86,7 @@ class GpuEvent:
     launch: Optional[int]
     op: Optional[int]
     graph_launch: Optional[int] = None
+    peer_device: Optional[int] = None
 
     @property
     def end_us(self) -> float:

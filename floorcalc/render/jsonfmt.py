@@ -164,7 +164,7 @@ def to_dict(report: Report) -> Dict[str, Any]:
             "flop": s.flop if counted else None, "bytes": s.bytes if counted else None,
             "mfu": _num(s.mfu), "mbu": _num(s.mbu), "bare_wall_us": _num(s.bare_wall_us),
             "profiler_distortion": _num(s.profiler_distortion),
-            "reference_floor_us": _num(s.reference_floor_us),
+            "reference_floor_us": _num(s.reference_floor_us), "devices": s.devices,
             "bare_wall_spread": dataclasses.asdict(s.bare_wall_spread) if s.bare_wall_spread is not None else None,
             "mfu_spread": dataclasses.asdict(s.mfu_spread) if s.mfu_spread is not None else None,
             "mbu_spread": dataclasses.asdict(s.mbu_spread) if s.mbu_spread is not None else None,

@@ -44,7 +44,7 @@ from typing import Any, Dict, Mapping, Optional, Tuple, Type, TypeVar, Union
 from floorcalc.util.errors import ReportFileError
 from floorcalc.util.output import shown
 from floorcalc.records import (NO_SPEC_KEY, UNKNOWN_DTYPE, CaptureInfo, ColdStart, CollectiveCall, CollectiveTiming,
-                               CopyRow, Decomposition, DeviceSpec, Figure, Gap, GroupBy, HostWait, IdleRow, Implausible,
+                               CopyRow, Decomposition, DeviceLane, DeviceSpec, Figure, Gap, GroupBy, HostWait, IdleRow, Implausible,
                                InvariantCheck, KernelRow, LaunchStats, MemoryStats, Note, OpRow, RangeRow,
                                Report, Summary, Timeline, WhatIf)
 
@@ -424,6 +424,10 @@ def _timeline(t: Any, where: str) -> Timeline:
         notes=_value(Tuple[str, ...], t.get("notes", []), f"{where}.notes"),
         partial=t.get("partial") or "",
         collectives=_collectives(t.get("communication"), f"{where}.communication"),
+        devices=tuple(_record(DeviceLane, x, f"{where}.devices[{i}]",
+                              decomposition=_decomposition(x.get("decomposition") if isinstance(x, dict) else None,
+                                                           f"{where}.devices[{i}].decomposition"))
+                      for i, x in enumerate(_get(t, "devices", where, list) if "devices" in t else [])),
     )
 
 

@@ -107,5 +107,9 @@ def timeline_dict(t: Optional[Timeline]) -> Optional[Dict[str, Any]]:
         "step_times": asdict(t.step_times) if t.step_times is not None else None,
         "profiled_decomposition": decomposition_dict(t.profiled_decomposition),
         "lean_decomposition": decomposition_dict(t.lean_decomposition),
+        "devices": [{**{k: (_num(v) if isinstance(v, float) else v) for k, v in asdict(lane).items()
+                        if k not in ("decomposition", "idle_spans")},
+                     "decomposition": decomposition_dict(lane.decomposition)}
+                    for lane in t.devices],
         "notes": list(t.notes),
     }

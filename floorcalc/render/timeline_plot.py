@@ -54,6 +54,7 @@ CAUSE_STYLES: Dict[str, Tuple[str, str]] = {
     "blocking_copy": ("#56B4E9", "xxxx"), "queued": ("#009E73", "...."), "cold_start": ("#0072B2", "||||"),
     "profiler": ("#999999", "----"), "collective": ("#CC79A7", "++++"), "peer_wait": ("#000000", "oo"),
     "unknown": ("#DDDDDD", ""),
+    "other_device": ("#F0E442", "...."),
 }
 KERNEL_CATEGORIES = ("compute", "memory", "overhead", "uncounted", "copy", "collective")
 
@@ -193,16 +194,26 @@ def pass_picture(report: Report, width_px: int = 1400, pass_label: Optional[str]
             floor = u.event_parts[i].floor_us if u.floor is not None and i < len(u.event_parts) else None
             streams[(ev.device, ev.stream)].append(
                 Bar(max(s, a) - a, min(e, b) - a, _category(u, i), ev.duration_us, floor, 1, ev.name))
-    idle: List[Bar] = []
-    sp = report.timeline.idle_spans
-    for s, e, c in zip(sp.starts_us, sp.ends_us, sp.causes):
-        if e > a and s < b:
-            idle.append(Bar(max(s, a) - a, min(e, b) - a, c, min(e, b) - max(s, a)))
+    def idle_bars(sp) -> List[Bar]:
+        return [Bar(max(s, a) - a, min(e, b) - a, c, min(e, b) - max(s, a))
+                for s, e, c in zip(sp.starts_us, sp.ends_us, sp.causes) if e > a and s < b]
+
     busiest = sorted(streams, key=lambda k: (-sum(x.busy_us for x in streams[k]), k))
     lanes = [Lane("host (ops)", "host", tuple(merge_bars(host, us_per_px)))]
-    lanes += [Lane(f"GPU {d} / stream {s}", "stream", tuple(merge_bars(streams[(d, s)], us_per_px)))
-              for d, s in busiest]
-    lanes.append(Lane("GPU idle (cause)", "idle", tuple(merge_bars(idle, us_per_px))))
+    devices = report.timeline.devices
+    if devices:
+        # several GPUs in one process: each device's streams, then its own idle lane (its idle
+        # time by cause, "other_device" while another one ran)
+        for lane in devices:
+            lanes += [Lane(f"GPU {d} / stream {s}", "stream", tuple(merge_bars(streams[(d, s)], us_per_px)))
+                      for d, s in busiest if d == lane.device]
+            lanes.append(Lane(f"GPU {lane.device} idle (cause)", "idle",
+                              tuple(merge_bars(idle_bars(lane.idle_spans), us_per_px))))
+    else:
+        lanes += [Lane(f"GPU {d} / stream {s}", "stream", tuple(merge_bars(streams[(d, s)], us_per_px)))
+                  for d, s in busiest]
+        lanes.append(Lane("GPU idle (cause)", "idle", tuple(merge_bars(idle_bars(report.timeline.idle_spans),
+                                                                        us_per_px))))
     figures: List[Tuple[str, str]] = []
     step = next((d for d in report.timeline.steps if abs(d.at_us - a) < 1e-6), None) or report.timeline.decomposition
     if step is not None:

@@ -50,6 +50,7 @@ CAUSE_TEXT = {
     "launch": "host launching work slower than the device drains it",
     "python": "host in Python or dispatch outside launches",
     "unknown": "unknown: no host events (the trace recorded no CPU ops, so nothing shows what the host did)",
+    "other_device": "another GPU of this process ran (waiting on its work: a pipeline's bubble)",
 }
 
 
@@ -131,6 +132,7 @@ def render_timeline(t: Timeline, console: Console, top: int = 8) -> None:
     if spread:
         basis = "lean passes, as measured" if st is not None and st.basis == "unprofiled" else "profiled passes"
         console.print(Text(f"  [min-max]: over the {len(t.steps)} {basis} (per-pass slices by launch)", style="dim"))
+    _devices(t, console)
     _communication(t, console)
     if t.steps:
         _steps(t, console)
@@ -141,6 +143,25 @@ def render_timeline(t: Timeline, console: Console, top: int = 8) -> None:
     _ranges(t, console, top)
     _memory(t, console)
     _cold_start(t, console, top)
+
+
+def _devices(t: Timeline, console: Console) -> None:
+    """One row per GPU when the process drove several (floorcalc.timeline.devices)."""
+    if not t.devices:
+        return
+    dt = PlainTable(box=box.SIMPLE_HEAD, title=f"devices, per pass ({len(t.devices)} GPUs in one process; busy above is "
+                    "their union)", title_justify="left")
+    for col in ("device", "busy us", "idle us", "waiting on another GPU us", "host overhead us", "floor us", "MFU",
+                "MBU", "peer copies"):
+        dt.add_column(col, justify="left" if col == "device" else "right")
+    for lane in t.devices:
+        d = lane.decomposition
+        dt.add_row(plain(f"cuda:{lane.device}" + (f" {lane.name}" if lane.name else "")), format_us(lane.busy_us),
+                   format_us(lane.idle_us), format_us(d.idle_by_cause_us.get("other_device", 0.0)),
+                   format_us(d.host_overhead_us), format_us(lane.floor_us),
+                   f"{lane.mfu:.1%}" if lane.mfu is not None else "-", f"{lane.mbu:.1%}" if lane.mbu is not None else "-",
+                   _bytes(lane.peer_copy_bytes) if lane.peer_copy_bytes else "-")
+    console.print(dt)
 
 
 def _communication(t: Timeline, console: Console) -> None:

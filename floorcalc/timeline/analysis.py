@@ -59,7 +59,8 @@ _OTHER_PARTS = ("unfloored_kernels", "queued", "cold_start", "profiler", "collec
 
 
 def analyze(trace: Trace, win: Window, units: Sequence[WorkUnit], spec: DeviceSpec, *, target: Target,
-            passes: Optional[int] = None, lean: bool = True) -> Timeline:
+            passes: Optional[int] = None, lean: bool = True,
+            other_busy: Optional[Tuple[np.ndarray, np.ndarray]] = None) -> Timeline:
     """The :class:`Timeline` of ``trace`` over ``win`` (see the module notes).
 
     ``lean``: build it from the trace's lean passes where they match (floorcalc.timeline.lean:
@@ -67,7 +68,10 @@ def analyze(trace: Trace, win: Window, units: Sequence[WorkUnit], spec: DeviceSp
     profiled pass's own (``--profiled``).
 
     ``units`` are classify's work units; each device event's floor is the one classify computed
-    for it (``WorkUnit.event_floors_us``), never recomputed here.
+    for it (``WorkUnit.event_floors_us``), never recomputed here. ``other_busy``: (starts, ends)
+    in microseconds from the window's start, when ``win`` holds one device's events of several:
+    when the other devices ran, so that this one's idle time then is cause ``other_device``
+    (floorcalc.timeline.devices).
     """
     n = passes or win.passes
     # the reader's notes, then the timeline's own; a partial trace (Timeline.partial) and broken
@@ -113,6 +117,11 @@ def analyze(trace: Trace, win: Window, units: Sequence[WorkUnit], spec: DeviceSp
 
     # 3. host activity layers, and the gaps painted with them
     host = _HostLayers(trace, win, ev, ts, W0, wall, cold)
+    if other_busy is not None:
+        # idle while another device of the process runs, first: work this device holds queued
+        # then waits on the other's (a pipeline's stream dependency), and the host may be
+        # launching the other's work
+        host.layers.insert(0, ("other_device", other_busy[0], other_busy[1]))
     # idle time no layer covers is Python or dispatch only where the trace recorded the host's
     # ops; without them nothing shows what the host did ("unknown: no host events")
     pieces = paint(gap_s, gap_e, host.layers, default="python" if trace.ops else "unknown")
@@ -413,7 +422,8 @@ def _decomposition(label: str, at: float, wall: float, amounts: np.ndarray) -> D
     """A :class:`Decomposition` from per-column amounts of a slice ``wall`` long."""
     a = {c: float(amounts[COL[c]]) for c in COLUMNS}
     other_parts = {"unfloored_kernels": a["unfloored"], "queued": a["queued"], "cold_start": a["cold_start"],
-                   "profiler": a["profiler"], "collective": a["collective"], "unknown": a["unknown"]}
+                   "profiler": a["profiler"], "collective": a["collective"], "unknown": a["unknown"],
+                   "other_device": a["other_device"]}
     host = a["launch"] + a["python"]
     blocking = a["sync"] + a["blocking_copy"]
     other = sum(other_parts.values())
@@ -634,9 +644,10 @@ def copy_rows(trace: Trace, ev: Sequence[GpuEvent], ts: np.ndarray, spec: Device
             continue
         direction, src, dst, pinned = parse_copy_name(e.name, e.kind)
         host = direction in ("HtoD", "DtoH")
-        link, bw = bandwidth(spec, "host_link" if host else "dram")
+        peer = e.kind == "memcpy" and e.peer_device is not None   # between two GPUs: over their link
+        link, bw = bandwidth(spec, "host_link" if host else "nvlink" if peer else "dram")
         nbytes = e.bytes
-        moved = None if nbytes is None else (2 * nbytes if direction in ("DtoD", "PtoP") else nbytes)
+        moved = None if nbytes is None else (2 * nbytes if direction in ("DtoD", "PtoP") and not peer else nbytes)
         floor = moved / bw.value * 1e6 + L if moved is not None and bw.value > 0 else None
         name, module = _op_label(trace, e.op)
         rows.append(CopyRow(

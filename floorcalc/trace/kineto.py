@@ -197,6 +197,10 @@ class _Args(msgspec.Struct, gc=False):
     device_id: Optional[int] = msgspec.field(default=None, name="Device Id")
     # MTIA device events
     size: Optional[int] = None
+    # peer copies (CUPTI's memcpy2 records: Memcpy PtoP): the two ends and the device it ran on
+    from_device: Optional[int] = msgspec.field(default=None, name="fromDevice")
+    to_device: Optional[int] = msgspec.field(default=None, name="toDevice")
+    in_device: Optional[int] = msgspec.field(default=None, name="inDevice")
     # memcpys and memsets: the bandwidth Kineto computed (bytes / ns), a number or "N/A"
     bandwidth: msgspec.Raw = msgspec.field(default=_NO_RAW, name="memory bandwidth (GB/s)")
     # collectives (floorcalc.trace.collectives.COMM_KEYS): raw JSON, decoded only for the events
@@ -235,7 +239,7 @@ _EMPTY_ARGS = _Args()
 _INT_ARGS = {"External id": "ext", "external id": "ext_old", "correlation": "correlation", "device": "device",
              "stream": "stream", "bytes": "bytes", "Bytes": "mem_bytes", "Total Allocated": "total_allocated",
              "Total Reserved": "total_reserved", "Device Type": "device_type", "Device Id": "device_id",
-             "size": "size"}
+             "size": "size", "fromDevice": "from_device", "toDevice": "to_device", "inDevice": "in_device"}
 #: the collective args kept (floorcalc.trace.collectives.COMM_KEYS) -> their _Args attribute
 _COMM_ATTRS = {"Collective name": "coll_name", "dtype": "coll_dtype", "In msg nelems": "coll_in",
                "Out msg nelems": "coll_out", "Group size": "coll_size", "Process Group Name": "coll_pg",
@@ -690,7 +694,10 @@ class _Acc:
             key = "device events with a negative byte count read without one"
             self.problems[key] = self.problems.get(key, 0) + k
             nbytes[negative] = _NONE
-        device = _ids([a.device for a in args])
+        device = _ids([a.device if a.device is not None else a.in_device for a in args])
+        src, dst = _ids([a.from_device for a in args]), _ids([a.to_device for a in args])
+        # a copy between two devices: the end other than the one it ran on
+        peer = np.where((src != _NONE) & (dst != _NONE) & (src != dst), np.where(dst == device, src, dst), _NONE)
         pid = np.array([p if type(p) is int and 0 <= p < (1 << 31) else _NONE for p in (e.pid for e in sub)],
                        dtype=np.int64)
         device = np.where(device == _NONE, pid, device)   # Kineto's device lanes: pid = device index
@@ -706,6 +713,7 @@ class _Acc:
             "bytes": nbytes,
             "comm": self._comm_of(args),
             "bw": np.array([_raw_number(a.bandwidth) for a in args], dtype=np.float64),
+            "peer": peer,
         }
 
     def _mtia(self, sub: List[_Event]) -> None:
@@ -1122,6 +1130,7 @@ class _Acc:
         kind_l = dev["kind"].tolist()
         corr_l, ext_l = dev["corr"].tolist(), dev["ext"].tolist()
         dev_l, stream_l, bytes_l = dev["device"].tolist(), dev["stream"].tolist(), dev["bytes"].tolist()
+        peer_l = dev["peer"].tolist()
         name_l, names = dev["name"].tolist(), self.names
         out: List[GpuEvent] = []
         for i in order:
@@ -1135,7 +1144,7 @@ class _Acc:
             nbytes = None if bytes_l[i] == _NONE or kind == "kernel" else bytes_l[i]
             out.append(_new_event(len(out), kind, names[name_l[i]], ts_l[i], dur_l[i],
                                   0 if dev_l[i] == _NONE else dev_l[i], 0 if stream_l[i] == _NONE else stream_l[i],
-                                  corr, ext, nbytes, launch, op))
+                                  corr, ext, nbytes, launch, op, None if peer_l[i] == _NONE else peer_l[i]))
         assert len(out) == n
         return out
 
@@ -1144,7 +1153,7 @@ _OP_COLS = ("ts", "dur", "pid", "tid", "name", "ext", "ref", "comm")
 _RT_COLS = ("ts", "dur", "pid", "tid", "name", "ext", "corr")
 _DEV_COLS = ("kind", "ts", "dur", "name", "corr", "ext", "device", "stream", "bytes", "comm")
 #: every device column: _DEV_COLS (which also tell duplicates) and Kineto's memcpy bandwidth
-_DEV_ALL = _DEV_COLS + ("bw",)
+_DEV_ALL = _DEV_COLS + ("bw", "peer")
 _DTYPES = {"ts": np.float64, "dur": np.float64, "kind": np.int8, "bw": np.float64}
 
 
@@ -1152,7 +1161,7 @@ _new_op = record_builder(CpuOp, ("index", "name", "ts_us", "duration_us", "pid",
                            "module", "step"))
 _new_call = record_builder(RuntimeCall, ("name", "ts_us", "duration_us", "tid", "correlation", "external_id", "op"))
 _new_event = record_builder(GpuEvent, ("index", "kind", "name", "ts_us", "duration_us", "device", "stream", "correlation",
-                                 "external_id", "bytes", "launch", "op"))
+                                 "external_id", "bytes", "launch", "op", "peer_device"))
 
 
 def _concat(parts: List[Dict[str, np.ndarray]], keys: Tuple[str, ...]) -> Dict[str, np.ndarray]:
