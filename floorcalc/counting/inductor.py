@@ -34,6 +34,9 @@ _DTYPES = {"bf16": "bfloat16", "f16": "float16", "f32": "float32", "f64": "float
            "f8e4m3fn": "float8_e4m3fn", "f8e5m2": "float8_e5m2"}
 _NODE = re.compile(r'^\s*(\w+): "(\w+)\[([^\]]*)\](?:\[[^\]]*\])?(?:\w+:\d+)?" = torch\.ops\.(\w+)\.(\w+)(?:\.\w+)?\((.*)\)(?:;.*)?$')
 _ARG = re.compile(r'(\w+): "(\w+)\[([^\]]*)\]')
+#: a node whose output is a tuple has no annotation: a higher-order operator's
+#: (``flex_attention = torch.ops.higher_order.flex_attention(q, k, v, sdpa_score0, (...), 0.125, {...}, (), ())``)
+_TUPLE_NODE = re.compile(r'^\s*(\w+) = torch\.ops\.(\w+)\.(\w+)(?:\.\w+)?\((.*)\)(?:;.*)?$')
 _META = re.compile(r"inductor_meta=\{[^\n]*?'kernel_name': '(\w+)'[^\n]*?'kernel_num_gb': ([0-9.e+-]+)")
 
 
@@ -66,10 +69,15 @@ def parse_graph(text: str) -> Dict[str, Tuple[OpCall, TensorMeta]]:
     nodes: Dict[str, Tuple[OpCall, TensorMeta]] = {}
     for line in text.splitlines():
         m = _NODE.match(line)
-        if not m:
-            continue
-        name, dt, shape, ns, op, args = m.groups()
-        out = _meta(dt, shape)
+        if m:
+            name, dt, shape, ns, op, args = m.groups()
+            out = _meta(dt, shape)
+        else:
+            t = _TUPLE_NODE.match(line)
+            if not t:
+                continue
+            name, ns, op, args = t.groups()
+            out = TensorMeta((), "unknown")   # a tuple: its items are the getitem nodes after it
         shapes[name] = out
         call_args = []
         for a in _split_args(args):
@@ -90,9 +98,9 @@ def parse_graph(text: str) -> Dict[str, Tuple[OpCall, TensorMeta]]:
 def _split_args(text: str) -> List[str]:
     out, depth, cur = [], 0, []  # type: ignore[var-annotated]
     for ch in text:
-        if ch in "[(":
+        if ch in "[({":
             depth += 1
-        elif ch in "])":
+        elif ch in "])}":
             depth -= 1
         if ch == "," and depth == 0:
             out.append("".join(cur).strip())

@@ -42,3 +42,29 @@ def test_folders_without_inductor_records_give_no_counts(tmp_path):
 
     with pytest.raises(FileNotFoundError):
         kernel_counts(tmp_path / "g")
+
+
+def test_a_flex_attention_node_is_counted_at_the_dense_bound():
+    # issue 23 (f): a compiled flex_attention is a tuple-valued node with no annotation, as
+    # Inductor's post-grad graph prints it; its block mask's values are not in the graph
+    from floorcalc.counting import count
+    from floorcalc.counting.inductor import parse_graph
+
+    text = (
+        'class <lambda>(torch.nn.Module):\n'
+        '    def forward(self, arg0_1: "bf16[1, 8, 1024, 64][524288, 64, 512, 1]cuda:0", '
+        'arg1_1: "i32[1, 1, 8][8, 8, 1]cuda:0"):\n'
+        '        select: "bf16[1, 8, 1024, 64][524288, 64, 512, 1]cuda:0" = torch.ops.aten.select.int(arg0_1, 0, 0)\n'
+        '        sdpa_score0 = self.sdpa_score0\n'
+        '        sdpa_mask0 = self.sdpa_mask0\n'
+        "        flex_attention = torch.ops.higher_order.flex_attention(select, select, select, sdpa_score0, "
+        "(1024, 1024, arg1_1, arg1_1, arg1_1, arg1_1, arg1_1, arg1_1, arg1_1, arg1_1, 128, 128, sdpa_mask0), 0.125, "
+        "{'BACKEND': 'AUTO', 'PRESCALE_QK': False, 'OUTPUT_LOGSUMEXP': False}, (), ());  select = None\n"
+        '        getitem: "bf16[1, 8, 1024, 64][524288, 65536, 64, 1]cuda:0" = flex_attention[0];  flex_attention = None\n'
+    )
+    nodes = parse_graph(text)
+    call, _out = nodes["flex_attention"]
+    assert call.name == "higher_order::flex_attention" and len(call.args) == 9
+    c = count(call)
+    # every (query, key) pair: 2 * 8 * 1024 * 1024 * (64 + 64), said to be the dense bound
+    assert c.flop == 2 * 8 * 1024 * 1024 * 128 and "dense bound" in c.note
