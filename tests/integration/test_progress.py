@@ -188,12 +188,12 @@ def test_calibrate_in_a_terminal_names_each_benchmark(tmp_path):
     rec = record.run_in_pty(floorcalc("calibrate", "--device", "cpu", "--quick", "-o", tmp_path / "cpu.yaml"),
                             cols=120, rows=40, env=env, cwd=str(tmp_path))
     assert rec.returncode == 0, rec.data[-2000:]
-    # THEN each benchmark was shown as "benchmark i of N: NAME", in order, ending with the FP32 rate
+    # THEN each benchmark was shown as "benchmark i of N: NAME", in order, ending with the FP32 and BF16 rates
     shown = [re.search(r"benchmark (\d+) of (\d+): ([A-Z0-9]+ [a-z]+)", line) for line in drawn(rec)]
     names = list(dict.fromkeys((int(m[1]), int(m[2]), m[3]) for m in shown if m))
     n = names[-1][1]
     assert [i for i, _, _ in names] == list(range(1, n + 1)), names
-    assert names[-2][2] == "DRAM bandwidth" and names[-1][2] == "FP32 rate"
+    assert [x[2] for x in names[-3:]] == ["DRAM bandwidth", "FP32 rate", "BF16 rate"]
     # AND none of it is left on the terminal (its table of ceilings has a heavy rule of its own)
     for _, screen in record.screens(rec):
         pass
