@@ -7,7 +7,7 @@ gives each device of the window its :class:`~floorcalc.records.DeviceLane`:
 
 1. Its events are the window's device events with its ``device`` (a peer copy counts on the
    device it ran on, ``inDevice``); its work units are those whose events all ran there.
-2. Its timeline is the pass's, made over its events alone (floorcalc.timeline.analysis.analyze
+2. Its timeline is the profiled pass's, made over its events alone (floorcalc.timeline.analysis.analyze
    with a window of those events): busy time, idle time by cause and the decomposition, with one
    more idle cause, ``other_device``, for its idle time while another device of the process ran,
    first of all causes (work it holds queued then waits on the other's, through a stream
@@ -60,7 +60,7 @@ def device_lanes(trace: Trace, win: Window, units: Sequence[WorkUnit], spec: Dev
         others = [spans[o] for o in devices if o != d and len(spans[o])]
         other = np.concatenate(others) if others else np.zeros((0, 2))
         w = dataclasses.replace(win, gpu_ids=tuple(by_dev[d]))
-        tl = analyze(trace, w, mine, spec, target=target, other_busy=(other[:, 0], other[:, 1]))
+        tl = analyze(trace, w, mine, spec, target=target, lean=False, other_busy=(other[:, 0], other[:, 1]))
         assert tl.decomposition is not None  # a GPU timeline always has one
         flop = nbytes = dram = floor = 0.0
         counted = []
