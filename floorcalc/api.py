@@ -19,8 +19,9 @@ do the work. Nothing heavy is imported until it is used, and nothing from floorc
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Optional, Tuple, Union
+from typing import Any, Optional, Sequence, Tuple, Union
 
+from floorcalc.util.errors import TraceError, UsageError
 from floorcalc.records import GROUP_BYS, DeviceSpec, GroupBy, KernelRow, OpGroup, OpRow, Summary, Trace
 from floorcalc.records import Report as ReportRecord
 
@@ -175,18 +176,44 @@ def _write(path: Path, data: bytes) -> None:
     write_file(path, data)
 
 
-def analyze(path: Union[str, Path], spec: SpecArg = None, passes: Optional[int] = None,
+def analyze(source: Any, spec: SpecArg = None, passes: Optional[int] = None, *,
+            trace_out: Union[None, str, Path] = None, force: bool = False, group_by: GroupBy = "layer",
             counters: Union[None, str, Path] = None) -> Report:
-    """Analyse a Kineto trace (``.json`` or ``.json.gz``) as ``floorcalc analyze`` does.
+    """Analyse a Kineto trace as ``floorcalc analyze`` does, or the trace of your own finished
+    ``torch.profiler.profile``.
+
+    ``source``: a trace's path (``.json`` or ``.json.gz``), or a profiler whose ``with`` block
+    has ended (schedule, activities and options as you set them; floorcalc changes nothing in
+    it). A profiler's trace is written first, gzipped, to ``trace_out`` (default: a new
+    ``profile.<time>.trace.json.gz`` in the working folder; never over a file unless ``force``),
+    with floorcalc's record of this process beside it (versions, TF32 flags, the launch latency
+    L measured here: floorcalc.capture.user_profiler), then read back. Kineto saves a profiler's
+    results once, so a profiler already exported (``export_chrome_trace``, another
+    ``on_trace_ready``) is refused: analyse that file instead. The step time without the
+    profiler and the profiler's distortion need floorcalc's own runs; the report marks them not
+    measured and says how to get them (:func:`report`, ``floorcalc report``).
 
     ``spec``: a spec YAML file, a packaged key (``"h200"``) or a :class:`DeviceSpec` (used as it
     is; None: from the trace's GPU, or the CPU it ran on); ``passes``: for a trace without
-    ProfilerStep ranges; ``counters``: an Nsight Compute CSV of one pass of the same model, as
-    ``analyze --counters`` (its join on ``.record.counters``). Raises the :class:`floorcalc.util.errors.FloorcalcError` subclasses the CLI
-    turns into exit codes, for the same inputs (floorcalc.analysis.driver makes both).
+    ProfilerStep ranges (a profiler without a schedule or ``prof.step()`` records one pass
+    unless told); ``group_by``: how op rows are grouped (``layer``, ``module``, ``op``,
+    ``none``); ``counters``: an Nsight Compute CSV of one pass of the same model, as ``analyze
+    --counters`` (its join on ``.record.counters``; a trace file only). Raises the :class:`floorcalc.util.errors.FloorcalcError` subclasses the CLI turns into
+    exit codes, for the same inputs (floorcalc.analysis.driver makes both): UsageError for a profiler
+    that is still running or already saved.
     """
+    from floorcalc.capture.user_profiler import is_profiler
+
+    if group_by not in GROUP_BYS:
+        raise ValueError(f"group_by must be one of {', '.join(GROUP_BYS)}, not {group_by!r}")
+    if is_profiler(source):
+        return _analyze_profiler(source, spec=spec, passes=passes, trace_out=trace_out, force=force,
+                                 group_by=group_by, command="floorcalc.analyze(prof)")
+    if trace_out is not None:
+        raise UsageError("trace_out is for a profiler handed to floorcalc.analyze; a trace file is read where it is")
     from floorcalc.analysis.driver import analyze_file
 
+    path = source
     shown = None if spec is None or isinstance(spec, DeviceSpec) else str(spec)
     command = f"floorcalc.analyze({str(path)!r}" + (f", spec={shown!r}" if shown else "") + \
         (f", passes={passes}" if passes else "") + ")"
@@ -196,8 +223,148 @@ def analyze(path: Union[str, Path], spec: SpecArg = None, passes: Optional[int] 
 
         profile = read_ncu_csv(Path(counters))
         command = command[:-1] + f", counters={str(counters)!r})"
-    record, trace = analyze_file(path, spec=spec, passes=passes, command=command, counters=profile)
+    record, trace = analyze_file(path, spec=spec, passes=passes, command=command, counters=profile, group_by=group_by)
     return Report(record, trace)
+
+
+def _check_spec(spec: SpecArg) -> None:
+    """A spec that cannot be used fails now (SpecError), before any profiling or writing."""
+    if spec is not None and not isinstance(spec, DeviceSpec):
+        from floorcalc.device import load_spec
+
+        load_spec(str(spec))
+
+
+def _analyze_profiler(prof: Any, *, spec: SpecArg, passes: Optional[int], trace_out: Union[None, str, Path],
+                      force: bool, group_by: GroupBy, command: str, dest: Any = None) -> Report:
+    """A finished profiler's trace written (to ``dest``, a capture.run._TraceDest, else
+    ``trace_out`` or a default name in the working folder), read back and analysed live."""
+    from floorcalc import trace as trace_mod
+    from floorcalc.analysis.driver import analyze as analyze_trace
+    from floorcalc.analysis.driver import check_passes
+    from floorcalc.capture.run import _TraceDest
+    from floorcalc.capture.user_profiler import check_profiler, profiler_device, save_profiler_trace
+
+    check_profiler(prof)
+    check_passes(passes)
+    _check_spec(spec)
+    if dest is None:
+        dest = _TraceDest(Path(trace_out).absolute() if trace_out is not None else None, force, "profile",
+                          Path.cwd())
+    dest.check()
+    path, _info = save_profiler_trace(prof, dest, command)
+    try:
+        trace = trace_mod.load(path)
+    except TraceError as e:
+        if "has no profiler events" not in str(e) and "ran no op and no device work" not in str(e):
+            raise
+        path.unlink()  # floorcalc's own file, and empty: nothing of the user's is lost
+        raise UsageError("the profiler holds no events: with a schedule it keeps only its last cycle, and the steps "
+                         "after the last active one began a new cycle (repeat=0 cycles for ever); end the loop after "
+                         "the active steps, set repeat=1, or pass on_trace_ready=floorcalc.on_trace_ready(DIR), "
+                         "which analyses every cycle") from None
+    record = analyze_trace(trace, spec=spec, passes=passes, device=profiler_device(prof), command=command,
+                           live=True, group_by=group_by)
+    return Report(record, trace)
+
+
+class TraceHandler:
+    """An ``on_trace_ready`` handler for your ``torch.profiler.profile`` (made by
+    :func:`on_trace_ready`): each time the profiler's schedule ends a cycle it writes the
+    cycle's trace into its folder (a new file each time, never over another), analyses it and
+    keeps the :class:`Report`, and writes the report in each of ``formats`` beside the trace.
+
+    ``reports``: every cycle's report, in order; ``report``: the last (None before the first);
+    ``traces``: the trace files written; ``files``: the report files written.
+    """
+
+    def __init__(self, folder: Path, *, spec: SpecArg, formats: Tuple[str, ...], worker_name: str,
+                 group_by: GroupBy, print_report: bool) -> None:
+        self.folder = folder
+        self.spec = spec
+        self.formats = formats
+        self.worker_name = worker_name
+        self.group_by = group_by
+        self.print_report = print_report
+        self.reports: list = []
+        self.traces: list = []
+        self.files: list = []
+
+    @property
+    def report(self) -> Optional[Report]:
+        """The last cycle's report (None before the profiler's first cycle has ended)."""
+        return self.reports[-1] if self.reports else None
+
+    def __call__(self, prof: Any) -> None:
+        import sys
+
+        from floorcalc.capture.run import _TraceDest
+        from floorcalc.render import registry
+
+        command = f"floorcalc.on_trace_ready({str(self.folder)!r})"
+        dest = _TraceDest(None, False, self.worker_name, self.folder, ".pt.trace.json.gz")
+        rep = _analyze_profiler(prof, spec=self.spec, passes=None, trace_out=None, force=False,
+                                group_by=self.group_by, command=command, dest=dest)
+        self.reports.append(rep)
+        path = Path(rep.trace.path) if rep.trace is not None else None
+        if path is not None:
+            self.traces.append(path)
+        stem = path.name[: -len(".pt.trace.json.gz")] if path is not None else self.worker_name
+        for name in self.formats:
+            fmt = registry.choose("report", name, None)
+            renderer = registry.renderer(fmt)
+            ext = fmt.extensions[0] if fmt.extensions else f".{name}"
+            for p, data in renderer.files(rep.record, self.folder / f"{stem}.floorcalc{ext}").items():
+                _write(p, data if isinstance(data, bytes) else data.encode())
+                self.files.append(p)
+        if self.print_report:
+            sys.stdout.write(registry.renderer(registry.choose("report", "table", None)).render(rep.record))
+            sys.stdout.flush()
+
+
+def on_trace_ready(folder: Union[str, Path] = ".", *, spec: SpecArg = None, formats: Sequence[str] = (),
+                   worker_name: Optional[str] = None, group_by: GroupBy = "layer",
+                   print_report: bool = False) -> TraceHandler:
+    """A handler for ``torch.profiler.profile(..., on_trace_ready=floorcalc.on_trace_ready("traces"))``:
+    your profiler, schedule and options as they are; at the end of each cycle the trace goes
+    into ``folder`` (made if missing) as ``<worker_name>.<time>.pt.trace.json.gz`` (a new name
+    each time, never over a file; TensorBoard's profiler plugin reads such names),
+    floorcalc analyses it as :func:`analyze` does a profiler and keeps the report
+    (``handler.report``, ``handler.reports``).
+
+    ``formats``: report formats written beside each trace, ``<trace name>.floorcalc.<ext>``
+    (``"html"``, ``"json"``, ``"md"``, ``"csv"``, ``"latex"``, ``"table"``); ``print_report``:
+    also print the table to stdout each cycle; ``worker_name``: default
+    ``<host>_<pid>``, as torch's tensorboard_trace_handler names its files; ``spec``,
+    ``group_by``: as for :func:`analyze`. Everything is checked now, before the profiler runs:
+    the folder (OutputError), the formats (UsageError), the spec (SpecError).
+    """
+    import os
+    import socket
+
+    from floorcalc.util.output import check_new_file
+    from floorcalc.render import registry
+
+    if group_by not in GROUP_BYS:
+        raise ValueError(f"group_by must be one of {', '.join(GROUP_BYS)}, not {group_by!r}")
+    if isinstance(formats, str):
+        formats = (formats,)
+    known = registry.names("report")
+    bad = [f for f in formats if f not in known]
+    if bad:
+        raise UsageError(f"formats: {', '.join(map(repr, bad))} not among {', '.join(known)}")
+    _check_spec(spec)
+    where = Path(folder).absolute()
+    try:
+        where.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        from floorcalc.util.output import os_error
+
+        raise os_error(where, e, "trace folder") from None
+    name = worker_name or f"{socket.gethostname()}_{os.getpid()}"
+    check_new_file(where / f"{name}.YYYYmmdd-HHMMSS-N.pt.trace.json.gz", True, "trace")
+    return TraceHandler(where, spec=spec, formats=tuple(formats), worker_name=name, group_by=group_by,
+                        print_report=print_report)
 
 
 def load_report(path: Union[str, Path]) -> Report:

@@ -269,6 +269,20 @@ def _distortion_words(profiled_us: float, bare_us: float, runs: Sequence[float],
     return f"not measurable {how} ({detail}; {why})"
 
 
+def _not_measured_note(cap: CaptureInfo) -> str:
+    """What a trace floorcalc did not time leaves out, and how to get it: the step's time without
+    the profiler and the profiler's distortion need floorcalc's own unprofiled runs."""
+    if cap.profiler:
+        where = f"this trace came from your own {cap.profiler}, handed over by {cap.capture_command or 'floorcalc'}"
+    elif cap.recorded:
+        where = "floorcalc recorded no unprofiled run for this trace"
+    else:
+        where = "floorcalc did not record this trace"
+    return (f"not measured: the step's time without the profiler (wall, no profiler) and the profiler's distortion "
+            f"({where}); MFU and MBU are over the profiled wall time. floorcalc report MODEL.py (or "
+            "floorcalc.report(model, inputs)) times the step bare and measures both")
+
+
 def build_report(trace: Trace, spec: DeviceSpec, *, passes: Optional[int] = None,
                  reference: Optional[DeviceSpec] = None, capture: Optional[CaptureInfo] = None,
                  group_by: GroupBy = DEFAULT_GROUP_BY, link: Optional[Link] = None,
@@ -336,6 +350,8 @@ def _build_report(trace: Trace, spec: DeviceSpec, cap: CaptureInfo, *, passes: O
                                  f"this trace, {wall:.0f} us per pass")
         notes.append(f"profiler distortion: {alone}, {full}; timing figures (MFU, MBU) use the bare run, shapes come "
                      "from this trace")
+    if not bare:
+        notes.append(_not_measured_note(cap))
     if cap.compile and not table:
         notes.append("torch.compile: Inductor left no kernel records for this run, so its generated kernels are "
                      "uncounted (Torch-Compiled Region rows)")

@@ -392,7 +392,7 @@ def prepare(mf: ModelFile, device: str, dtype: Optional[str] = None) -> Prepared
                 if tdtype is not None:
                     model = model.to(tdtype)
             except Exception as e:
-                raise ModelRunError(f"moving the model to {device} raised {type(e).__name__}: {e}") from None
+                raise ModelRunError(f"moving the model to {device} raised {type(e).__name__}: {e}") from e
         if mf.has_step:
             user_step = mf.fn("step")
 
@@ -414,7 +414,7 @@ def prepare(mf: ModelFile, device: str, dtype: Optional[str] = None) -> Prepared
         except FloorcalcError:
             raise  # floorcalc's own (the recorder's CountingError): not the model's
         except Exception as e:
-            raise ModelRunError(f"the model's forward raised {type(e).__name__}: {e}") from None
+            raise ModelRunError(f"the model's forward raised {type(e).__name__}: {e}") from e
 
     return Prepared(forward, model, inputs)
 

@@ -283,6 +283,8 @@ class RankFailure:
     one line floorcalc's worker recorded ("" when it recorded none: a crash, a signal).
     ``error``: the :class:`FloorcalcError` class it raised (None when it recorded none).
     ``peer``: it failed because a peer did (a collective or barrier broke or timed out).
+    ``traceback``: the frames of the user's code where it raised, as the rank printed them
+    (floorcalc.capture.guard.user_traceback; "" when none).
     """
 
     rank: int
@@ -290,6 +292,7 @@ class RankFailure:
     message: str = ""
     error: Optional[str] = None
     peer: bool = False
+    traceback: str = ""
 
     @property
     def signal_name(self) -> Optional[str]:
@@ -315,7 +318,8 @@ def rank_failures(exc: Any) -> List[RankFailure]:
         rec = data.get("floorcalc") if isinstance(data, dict) else None
         if isinstance(rec, dict):
             out.append(RankFailure(rank=int(rank), exit_code=int(f.exitcode), message=str(rec.get("message", "")),
-                                   error=rec.get("error"), peer=bool(rec.get("peer"))))
+                                   error=rec.get("error"), peer=bool(rec.get("peer")),
+                                   traceback=str(rec.get("traceback") or "")))
         else:
             out.append(RankFailure(rank=int(rank), exit_code=int(f.exitcode)))
     return out
@@ -343,6 +347,7 @@ def failure_error(failures: Sequence[RankFailure], world_size: int) -> Floorcalc
         err = cls(f"rank {f.rank}: {f.message}{others(f, own)}")
         if cls is DistributedError and f.exit_code > 0:
             err.exit_code = f.exit_code  # e.g. a bug in floorcalc on that rank: 70
+        err.user_traceback = f.traceback
         return err
     crashed = [f for f in failures if not f.error and not f.stopped]
     if crashed:
@@ -434,6 +439,10 @@ def _record_failure(e: BaseException, rank: int) -> int:
     if os.environ.get("FLOORCALC_DEBUG"):
         traceback.print_exception(type(e), e, e.__traceback__)
     record = {"message": line, "error": name, "exit_code": code, "peer": caused_by_peer(e)}
+    if isinstance(e, FloorcalcError):
+        from floorcalc.capture.guard import user_traceback
+
+        record["traceback"] = e.user_traceback or user_traceback(e)
     path = os.environ.get("TORCHELASTIC_ERROR_FILE")
     if path:
         # torchelastic's error-file format: "message" and "timestamp"; floorcalc's record beside them

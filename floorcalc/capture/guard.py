@@ -21,6 +21,11 @@ While it is active:
 
 The stage the CLI is at (``stage``, set by its progress messages) goes into the error line.
 The CLI guards a model file's code (``report``, ``count``) and ``--formulas`` files.
+
+When the user's code raises, the error floorcalc raises in its place keeps the user's exception
+as its ``__cause__`` (``raise ModelRunError(...) from e``): the CLI prints the one-line error,
+then :func:`user_traceback`, the user's own frames of it (not floorcalc's, torch's or the
+standard library's); under ``FLOORCALC_DEBUG=1`` Python prints the whole chain.
 """
 
 from __future__ import annotations
@@ -29,13 +34,15 @@ import atexit
 import contextlib
 import os
 import sys
+import sysconfig
 import threading
+import traceback
 from types import TracebackType
 from typing import Any, Callable, Optional, Type
 
 from floorcalc.util.errors import FloorcalcError, ModelRunError
 
-__all__ = ["UserCode"]
+__all__ = ["UserCode", "user_traceback"]
 
 
 class _ProcessExit(BaseException):
@@ -95,10 +102,10 @@ class UserCode:
         self._restore_stdout()
         if isinstance(value, _ProcessExit):
             raise self.error(f"{self.who} called os._exit({value.code}) while {self.stage}; "
-                             "floorcalc stopped there") from None
+                             "floorcalc stopped there") from value
         if isinstance(value, SystemExit):
             raise self.error(f"{self.who} called sys.exit({value.code!r}) while {self.stage}; "
-                             "floorcalc stopped there") from None
+                             "floorcalc stopped there") from value
 
     # -- 1. standard output ---------------------------------------------------------------------
 
@@ -169,3 +176,59 @@ class UserCode:
             os.write(2, line)
         except OSError:
             pass
+
+
+def _library_folders() -> tuple:
+    """Folders whose frames are not the user's: floorcalc's package, torch's (when imported) and
+    the standard library's."""
+    import floorcalc
+
+    out = [os.path.dirname(os.path.abspath(str(floorcalc.__file__)))]
+    torch = sys.modules.get("torch")
+    if torch is not None and getattr(torch, "__file__", None):
+        out.append(os.path.dirname(os.path.abspath(str(torch.__file__))))
+    for key in ("stdlib", "platstdlib"):
+        with contextlib.suppress(KeyError):
+            out.append(os.path.abspath(sysconfig.get_paths()[key]))
+    return tuple(dict.fromkeys(out))
+
+
+def _is_users(filename: str, libraries: tuple) -> bool:
+    if filename.startswith("<"):  # <frozen importlib._bootstrap>, <string>
+        return False
+    path = os.path.abspath(filename)
+    return not any(path == lib or path.startswith(lib + os.sep) for lib in libraries)
+
+
+def _user_exception(e: BaseException) -> Optional[BaseException]:
+    """The exception of the user's code behind floorcalc's error ``e``: the first in its chain
+    of causes (``__cause__``, else an unsuppressed ``__context__``) that is not floorcalc's."""
+    seen = set()
+    cur: Optional[BaseException] = e
+    while cur is not None and id(cur) not in seen:
+        seen.add(id(cur))
+        if not isinstance(cur, FloorcalcError) and cur.__traceback__ is not None:
+            return cur
+        cur = cur.__cause__ if cur.__cause__ is not None else (None if cur.__suppress_context__ else cur.__context__)
+    return None
+
+
+def user_traceback(e: BaseException) -> str:
+    """The user's part of the traceback behind floorcalc's error ``e`` (lines ending in a
+    newline): a heading, the frames of the user's own files (their model file, their packages;
+    not floorcalc's, torch's or the standard library's), innermost last, then the exception as
+    Python prints it. "" when the error has no such cause or no frame of the user's code."""
+    exc = _user_exception(e)
+    if exc is None:
+        return ""
+    libraries = _library_folders()
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if _is_users(f.filename, libraries)]
+    if not frames:
+        return ""
+    lines = ["Traceback of your code (its frames only; FLOORCALC_DEBUG=1 shows every frame and floorcalc's):\n"]
+    lines += traceback.format_list(frames)
+    if isinstance(exc, _ProcessExit):  # floorcalc's stand-in for os._exit: named as the user wrote it
+        lines.append(f"os._exit({exc.code})\n")
+    else:
+        lines += traceback.format_exception_only(type(exc), exc)
+    return "".join(lines)

@@ -87,7 +87,7 @@ def load_model_file(path: str | Path) -> ModelFile:
     except SyntaxError as e:
         raise ModelFileError(f"model file {p} has a syntax error at line {e.lineno}: {e.msg}") from None
     except (Exception, SystemExit) as e:  # the user's code: any exception is a model-file problem
-        raise ModelFileError(f"model file {p} failed to import: {describe_exception(e)}") from None
+        raise ModelFileError(f"model file {p} failed to import: {describe_exception(e)}") from e
     finally:
         try:
             sys.path.remove(str(p.resolve().parent))
@@ -121,5 +121,5 @@ def call_user(fn: Optional[Callable[..., Any]], device: str, what: str) -> Any:
     except FloorcalcError:
         raise  # floorcalc's own, raised beneath the user's code (the count recorder's CountingError)
     except (Exception, SystemExit) as e:  # the user's code: sys.exit() in it is an error too
-        raise ModelRunError(f"{what} raised {describe_exception(e)}") from None
+        raise ModelRunError(f"{what} raised {describe_exception(e)}") from e
 

@@ -84,15 +84,16 @@ def resolve_device(requested: str) -> str:
     raise UsageError(f"unknown device {requested!r}: use auto, cpu or cuda")
 
 
-def default_trace_names(label: str, directory: Path) -> Iterator[Path]:
+def default_trace_names(label: str, directory: Path, suffix: str = ".trace.json.gz") -> Iterator[Path]:
     """The default names of a new trace in ``directory``, in the order they are tried:
-    ``<label>.<YYYYmmdd-HHMMSS>.trace.json.gz``, then ``...-1.trace.json.gz``, ``-2``... The trace
-    takes the first that is free when it is written (floorcalc.util.output.AtomicFile), so runs
+    ``<label>.<YYYYmmdd-HHMMSS>.trace.json.gz``, then ``...-1.trace.json.gz``, ``-2``... (another
+    ``suffix``: floorcalc.on_trace_ready's ``.pt.trace.json.gz``, which TensorBoard reads). The
+    trace takes the first that is free when it is written (floorcalc.util.output.AtomicFile), so runs
     started in the same second never share one."""
     stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
-    yield directory / f"{label}.{stamp}.trace.json.gz"
+    yield directory / f"{label}.{stamp}{suffix}"
     for k in itertools.count(1):
-        yield directory / f"{label}.{stamp}-{k}.trace.json.gz"
+        yield directory / f"{label}.{stamp}-{k}{suffix}"
 
 
 @dataclass(frozen=True)
@@ -105,22 +106,23 @@ class _TraceDest:
     force: bool
     label: str
     folder: Path
+    suffix: str = ".trace.json.gz"
 
     def check(self) -> None:
         """Fail now (OutputError) if the trace could not be written: before any model runs."""
         if self.path is not None:
             check_new_file(self.path, self.force, "trace")
         else:
-            check_new_file(self.folder / f"{self.label}.YYYYmmdd-HHMMSS-N.trace.json.gz", True, "trace")
+            check_new_file(self.folder / f"{self.label}.YYYYmmdd-HHMMSS-N{self.suffix}", True, "trace")
 
     def open(self) -> AtomicFile:
         if self.path is not None:
             return AtomicFile(self.path, force=self.force, what="trace")
-        names = default_trace_names(self.label, self.folder)
+        names = default_trace_names(self.label, self.folder, self.suffix)
         return AtomicFile(next(names), alternatives=names, what="trace")
 
     def __str__(self) -> str:
-        return str(self.path or self.folder / f"{self.label}.<time>.trace.json.gz")
+        return str(self.path or self.folder / f"{self.label}.<time>{self.suffix}")
 
 
 def _to_device(obj: Any, device: str) -> Any:
@@ -134,7 +136,7 @@ def _to_device(obj: Any, device: str) -> Any:
             return obj.to(device)
         except Exception as e:
             raise ModelRunError(f"moving an input of shape {list(obj.shape)} to {device} raised "
-                                f"{describe_exception(e)}") from None
+                                f"{describe_exception(e)}") from e
     if isinstance(obj, tuple):
         return tuple(_to_device(o, device) for o in obj)
     if isinstance(obj, list):
@@ -190,7 +192,7 @@ def build_step(mf: ModelFile, device: str, compile: bool = False) -> tuple[Calla
         try:
             return target(**inputs) if isinstance(inputs, dict) else target(*inputs)
         except (Exception, SystemExit) as e:
-            raise ModelRunError(f"the model's forward raised {describe_exception(e)}") from None
+            raise ModelRunError(f"the model's forward raised {describe_exception(e)}") from e
 
     return forward, model
 
@@ -207,7 +209,7 @@ def _model_to(model: Any, device: str, what: str) -> Any:
     try:
         return model.to(device).eval()
     except (Exception, SystemExit) as e:
-        raise ModelRunError(f"moving the model to {device} raised {describe_exception(e)}") from None
+        raise ModelRunError(f"moving the model to {device} raised {describe_exception(e)}") from e
 
 
 class ModuleHooks:
@@ -332,13 +334,19 @@ def timed_sets(step: Callable[[], Any], device: str, iters: int, *, lean: bool, 
     return TimedSets(bare=bare, lean=lean_capture.capture_of(sets, names) if sets else None)
 
 
-def write_trace(prof: Any, dest: Union[Path, _TraceDest], force: bool = False) -> Path:
+def write_trace(prof: Any, dest: Union[Path, _TraceDest], force: bool = False,
+                metadata: Optional[Callable[[], str]] = None) -> Path:
     """Export the profiler's trace and gzip it to ``dest``, atomically (floorcalc.util.output): a new
     file unless ``force``; interrupted or failed, it leaves no file, whole or partial, behind.
     Returns the path written (for a default name, the first that was free).
 
     Kineto writes the JSON itself, into a hidden file beside the trace, and does not report a
     short write (a full disk): the JSON must end with its closing brace, or OutputError.
+    ``metadata``: called once the profiler's JSON is exported (a probe that runs a profiler of
+    its own must wait until then: a new profiler session clears what an unexported one holds),
+    it gives a JSON object's text, put in as the trace's top-level ``floorcalc`` key (for a
+    profiler that has stopped, which ``add_metadata_json`` no longer reaches: the user's own,
+    floorcalc.capture.user_profiler).
     """
     target = dest if isinstance(dest, _TraceDest) else _TraceDest(dest, force, dest.stem, dest.parent)
     with scratch_file(target.folder, target.label[:100] or "trace", ".json.partial", "trace") as raw:
@@ -346,14 +354,33 @@ def write_trace(prof: Any, dest: Union[Path, _TraceDest], force: bool = False) -
         if not _ends_whole(raw):
             raise OutputError(f"the profiler could not write the whole trace into {shown(target.folder)} "
                               "(no space left on the device?)")
+        entry = f'"{METADATA_KEY}": {metadata()},\n'.encode() if metadata is not None else None
         out = target.open()
         with out as f:
             try:
                 with open(raw, "rb") as src, gzip.GzipFile(filename="", fileobj=f, mode="wb", mtime=0) as gz:
+                    if entry is not None:
+                        _copy_head_with_key(src, gz, entry)
                     shutil.copyfileobj(src, gz, 1 << 20)
             except OSError as e:
                 raise os_error(out.path, e, "trace") from None
         return out.path
+
+
+def _copy_head_with_key(src: Any, dst: Any, entry: bytes) -> None:
+    """Copy ``src`` up to and including the ``{`` that opens its top-level object, then write
+    ``entry`` (a ``"key": value,`` member): the rest of ``src`` is copied after it by the caller.
+    OutputError when ``src`` holds no object."""
+    while True:
+        chunk = src.read(1 << 16)
+        if not chunk:
+            raise OutputError("the profiler wrote a trace that is not a JSON object")
+        at = chunk.find(b"{")
+        if at >= 0:
+            dst.write(chunk[: at + 1] + b"\n" + entry)
+            dst.write(chunk[at + 1:])
+            return
+        dst.write(chunk)
 
 
 def _ends_whole(path: str) -> bool:
@@ -493,7 +520,7 @@ def capture_model(model: Any, inputs: Any, device: str, *, warmup: int = 3, iter
         try:
             return model(**args) if isinstance(args, dict) else model(*args)
         except (Exception, SystemExit) as e:
-            raise ModelRunError(f"the model's forward raised {describe_exception(e)}") from None
+            raise ModelRunError(f"the model's forward raised {describe_exception(e)}") from e
 
     return _capture_step(forward, model, device, dest, gpu_name=gpu_name, warmup=warmup, iters=iters,
                          modules=modules, log=log, model_file=f"<{label} object>", command=command,
@@ -643,12 +670,12 @@ def graph_replay(step: Callable[[], Any], device: str, warm: bool = True) -> Cal
             step()
         torch.cuda.synchronize()
     except ModelRunError as e:
-        raise ModelRunError(f"the step cannot be captured in a CUDA graph: {e}") from None
+        raise ModelRunError(f"the step cannot be captured in a CUDA graph: {e}") from e
     except (RuntimeError, AssertionError) as e:
         first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         raise ModelRunError(f"the step cannot be captured in a CUDA graph ({first}); a host sync (.item(), "
                             ".cpu(), a print of a tensor) or a shape that changes between passes prevents "
-                            "capture") from None
+                            "capture") from e
     return graph.replay
 
 

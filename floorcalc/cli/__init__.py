@@ -60,9 +60,10 @@ def main(argv: Optional[List[str]] = None) -> int:
         if os.environ.get("FLOORCALC_DEBUG"):
             raise
         print(_line(f"floorcalc: error: {e}"), file=sys.stderr)
+        _print_user_traceback(e)
         return e.exit_code
     except KeyboardInterrupt:
-        print("floorcalc: interrupted", file=sys.stderr)
+        print(_line(f"floorcalc: interrupted; {_kept()}"), file=sys.stderr)
         return 130
     except Exception as e:  # a bug in floorcalc: still one line, with a way to see more
         if os.environ.get("FLOORCALC_DEBUG"):
@@ -70,6 +71,37 @@ def main(argv: Optional[List[str]] = None) -> int:
         print(_line(f"floorcalc: internal error: {describe_exception(e)} (set FLOORCALC_DEBUG=1 for the traceback)"),
               file=sys.stderr)
         return INTERNAL_ERROR
+
+
+def _kept() -> str:
+    """What an interrupted command leaves behind, in words: the files it had written whole
+    (floorcalc.util.output.written; a file being written when it stopped is removed, never left half
+    written), and for a trace, the command that makes its report."""
+    from floorcalc.util.output import written
+
+    files = written()
+    if not files:
+        return "nothing was written (no partial file is left)"
+    traces = [p for what, p in files if what == "trace"]
+    out = "kept " + ", ".join(f"{what} {p}" for what, p in files) + " (a file being written was removed)"
+    if traces:
+        out += f"; floorcalc analyze {traces[-1]} makes the report of the trace"
+    return out
+
+
+def _print_user_traceback(e: FloorcalcError) -> None:
+    """After the error line of the user's code failing (its model, model file or --formulas
+    file), the frames of that code where it raised (floorcalc.capture.guard.user_traceback; a
+    rank's, as the rank recorded it). Nothing for floorcalc's other errors."""
+    from floorcalc.util.errors import FormulaError, ModelFileError, ModelRunError
+
+    text = getattr(e, "user_traceback", "")
+    if not text and isinstance(e, (ModelRunError, ModelFileError, FormulaError)):
+        from floorcalc.capture.guard import user_traceback
+
+        text = user_traceback(e)
+    if text:
+        sys.stderr.write(text if text.endswith("\n") else text + "\n")
 
 
 def _line(text: str) -> str:

@@ -84,7 +84,7 @@ def load_file(path: Union[str, Path]) -> Tuple[str, ...]:
     except Exception as e:  # the user's code: any error is theirs, reported on one line
         registry._restore(before)
         sys.modules.pop(mod_name, None)
-        raise FormulaError(f"formula file {p}: {type(e).__name__}: {e}") from None
+        raise FormulaError(f"formula file {p}: {type(e).__name__}: {e}") from e
     finally:
         registry._LOADING.pop()
     names = _new_names(before)

@@ -284,7 +284,9 @@ class CaptureInfo:
     ``compile_fallback`` (why torch.compile failed and the run is eager),
     ``inductor_kernels`` (kernel name -> its launches in launch order), ``note``,
     ``lean`` (the lean timing passes, :class:`LeanCapture`; None when the capture made none),
-    ``profiled_no_shapes_wall_us_runs`` (each CPU + CUDA set without shapes).
+    ``profiled_no_shapes_wall_us_runs`` (each CPU + CUDA set without shapes),
+    ``profiler`` (the settings of the user's own torch.profiler in words, when the trace came
+    from it: floorcalc.analyze(prof), floorcalc.on_trace_ready; "" when floorcalc profiled).
     ``problems``: what the reader could not read in the metadata.
 
     The analysis: ``command`` (the command that made this report), ``trace`` (the trace
@@ -321,6 +323,7 @@ class CaptureInfo:
     note: str = ""
     lean: Optional[LeanCapture] = None
     profiled_no_shapes_wall_us_runs: Optional[Tuple[float, ...]] = None
+    profiler: str = ""
     problems: Tuple[str, ...] = ()
     command: str = ""
     trace: str = ""

@@ -22,7 +22,8 @@ LINK_NAMES = {"nvlink": "NVLink", "pcie": "PCIe", "nic": "NIC"}
 @dataclass(frozen=True)
 class PassFigure:
     """One pass-level figure: ``key`` as in the JSON summary, ``value`` in ``unit`` (``us``,
-    ``FLOP``, ``bytes``, ``ratio``), and how it was got (``definition``)."""
+    ``FLOP``, ``bytes``, ``ratio``), and how it was got (``definition``); ``missing``: what is
+    shown when ``value`` is None."""
 
     key: str
     label: str
@@ -31,6 +32,15 @@ class PassFigure:
     definition: str
     #: the figure's spread over the timed sets (min, median, max), where it has one
     spread: Optional[Spread] = None
+    missing: str = "-"
+
+
+#: how the outputs show the figures that need floorcalc's own unprofiled runs, when the trace
+#: came from elsewhere (a torch.profiler of the user's own, another tool)
+NOT_MEASURED = "not measured"
+#: how those figures are got
+BARE_HOW = ("not measured in this trace: needs floorcalc's own unprofiled runs (floorcalc report MODEL.py, "
+            "or floorcalc.report(model, inputs))")
 
 
 def dominant_peak(report: Report) -> Tuple[Optional[str], Optional[Figure]]:
@@ -117,9 +127,11 @@ def pass_figures(report: Report) -> List[PassFigure]:
         PassFigure("mfu", "MFU", s.mfu, "ratio", mfu_definition(report), s.mfu_spread),
         PassFigure("mbu", "MBU", s.mbu, "ratio", mbu_definition(report), s.mbu_spread),
         PassFigure("bare_wall_us", "wall, no profiler", s.bare_wall_us, "us",
-                   "median per-pass time of the unprofiled sets: the user's step", s.bare_wall_spread),
+                   "median per-pass time of the unprofiled sets: the user's step" if s.bare_wall_us is not None
+                   else BARE_HOW, s.bare_wall_spread, NOT_MEASURED),
         PassFigure("profiler_distortion", "profiler distortion", s.profiler_distortion, "ratio",
-                   "profiled wall / bare wall - 1"),
+                   "profiled wall / bare wall - 1" if s.bare_wall_us is not None else BARE_HOW,
+                   "-" if s.bare_wall_us is not None else NOT_MEASURED),
     ]
     if st is not None and st.lean is not None:
         at = out.index(next(f for f in out if f.key == "profiler_distortion"))
@@ -182,7 +194,7 @@ def format_figure(f: PassFigure) -> str:
     """A figure's value for people: ``9,777 us``, ``1.6%``, ``6.457e+10 FLOP``, ``-``; with its
     spread where it has one: ``2.5% [2.1-2.9]`` (:func:`range_text`)."""
     if f.value is None:
-        return "-"
+        return f.missing
     if f.unit == "ratio":
         out = f"{100 * f.value:.1f}%"
     elif f.unit == "us":

@@ -225,6 +225,11 @@ class TableRenderer(Renderer):
             st.add_row("wall, no profiler", f"{format_us(s.bare_wall_us)} us", "same step timed bare")
         if s.bare_wall_us is not None:
             st.add_row("profiler distortion", _pct(s.profiler_distortion), "profiled wall / bare wall - 1")
+        else:  # a trace floorcalc did not time (the user's own profiler, another tool)
+            from floorcalc.render.figures import BARE_HOW, NOT_MEASURED
+
+            st.add_row("wall, no profiler", NOT_MEASURED, BARE_HOW)
+            st.add_row("profiler distortion", NOT_MEASURED, "profiled wall / bare wall - 1: needs the one above")
         console.print(st)
         if report.counters is not None:
             from floorcalc.render.counters_table import render_counters

@@ -244,6 +244,7 @@ def read_capture_info(raw: Any) -> CaptureInfo:
         note=r.get_str("note") or "",
         lean=r.get_lean("lean"),
         profiled_no_shapes_wall_us_runs=r.get_floats("profiled_no_shapes_wall_us_runs"),
+        profiler=r.get_str("profiler") or "",
         problems=tuple(r.problems),
     )
 
@@ -288,4 +289,6 @@ def capture_metadata(info: CaptureInfo) -> Dict[str, Any]:
         meta["lean"] = lean_metadata(info.lean)
     if info.note:
         meta["note"] = info.note
+    if info.profiler:
+        meta["profiler"] = info.profiler
     return meta

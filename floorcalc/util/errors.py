@@ -33,6 +33,10 @@ class FloorcalcError(Exception):
 
     exit_code: int = 1
     kind: str = "error"
+    #: the user's frames where their code raised, as a rank of a distributed run recorded them
+    #: (floorcalc.capture.distributed); the CLI prints it after the error line. "" otherwise: the
+    #: CLI then reads them from the error's cause (floorcalc.capture.guard.user_traceback)
+    user_traceback: str = ""
 
     def __str__(self) -> str:  # one line, always
         text = super().__str__()

@@ -32,11 +32,11 @@ import secrets
 import stat
 from pathlib import Path
 from types import TracebackType
-from typing import BinaryIO, Callable, Iterable, Iterator, List, Optional, Type, Union
+from typing import BinaryIO, Callable, Iterable, Iterator, List, Optional, Tuple, Type, Union
 
 from floorcalc.util.errors import OutputError
 
-__all__ = ["AtomicFile", "write_atomic", "write_file", "check_new_file", "scratch_file", "shown", "os_error"]
+__all__ = ["AtomicFile", "write_atomic", "write_file", "check_new_file", "scratch_file", "shown", "os_error", "written"]
 
 #: characters of a path echoed in a message (the rest elided)
 SHOWN_CHARS = 200
@@ -248,6 +248,7 @@ class AtomicFile:
                     os.replace(self._tmp, self.path)
                 else:
                     _link_exclusive(self._tmp, self.path)
+                _WRITTEN.append((self.what, self.path))
                 return
             except FileExistsError:
                 nxt = next(self._alternatives, None)
@@ -257,6 +258,16 @@ class AtomicFile:
                 self.path = nxt
             except OSError as e:
                 raise os_error(self.path, e, self.what) from None
+
+
+#: every file this process has written (what, path), in order: what an interrupted command kept
+_WRITTEN: List[Tuple[str, Path]] = []
+
+
+def written() -> List[Tuple[str, Path]]:
+    """The files this process has written whole so far, ``(what, path)`` in order (``what``:
+    "output", "trace"...): what the CLI names when a command is interrupted (Ctrl-C, exit 130)."""
+    return list(_WRITTEN)
 
 
 @contextlib.contextmanager

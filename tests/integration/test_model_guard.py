@@ -38,9 +38,28 @@ def get_inputs():
 """
 
 
-def error_lines(err: str):
+#: how the CLI heads the user's frames it prints after the error line (floorcalc.capture.guard)
+USER_TB = "Traceback of your code"
+
+
+def _lines(err: str):
     """stderr without the profiler's own log lines (Kineto's ``USDT:`` lines)."""
     return [x for x in err.splitlines() if x.strip() and not x.startswith(("USDT:", "ERROR:", "WARNING:"))]
+
+
+def error_lines(err: str):
+    """stderr's lines before the user's traceback (the error line, when there is one)."""
+    lines = _lines(err)
+    at = next((i for i, x in enumerate(lines) if x.startswith(USER_TB)), len(lines))
+    return lines[:at]
+
+
+def user_frames(err: str):
+    """The user's traceback the CLI printed after the error line ([] when none), without the
+    lines of carets under a frame's code (Python 3.11 on; not in 3.10)."""
+    lines = _lines(err)
+    at = next((i for i, x in enumerate(lines) if x.startswith(USER_TB)), len(lines))
+    return [x for x in lines[at:] if x.strip(" ^~")]
 
 
 @pytest.fixture
@@ -80,8 +99,13 @@ def test_os_exit_in_the_forward_is_exit_4(tmp_path, capsys, no_real_exit):
     model = model_file(tmp_path, linear_with("        os._exit(0)"))
     trace = tmp_path / "t.json.gz"
     assert main(["report", str(model), *RUN, "--trace-out", str(trace)]) == 4
-    err = error_lines(capsys.readouterr().err)
+    stderr = capsys.readouterr().err
+    err = error_lines(stderr)
     assert len(err) == 1 and "the model called os._exit(0) while warming up" in err[0], err
+    # then where the user's code called it: their file and line, no frame of floorcalc's
+    tb = user_frames(stderr)
+    assert tb[0].startswith(USER_TB) and f'"{model}", line 5, in forward' in tb[1] and tb[-1] == "os._exit(0)", tb
+    assert not any("floorcalc/" in x for x in tb[1:]), tb
     assert not trace.exists() and os._exit.__name__ == "refuse"  # the test's own stand-in is back
 
 
@@ -210,3 +234,68 @@ def test_a_formulas_file_that_prints_and_exits(tmp_path, capfd):
     assert out == "" and "loading my formulas" in err
     lines = error_lines(err.replace("loading my formulas\n", ""))
     assert len(lines) == 1 and "a --formulas file called sys.exit(3)" in lines[0], lines
+
+
+# -- the user's traceback (issue 27): their frames after the error line, every frame with FLOORCALC_DEBUG=1
+
+RAISING = """import torch
+
+def scale(x):
+    return x @ torch.ones(3, 3)
+
+class M(torch.nn.Module):
+    def forward(self, x):
+        return scale(x)
+
+def get_model():
+    return M()
+
+def get_inputs():
+    return (torch.ones(2, 4),)
+"""
+
+
+def test_a_model_that_raises_shows_its_own_frames_after_the_error_line(tmp_path, capsys):
+    model = tmp_path / "m.py"
+    model.write_text(RAISING)
+    assert main(["report", str(model), *RUN, "--trace-out", str(tmp_path / "t.json.gz")]) == 4
+    stderr = capsys.readouterr().err
+    err, tb = error_lines(stderr), user_frames(stderr)
+    assert len(err) == 1 and err[0].startswith("floorcalc: error: the model's forward raised RuntimeError"), err
+    # the user's two frames, innermost last, then the exception as Python prints it
+    assert tb[0].startswith(USER_TB), tb
+    assert f'"{model}", line 8, in forward' in tb[1] and "return scale(x)" in tb[2], tb
+    assert f'"{model}", line 4, in scale' in tb[3] and "x @ torch.ones(3, 3)" in tb[4], tb
+    assert tb[-1].startswith("RuntimeError:"), tb
+    assert not any("floorcalc" + os.sep in x or "torch" + os.sep + "nn" in x for x in tb), tb
+
+
+def test_floorcalc_debug_shows_the_whole_chain(tmp_path):
+    """Under FLOORCALC_DEBUG=1 the traceback goes on through floorcalc's own frames (the model's
+    exception is the cause of floorcalc's, not hidden by it)."""
+    model = tmp_path / "m.py"
+    model.write_text(RAISING)
+    env = {**os.environ, "FLOORCALC_DEBUG": "1"}
+    r = subprocess.run([sys.executable, "-m", "floorcalc", "report", str(model), *RUN, "--trace-out",
+                        str(tmp_path / "t.json.gz")], capture_output=True, text=True, env=env, cwd=ROOT, timeout=300)
+    assert r.returncode != 0
+    err = r.stderr
+    assert f'File "{model}", line 4, in scale' in err and "torch" + os.sep + "nn" + os.sep + "modules" in err, err[-3000:]
+    assert "The above exception was the direct cause of the following exception" in err, err[-3000:]
+    assert "floorcalc.errors.ModelRunError: the model's forward raised RuntimeError" in err, err[-3000:]
+
+
+def test_a_model_file_that_fails_to_import_shows_where(tmp_path, capsys):
+    model = tmp_path / "m.py"
+    model.write_text("import torch\n\ndef helper():\n    return undefined_name\n\nhelper()\n")
+    assert main(["report", str(model), *RUN]) == 3
+    stderr = capsys.readouterr().err
+    assert error_lines(stderr)[0].startswith("floorcalc: error: model file") and "NameError" in error_lines(stderr)[0]
+    tb = user_frames(stderr)
+    assert f'"{model}", line 6, in <module>' in tb[1] and f'"{model}", line 4, in helper' in tb[3], tb
+    assert tb[-1].startswith("NameError:"), tb
+
+
+def test_an_error_of_floorcalc_own_has_no_user_traceback(tmp_path, capsys):
+    assert main(["report", str(tmp_path / "missing.py"), *RUN]) == 3
+    assert user_frames(capsys.readouterr().err) == []
