@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Optional, Sequence, Tuple, Union
 
 from floorcalc.util.errors import TraceError, UsageError
-from floorcalc.records import GROUP_BYS, DeviceSpec, GroupBy, KernelRow, OpGroup, OpRow, Summary, Trace
+from floorcalc.records import GROUP_BYS, DeviceSpec, GroupBy, KernelRow, OpGroup, OpRow, RunReport, Summary, Trace
 from floorcalc.records import Report as ReportRecord
 
 #: a spec YAML file, a packaged key, a DeviceSpec used as it is, or None (floorcalc.analysis.driver.SpecArg)
@@ -107,21 +107,51 @@ class Report:
         return text
 
     def to_dataframe(self, table: str = "ops"):
-        """A pandas DataFrame of the ``ops`` (default), the ``kernels`` or the ``groups``, columns
-        as in the JSON.
+        """One of the report's tables as a pandas DataFrame, columns as the JSON names them
+        (docs/json-schema.md; nested objects flattened: ``parts_us.floor_us``): ``ops``
+        (default), ``kernels``, ``groups``, ``summary`` (the pass figures with units and
+        definitions), ``decomposition`` (or ``timeline``: where the wall time goes, the pass then
+        each ProfilerStep), ``gaps``, ``idle``, ``copies``, ``waits``, ``ranges``,
+        ``collectives``, ``whatif`` (the measured pass and each projection)
+        (floorcalc.render.frames.REPORT_TABLES says what each holds).
 
+        Raises ValueError for another name, or for a table this report does not have (a CPU
+        run has no device timeline: no gaps, copies or decomposition, no what-if), naming why.
         Needs pandas (imported only here)."""
         import pandas as pd
 
-        from floorcalc.render.jsonfmt import group_dict, kernel_dict, op_dict
+        from floorcalc.render.frames import report_rows
 
-        if table == "ops":
-            return pd.DataFrame([op_dict(r) for r in self.ops])
-        if table == "kernels":
-            return pd.DataFrame([kernel_dict(k) for k in self.kernels])
-        if table == "groups":
-            return pd.DataFrame([group_dict(g) for g in self.groups])
-        raise ValueError(f"table must be 'ops', 'kernels' or 'groups', not {table!r}")
+        rows = report_rows(self.record, table)
+        return pd.json_normalize(rows) if rows else pd.DataFrame()
+
+    def project(self, on: Sequence[Union[str, Path, DeviceSpec]] = (), batch: Sequence[int] = (),
+                graph_launch_us: Optional[float] = None) -> "Report":
+        """This report with its what-if section projected again, as ``floorcalc whatif`` does:
+        also onto each device of ``on`` (spec keys such as ``"b200"``, YAML files or
+        DeviceSpecs) and at each batch size of ``batch``. ``graph_launch_us``: the CUDA-graph
+        cost per kernel (default: the spec's ``details.launch_graph_us``). Raises
+        :class:`floorcalc.util.errors.WhatIfError` when the report has no what-if section (a CPU run)
+        or a spec lacks a figure a projection needs (floorcalc.whatif.project)."""
+        import dataclasses
+
+        from floorcalc.device.spec import load_spec
+        from floorcalc.util.errors import WhatIfError
+        from floorcalc.whatif.project import graph_cost
+        from floorcalc.whatif.project import project as project_whatif
+
+        rec = self.record
+        if rec.whatif is None:
+            from floorcalc.whatif import why_none
+
+            raise WhatIfError(f"this report has no what-if section: {why_none(rec)}")
+        specs = [o if isinstance(o, DeviceSpec) else load_spec(str(o)) for o in on]
+        if graph_launch_us is None:
+            graph = graph_cost(load_spec(rec.device.key), rec.device.launch_latency_us)
+        else:
+            graph = graph_cost(rec.device, rec.device.launch_latency_us, graph_launch_us)
+        whatif = project_whatif(rec, rec.whatif.basis, graph=graph, on=specs, batches=list(batch))
+        return Report(dataclasses.replace(rec, whatif=whatif), self.trace)
 
     def to_markdown(self, top: int = 25) -> str:
         from floorcalc.render.markdown import MarkdownRenderer
@@ -166,7 +196,23 @@ class Report:
         _write(p, TraceAnnotator().annotate(self.trace, self.record, gzipped=output_is_gzip(p)))
         return p
 
-    def _repr_markdown_(self) -> str:  # Jupyter shows the report as tables
+    def to_html(self, path: Union[None, str, Path] = None, top: int = 25) -> str:
+        """The self-contained HTML page (``-o report.html``); also written to ``path`` when given."""
+        from floorcalc.render.html import HtmlRenderer
+
+        text = HtmlRenderer(top=top).render(self.record)
+        if path is not None:
+            _write(Path(path), text.encode())
+        return text
+
+    def _repr_html_(self) -> str:
+        """Jupyter shows the report as the HTML report's sections (floorcalc.render.html,
+        ``fragment``: its styles scoped to it, the pictures inline)."""
+        from floorcalc.render.html import HtmlRenderer
+
+        return HtmlRenderer(top=15).fragment(self.record)
+
+    def _repr_markdown_(self) -> str:  # a front end without HTML shows the report as tables
         return self.to_markdown(top=15)
 
 
@@ -180,7 +226,8 @@ def analyze(source: Any, spec: SpecArg = None, passes: Optional[int] = None, *,
             trace_out: Union[None, str, Path] = None, force: bool = False, group_by: GroupBy = "layer",
             counters: Union[None, str, Path] = None) -> Report:
     """Analyse a Kineto trace as ``floorcalc analyze`` does, or the trace of your own finished
-    ``torch.profiler.profile``.
+    ``torch.profiler.profile``; a folder or a list of traces (the ranks of one run) gives a
+    :class:`Run` (:func:`analyze_run`).
 
     ``source``: a trace's path (``.json`` or ``.json.gz``), or a profiler whose ``with`` block
     has ended (schedule, activities and options as you set them; floorcalc changes nothing in
@@ -211,6 +258,8 @@ def analyze(source: Any, spec: SpecArg = None, passes: Optional[int] = None, *,
                                  group_by=group_by, command="floorcalc.analyze(prof)")
     if trace_out is not None:
         raise UsageError("trace_out is for a profiler handed to floorcalc.analyze; a trace file is read where it is")
+    if isinstance(source, (list, tuple)) or (isinstance(source, (str, Path)) and Path(source).is_dir()):
+        return analyze_run(source, spec=spec, passes=passes, group_by=group_by)  # type: ignore[return-value]
     from floorcalc.analysis.driver import analyze_file
 
     path = source
@@ -365,6 +414,68 @@ def on_trace_ready(folder: Union[str, Path] = ".", *, spec: SpecArg = None, form
     check_new_file(where / f"{name}.YYYYmmdd-HHMMSS-N.pt.trace.json.gz", True, "trace")
     return TraceHandler(where, spec=spec, formats=tuple(formats), worker_name=name, group_by=group_by,
                         print_report=print_report)
+
+
+class Run:
+    """The report over the ranks of one distributed run (``floorcalc analyze FOLDER``): the
+    typed :class:`floorcalc.records.RunReport` (``.record``) with ways to show it. Figures are
+    per pass; attributes of the record (``ranks``, ``collectives``, ``notes``...) read through."""
+
+    def __init__(self, record: RunReport) -> None:
+        self.record = record
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "record":
+            raise AttributeError(name)
+        return getattr(self.record, name)
+
+    def rank(self, r: int) -> Report:
+        """Rank ``r``'s own report (KeyError for a rank with none: missing or unreadable)."""
+        return Report(self.record.reports[r])
+
+    def to_dataframe(self, table: str = "ranks"):
+        """One of the run's tables as a pandas DataFrame, columns as the run's JSON names them
+        (docs/json-schema.md, Runs): ``ranks`` (default), ``collectives``, ``instances``,
+        ``waits`` (each rank's waits on its peers), ``late`` (floorcalc.render.frames.RUN_TABLES).
+        ValueError for another name. Needs pandas."""
+        import pandas as pd
+
+        from floorcalc.render.frames import run_rows
+
+        rows = run_rows(self.record, table)
+        return pd.json_normalize(rows) if rows else pd.DataFrame()
+
+    def to_json(self, path: Union[None, str, Path] = None) -> str:
+        from floorcalc.render.run import dumps
+
+        text = dumps(self.record)
+        if path is not None:
+            _write(Path(path), text.encode())
+        return text
+
+    def to_markdown(self, top: int = 10) -> str:
+        from floorcalc.render.run import RunMarkdownRenderer
+
+        return RunMarkdownRenderer(top=top).render(self.record)
+
+    def _repr_markdown_(self) -> str:  # Jupyter shows the run as its Markdown tables
+        return self.to_markdown()
+
+    def __repr__(self) -> str:
+        return f"<floorcalc.Run {self.record.world_size} ranks, {len(self.record.collectives)} collectives, per pass>"
+
+
+def analyze_run(paths: Any, spec: SpecArg = None, passes: Optional[int] = None, *,
+                group_by: GroupBy = "layer", workers: Optional[int] = None) -> Run:
+    """The ranks of one distributed run read together, as ``floorcalc analyze FOLDER`` does:
+    ``paths`` a folder of traces, or a list of trace files (or folders). ``workers``: processes
+    analysing the ranks (default one per CPU; 1: this process). Raises what
+    :func:`floorcalc.analysis.analyze_run` raises (RunError for traces of different runs)."""
+    from floorcalc.analysis.driver import analyze_run as _analyze_run
+
+    items = list(paths) if isinstance(paths, (list, tuple)) else [paths]
+    command = f"floorcalc.analyze_run({[str(p) for p in items]!r})"
+    return Run(_analyze_run(items, spec=spec, passes=passes, group_by=group_by, workers=workers, command=command))
 
 
 def load_report(path: Union[str, Path]) -> Report:

@@ -17,7 +17,6 @@ import dataclasses
 from pathlib import Path
 
 from floorcalc.cli.common import add_format_arguments, check_output, emit, output_format
-from floorcalc.records import Report
 
 NAME = "whatif"
 HELP = ("projected step times from a JSON report: CUDA graphs, fusion, at the floor, another device, batch or "
@@ -57,6 +56,7 @@ def run(args: argparse.Namespace) -> int:
     from floorcalc.device.spec import load_spec
     from floorcalc.util.errors import WhatIfError
     from floorcalc.render.jsonread import load
+    from floorcalc.whatif import why_none as _why_no_whatif
     from floorcalc.whatif.project import graph_cost, project
 
     output_format(args)
@@ -74,18 +74,3 @@ def run(args: argparse.Namespace) -> int:
     whatif = project(report, report.whatif.basis, graph=graph, on=on, batches=args.batch, seqs=args.seq)
     emit(dataclasses.replace(report, whatif=whatif), args)
     return 0
-
-
-def _why_no_whatif(report: Report) -> str:
-    """Why a report has no what-if section (floorcalc.whatif.section makes none), and what to do."""
-    if report.target != "cuda":
-        return (f"it is a {report.target} run, and what-if projects GPU changes (fewer launches, CUDA graphs, "
-                "fused ops, another GPU, another batch) from the device timeline of a CUDA run; "
-                "capture the model on a GPU (floorcalc report MODEL.py --device cuda) to get one")
-    if not report.device.has_ceilings:
-        return ("it was made with no device spec (no ceilings, no floors to project from); run floorcalc analyze "
-                "on its trace with --spec KEY or FILE")
-    if report.timeline is None or report.timeline.decomposition is None:
-        return ("its trace has no device timeline in the window (no GPU work), so there is no time to project; "
-                "capture a window with the model's GPU work in it")
-    return "it was written before floorcalc had one: run floorcalc analyze on its trace again"

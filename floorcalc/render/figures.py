@@ -35,6 +35,12 @@ class PassFigure:
     missing: str = "-"
 
 
+#: what the ``bound`` column means, said wherever it is shown (issue 27: lm_head reads "compute"
+#: at 9.6% efficiency, which only docs/citing.md explained)
+BOUND_MEANING = ("bound: the larger term of the op's floor (compute F/P, memory B/W at its level, overhead the launch "
+                 "term L, communication a collective's link time), i.e. what would limit it at its floor; not what "
+                 "limits it now: at low efficiency something else holds it (docs/citing.md)")
+
 #: how the outputs show the figures that need floorcalc's own unprofiled runs, when the trace
 #: came from elsewhere (a torch.profiler of the user's own, another tool)
 NOT_MEASURED = "not measured"

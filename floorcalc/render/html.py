@@ -32,11 +32,11 @@ from typing import Iterable, List, Optional, Sequence, Tuple
 
 from floorcalc.records import Report
 from floorcalc.render.base import Renderer
-from floorcalc.render.figures import (ceilings_used, figure_value, format_figure, format_us, group_rows,
+from floorcalc.render.figures import (BOUND_MEANING, ceilings_used, figure_value, format_figure, format_us, group_rows,
                                       groups_title, pass_figures, provenance, step_time_rows)
 from floorcalc.render.timeline_table import profiler_rows
 
-__all__ = ["HtmlRenderer"]
+__all__ = ["FRAGMENT_CLASS", "HtmlRenderer", "scoped_style"]
 
 _STYLE = """
 body { font-family: -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 24px auto; max-width: 1500px;
@@ -67,6 +67,24 @@ figcaption { color: #555; font-size: 13px; }
 code { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 12px; }
 ul { font-size: 13px; color: #333; }
 """
+
+
+#: the class of the div a report fragment (HtmlRenderer.fragment, Jupyter) is wrapped in
+FRAGMENT_CLASS = "floorcalc-report"
+
+
+def scoped_style(css: str, scope: str) -> str:
+    """``css`` with every rule limited to the elements inside ``scope`` (a selector): each
+    selector of a rule list prefixed with it, ``body`` becoming ``scope`` itself. ``css`` is
+    floorcalc's own stylesheet (plain rules, no @-rules, no braces inside values)."""
+    out = []
+    for rule in css.split("}"):
+        if "{" not in rule:
+            continue
+        selectors, decls = rule.split("{", 1)
+        scoped = [scope if sel.strip() == "body" else f"{scope} {sel.strip()}" for sel in selectors.split(",")]
+        out.append(", ".join(scoped) + " {" + decls + "}")
+    return "\n" + "\n".join(out) + "\n"
 
 
 #: how render/whatif's basis lines begin a figure a projection read (listed once in the page)
@@ -128,6 +146,22 @@ class HtmlRenderer(Renderer):
         self.figures = figures
 
     def render(self, report: Report) -> str:
+        title, body = self._page(report)
+        return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+                '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+                f"<title>{_e(title)}</title>\n<style>{_STYLE}</style>\n</head>\n<body>\n"
+                + "\n".join(body) + "\n</body>\n</html>\n")
+
+    def fragment(self, report: Report) -> str:
+        """The same sections as :meth:`render`, as one ``<div class="floorcalc-report">`` for a
+        page that is not floorcalc's (Jupyter's ``_repr_html_``): the stylesheet scoped to that
+        div (:func:`scoped_style`), so nothing of the notebook's own look changes."""
+        _title, body = self._page(report)
+        return (f'<div class="{FRAGMENT_CLASS}">\n<style>{scoped_style(_STYLE, "." + FRAGMENT_CLASS)}</style>\n'
+                + "\n".join(body) + "\n</div>\n")
+
+    def _page(self, report: Report) -> Tuple[str, List[str]]:
+        """The page's title and its sections' HTML, in order (module notes)."""
         s = report.summary
         d = report.device
         model = report.capture.model_file or report.capture.trace or ""
@@ -151,6 +185,7 @@ class HtmlRenderer(Renderer):
         body += self._figures(report)
         body += [f"<h2>{_e(groups_title(report)[0].upper() + groups_title(report)[1:])}</h2>"]
         body += self._groups(report)
+        body += [f'<p class="sub">{_e(BOUND_MEANING)}.</p>']
         if self.kernels and report.kernels:
             body += [f"<h2>Kernels, the {min(self.kernels, len(report.kernels))} longest of "
                      f"{len(report.kernels)}</h2>"]
@@ -179,10 +214,7 @@ class HtmlRenderer(Renderer):
             body += ["<h2>Notes</h2>", '<ul class="notes">']
             body += [f'<li class="{n.kind}">{_e(n.text)}</li>' for n in report.notes]
             body += ["</ul>"]
-        return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-                '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-                f"<title>{_e(title)}</title>\n<style>{_STYLE}</style>\n</head>\n<body>\n"
-                + "\n".join(body) + "\n</body>\n</html>\n")
+        return title, body
 
     def _decomposition(self, report: Report) -> List[str]:
         t = report.timeline

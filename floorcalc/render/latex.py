@@ -119,7 +119,8 @@ class LatexRenderer(Renderer):
     def _note(self, report: Report) -> str:
         prov = provenance(report)
         parts = [
-            "\\textit{Note:} floor $= \\max(F/P,\\,B/W) + L$ per kernel launch; efficiency $=$ floor / measured.",
+            "\\textit{Note:} floor $= \\max(F/P,\\,B/W) + L$ per kernel launch; efficiency $=$ floor / measured; "
+            "bound: the larger term of the floor, what would limit the op at its floor (not what limits it now).",
             f"MFU $=$ {escape(mfu_definition(report))}.",
             f"MBU $=$ {escape(mbu_definition(report))}.",
         ]

@@ -14,7 +14,7 @@ from typing import Iterable, List, Optional, Sequence
 
 from floorcalc.records import Report
 from floorcalc.render.base import Renderer
-from floorcalc.render.figures import (ceilings_used, figure_value, format_figure, format_us, group_rows,
+from floorcalc.render.figures import (BOUND_MEANING, ceilings_used, figure_value, format_figure, format_us, group_rows,
                                       groups_title, pass_figures, provenance, step_time_rows)
 from floorcalc.render.timeline_rows import tables as timeline_tables
 
@@ -83,6 +83,7 @@ class MarkdownRenderer(Renderer):
             lines += [f"> **warning:** {_cell(n.text)}  " for n in warnings]
         lines += ["", f"## {groups_title(report)[0].upper()}{groups_title(report)[1:]}", ""]
         lines += self._groups(report)
+        lines += ["", f"*{BOUND_MEANING}.*"]
         if self.kernels and report.kernels:
             lines += ["", f"## Kernels, the {min(self.kernels, len(report.kernels))} longest of "
                           f"{len(report.kernels)}", ""]

@@ -10,7 +10,7 @@ from rich.console import Console
 
 from floorcalc.records import Report
 from floorcalc.render.base import Renderer, captured
-from floorcalc.render.figures import (bound_label, ceilings_line, format_us, range_text, step_time_rows, grouped, groups_of, groups_title,
+from floorcalc.render.figures import (BOUND_MEANING, bound_label, ceilings_line, format_us, range_text, step_time_rows, grouped, groups_of, groups_title,
                                       outlier_text, spread_text)
 from floorcalc.render.terminal import Part, PlainTable, make_console, plain, styled
 
@@ -186,6 +186,7 @@ class TableRenderer(Renderer):
         if warnings:
             console.print()
         console.print(self._ops_table(report, console.width))
+        console.print(plain(BOUND_MEANING, style="dim"), soft_wrap=unwrapped)
         st = PlainTable(box=box.SIMPLE_HEAD, title="pass summary", title_justify="left", show_header=False)
         st.add_column("figure")
         st.add_column("value", justify="right")

@@ -14,7 +14,7 @@ from typing import Sequence
 from floorcalc.util.errors import WhatIfError
 from floorcalc.records import DeviceSpec, Report, WhatIf, WorkUnit
 
-__all__ = ["section"]
+__all__ = ["section", "why_none"]
 
 
 def section(report: Report, units: Sequence[WorkUnit], passes: int, spec: DeviceSpec) -> WhatIf | None:
@@ -32,3 +32,18 @@ def section(report: Report, units: Sequence[WorkUnit], passes: int, spec: Device
     except WhatIfError as e:
         graph, missing = None, str(e)
     return project(report, b, graph=graph, graph_missing=missing)
+
+
+def why_none(report: Report) -> str:
+    """Why a report has no what-if section (floorcalc.whatif.section makes none), and what to do."""
+    if report.target != "cuda":
+        return (f"it is a {report.target} run, and what-if projects GPU changes (fewer launches, CUDA graphs, "
+                "fused ops, another GPU, another batch) from the device timeline of a CUDA run; "
+                "capture the model on a GPU (floorcalc report MODEL.py --device cuda) to get one")
+    if not report.device.has_ceilings:
+        return ("it was made with no device spec (no ceilings, no floors to project from); run floorcalc analyze "
+                "on its trace with --spec KEY or FILE")
+    if report.timeline is None or report.timeline.decomposition is None:
+        return ("its trace has no device timeline in the window (no GPU work), so there is no time to project; "
+                "capture a window with the model's GPU work in it")
+    return "it was written before floorcalc had one: run floorcalc analyze on its trace again"

@@ -48,8 +48,93 @@ def test_to_dataframe(rep):
     assert df["duration_us"].sum() == pytest.approx(rep.summary.op_time_us)
     kdf = rep.to_dataframe("kernels")
     assert len(kdf) == len(rep.kernels)
-    with pytest.raises(ValueError):
-        rep.to_dataframe("gaps")
+    with pytest.raises(ValueError, match="table must be one of ops, kernels"):
+        rep.to_dataframe("no such table")
+
+
+def test_every_table_is_a_dataframe(rep):
+    """Issue 27: a DataFrame for every table (timeline parts, gaps, copies, waits, what-if), its
+    columns the JSON's keys, its rows the report's records."""
+    pytest.importorskip("pandas")
+    t = rep.timeline
+    dec = rep.to_dataframe("decomposition")
+    assert list(dec["which"]) == ["pass"] + ["step"] * len(t.steps)
+    assert dec.loc[0, "wall_us"] == pytest.approx(t.decomposition.wall_us)
+    parts = ["floor_us", "excess_us", "data_movement_us", "host_overhead_us", "blocking_us", "other_us"]
+    assert dec.loc[0, parts].sum() == pytest.approx(t.decomposition.wall_us, rel=1e-6)  # the parts add up
+    assert rep.to_dataframe("timeline").equals(dec)
+    gaps = rep.to_dataframe("gaps")
+    assert len(gaps) == len(t.gaps) and gaps["duration_us"].tolist() == [g.duration_us for g in t.gaps]
+    assert any(c.startswith("by_cause_us.") for c in gaps.columns)  # nested objects flattened
+    assert len(rep.to_dataframe("copies")) == len(t.copies) and len(rep.to_dataframe("waits")) == len(t.waits)
+    assert len(rep.to_dataframe("idle")) == len(t.idle_by_op)
+    summary = rep.to_dataframe("summary")
+    assert summary.set_index("figure").loc["mfu", "value"] == pytest.approx(rep.summary.mfu)
+    w = rep.to_dataframe("whatif")
+    assert w["measured"].tolist() == [True] + [False] * len(rep.whatif.projections)
+    assert w["step_us"].tolist() == [rep.whatif.measured.step_us] + [p.step_us for p in rep.whatif.projections]
+    assert "parts_us.floor_us" in w.columns
+
+
+def test_project_adds_scenarios_as_floorcalc_whatif_does(rep):
+    pytest.importorskip("pandas")
+    more = rep.project(on=["b200"], batch=[16])
+    labels = more.to_dataframe("whatif")["label"].tolist()
+    assert "on b200" in labels and "at batch 16" in labels
+    assert rep.whatif is not more.whatif and len(more.whatif.projections) == len(rep.whatif.projections) + 2
+
+
+def test_a_cpu_report_has_no_device_tables_and_says_why(tmp_path):
+    from floorcalc.util.errors import WhatIfError
+
+    pytest.importorskip("pandas")
+    torch = pytest.importorskip("torch")
+    cpu = floorcalc.report(torch.nn.Linear(8, 8), torch.randn(2, 8), device="cpu", warmup=0, iters=1,
+                           trace_out=tmp_path / "t.trace.json.gz")
+    for table in ("gaps", "copies", "decomposition"):
+        with pytest.raises(ValueError, match="a CPU run has no device timeline"):
+            cpu.to_dataframe(table)
+    with pytest.raises(ValueError, match="a CPU run has none"):
+        cpu.to_dataframe("whatif")
+    with pytest.raises(WhatIfError, match="it is a cpu run"):
+        cpu.project(on=["b200"])
+    assert len(cpu.to_dataframe("ops")) == len(cpu.ops)
+
+
+def test_jupyter_shows_the_html_report_sections(rep):
+    """_repr_html_: the HTML report's sections in one div, its styles scoped to it, the pictures
+    inline (data: URIs; nothing fetched)."""
+    pytest.importorskip("matplotlib")
+    from floorcalc.render.html import HtmlRenderer
+
+    frag = rep._repr_html_()
+    page = HtmlRenderer(top=15).render(rep.record)
+    assert frag.startswith('<div class="floorcalc-report">') and frag.rstrip().endswith("</div>")
+    assert "<html" not in frag and "<body" not in frag
+    heads = lambda text: [x.split("</h2>")[0] for x in text.split("<h2>")[1:]]  # noqa: E731
+    assert heads(frag) == heads(page) and "Pass summary" in heads(frag) and "What if" in heads(frag)
+    assert frag.count('src="data:image/png;base64,') == 2
+    style = frag.split("<style>")[1].split("</style>")[0]
+    rules = [r.split("{")[0] for r in style.split("}") if "{" in r]
+    assert rules and all(sel.strip().startswith(".floorcalc-report") for r in rules for sel in r.split(","))
+    import html
+
+    assert "bound: the larger term of the op's floor" in html.unescape(frag)
+
+
+def test_a_run_of_several_ranks_gives_its_tables():
+    pytest.importorskip("pandas")
+    folder = golden.DISTRIBUTED / "cpu_gloo_tp_llama_block_late"
+    run = floorcalc.analyze(folder, spec=str(golden.RUN_SPEC))
+    assert isinstance(run, floorcalc.Run) and run.world_size == 2
+    ranks = run.to_dataframe("ranks")
+    assert ranks["rank"].tolist() == [0, 1] and "peer_wait_us" in ranks.columns
+    assert len(run.to_dataframe("collectives")) == len(run.collectives)
+    assert len(run.to_dataframe("instances")) == len(run.instances)
+    waits = run.to_dataframe("waits")
+    assert set(waits.columns) >= {"rank", "peer", "wait_us"}
+    assert run.rank(1).summary.passes == run.ranks[1].passes
+    assert run._repr_markdown_().startswith("**floorcalc") and "| rank |" in run._repr_markdown_()
 
 
 def test_writers(rep, tmp_path):

@@ -1,6 +1,7 @@
 """The CLI end to end on CPU: report on a real model, analyze its trace, and every bad input."""
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -85,25 +86,35 @@ def write(tmp_path, name, text):
     return p
 
 
-@pytest.mark.parametrize("make, code, message", [
-    (lambda d: d / "nope.py", 3, "model file not found"),
-    (lambda d: write(d, "m.py", "x = 1\n"), 3, "defines neither step() nor get_model() and get_inputs()"),
-    (lambda d: write(d, "m.py", "def get_model(:\n"), 3, "syntax error"),
-    (lambda d: write(d, "m.py", "import no_such_module_xyz\n"), 3, "failed to import"),
+@pytest.mark.parametrize("make, code, message, where", [
+    (lambda d: d / "nope.py", 3, "model file not found", None),
+    (lambda d: write(d, "m.py", "x = 1\n"), 3, "defines neither step() nor get_model() and get_inputs()", None),
+    (lambda d: write(d, "m.py", "def get_model(:\n"), 3, "syntax error", None),
+    (lambda d: write(d, "m.py", "import no_such_module_xyz\n"), 3, "failed to import", "line 1, in <module>"),
     (lambda d: write(d, "m.py", "import torch\ndef get_model():\n    raise ValueError('boom')\n"
-                               "def get_inputs():\n    return ()\n"), 4, "get_model() raised ValueError: boom"),
+                               "def get_inputs():\n    return ()\n"), 4, "get_model() raised ValueError: boom",
+     "line 3, in get_model"),
+    # the forward is torch's own (no frame of the user's): the error line alone
     (lambda d: write(d, "m.py", "import torch\ndef get_model():\n    return torch.nn.Linear(3, 3)\n"
-                               "def get_inputs():\n    return (torch.randn(2, 5),)\n"), 4, "forward raised"),
+                               "def get_inputs():\n    return (torch.randn(2, 5),)\n"), 4, "forward raised", None),
     (lambda d: write(d, "m.py", "import torch\ndef get_model():\n    return torch.nn.Linear(3, 3)\n"
-                               "def get_inputs():\n    return 5\n"), 3, "must return a tuple"),
+                               "def get_inputs():\n    return 5\n"), 3, "must return a tuple", None),
 ])
-def test_bad_model_files(tmp_path, capsys, make, code, message):
+def test_bad_model_files(tmp_path, capsys, make, code, message, where):
+    """One error line; when the user's code raised, their frames of it after that line (issue 27),
+    never a Python traceback of floorcalc's."""
     path = make(tmp_path)
     rc = main(["report", str(path), "--device", "cpu", "-q", "--warmup", "0", "--iters", "1",
                "--trace-out", str(tmp_path / "t.json.gz")])
     err = capsys.readouterr().err
     assert rc == code, err
-    assert message in err and err.count("\n") == 1 and "Traceback" not in err
+    first, *rest = err.splitlines()
+    assert first.startswith("floorcalc: error: ") and message in first, err
+    if where is None:
+        assert rest == [], err
+    else:
+        assert rest[0].startswith("Traceback of your code") and f'File "{path}", {where}' in rest[1], err
+        assert "Traceback (most recent call last)" not in err and "floorcalc" + os.sep not in "\n".join(rest), err
 
 
 def test_no_gpu_for_device_cuda(tmp_path, capsys):

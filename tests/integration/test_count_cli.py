@@ -114,10 +114,18 @@ def write(tmp_path, name, text):
     (lambda d: EX / "mlp.py", ["-o", "x.weird"], 2, "cannot infer a format"),
 ])
 def test_bad_inputs_are_one_line(tmp_path, capsys, make, args, code, message):
-    rc = main(["count", str(make(tmp_path)), "-q", *args])
+    """One error line; when the user's own code raised (get_model() here), their frames of it
+    follow that line (issue 27), never a Python traceback of floorcalc's."""
+    path = make(tmp_path)
+    rc = main(["count", str(path), "-q", *args])
     err = capsys.readouterr().err
     assert rc == code, err
-    assert message in err and err.count("\n") == 1 and "Traceback" not in err
+    first, *rest = err.splitlines()
+    assert message in first and "Traceback (most recent call last)" not in err, err
+    if "get_model() raised" in message:
+        assert rest[0].startswith("Traceback of your code") and f'File "{path}", line 3, in get_model' in rest[1], err
+    else:
+        assert rest == [], err
 
 
 def test_existing_output_is_not_overwritten(tmp_path, capsys):

@@ -193,6 +193,11 @@ def test_worked_example_counts_vllm_moe_forward(tmp_path, capsys):
 
 def test_a_bad_formula_file_on_the_command_line_exits_10(tmp_path, capsys):
     trace = _vllm_step(tmp_path / "step.json")
-    rc, _ = _analyze(tmp_path, trace, "--formulas", str(write(tmp_path, "raise ValueError('bad')")))
+    bad = write(tmp_path, "raise ValueError('bad')")
+    rc, _ = _analyze(tmp_path, trace, "--formulas", str(bad))
     err = capsys.readouterr().err
-    assert rc == 10 and "ValueError: bad" in err and err.count("\n") == 1
+    first, *rest = err.splitlines()
+    assert rc == 10 and "ValueError: bad" in first, err
+    # then where the file raised (issue 27): its own frame, no Python traceback of floorcalc's
+    assert rest[0].startswith("Traceback of your code") and f'File "{bad}", line ' in rest[1], err
+    assert rest[-1] == "ValueError: bad" and "Traceback (most recent call last)" not in err, err
