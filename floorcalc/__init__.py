@@ -11,7 +11,7 @@ records of :mod:`floorcalc.records` and can be driven by hand.
 __version__ = "0.1.0"
 
 #: the Python API (floorcalc/api.py), imported on first use so that ``import floorcalc`` stays light
-_API = ("report", "analyze", "analyze_run", "on_trace_ready", "load_report", "diff", "Report", "Run", "TraceHandler")
+_API = ("report", "analyze", "analyze_run", "on_trace_ready", "label_modules", "load_report", "diff", "Report", "Run", "TraceHandler")
 
 
 def __getattr__(name: str):

@@ -18,8 +18,9 @@ do the work. Nothing heavy is imported until it is used, and nothing from floorc
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
-from typing import Any, Optional, Sequence, Tuple, Union
+from typing import Any, Iterator, Optional, Sequence, Tuple, Union
 
 from floorcalc.util.errors import TraceError, UsageError
 from floorcalc.records import GROUP_BYS, DeviceSpec, GroupBy, KernelRow, OpGroup, OpRow, RunReport, Summary, Trace
@@ -210,10 +211,18 @@ class Report:
         ``fragment``: its styles scoped to it, the pictures inline)."""
         from floorcalc.render.html import HtmlRenderer
 
-        return HtmlRenderer(top=15).fragment(self.record)
+        return HtmlRenderer(top=15, roofline_dpi=100).fragment(self.record)
 
-    def _repr_markdown_(self) -> str:  # a front end without HTML shows the report as tables
-        return self.to_markdown(top=15)
+
+
+def _shared(record: Any, absolute_paths: bool) -> Any:
+    """``record`` (a report or a run) with its paths relative to the working folder, or the
+    file name alone (floorcalc.sharing), unless ``absolute_paths``."""
+    if absolute_paths:
+        return record
+    from floorcalc.sharing import share_report, share_run
+
+    return share_run(record, Path.cwd()) if isinstance(record, RunReport) else share_report(record, Path.cwd())
 
 
 def _write(path: Path, data: bytes) -> None:
@@ -224,7 +233,7 @@ def _write(path: Path, data: bytes) -> None:
 
 def analyze(source: Any, spec: SpecArg = None, passes: Optional[int] = None, *,
             trace_out: Union[None, str, Path] = None, force: bool = False, group_by: GroupBy = "layer",
-            counters: Union[None, str, Path] = None) -> Report:
+            counters: Union[None, str, Path] = None, absolute_paths: bool = False) -> Report:
     """Analyse a Kineto trace as ``floorcalc analyze`` does, or the trace of your own finished
     ``torch.profiler.profile``; a folder or a list of traces (the ranks of one run) gives a
     :class:`Run` (:func:`analyze_run`).
@@ -245,9 +254,12 @@ def analyze(source: Any, spec: SpecArg = None, passes: Optional[int] = None, *,
     ProfilerStep ranges (a profiler without a schedule or ``prof.step()`` records one pass
     unless told); ``group_by``: how op rows are grouped (``layer``, ``module``, ``op``,
     ``none``); ``counters``: an Nsight Compute CSV of one pass of the same model, as ``analyze
-    --counters`` (its join on ``.record.counters``; a trace file only). Raises the :class:`floorcalc.util.errors.FloorcalcError` subclasses the CLI turns into
-    exit codes, for the same inputs (floorcalc.analysis.driver makes both): UsageError for a profiler
-    that is still running or already saved.
+    --counters`` (its join on ``.record.counters``; a trace file only); ``absolute_paths``: keep
+    this machine's paths in the report (default: relative to the working folder, or the file
+    name alone, so its outputs can be shared: floorcalc.util.sharing). Raises the
+    :class:`floorcalc.util.errors.FloorcalcError` subclasses the CLI turns into exit codes, for the
+    same inputs (floorcalc.analysis.driver makes both): UsageError for a profiler that is still
+    running or already saved.
     """
     from floorcalc.capture.user_profiler import is_profiler
 
@@ -255,11 +267,12 @@ def analyze(source: Any, spec: SpecArg = None, passes: Optional[int] = None, *,
         raise ValueError(f"group_by must be one of {', '.join(GROUP_BYS)}, not {group_by!r}")
     if is_profiler(source):
         return _analyze_profiler(source, spec=spec, passes=passes, trace_out=trace_out, force=force,
-                                 group_by=group_by, command="floorcalc.analyze(prof)")
+                                 group_by=group_by, command="floorcalc.analyze(prof)", absolute_paths=absolute_paths)
     if trace_out is not None:
         raise UsageError("trace_out is for a profiler handed to floorcalc.analyze; a trace file is read where it is")
     if isinstance(source, (list, tuple)) or (isinstance(source, (str, Path)) and Path(source).is_dir()):
-        return analyze_run(source, spec=spec, passes=passes, group_by=group_by)  # type: ignore[return-value]
+        return analyze_run(source, spec=spec, passes=passes, group_by=group_by,  # type: ignore[return-value]
+                           absolute_paths=absolute_paths)
     from floorcalc.analysis.driver import analyze_file
 
     path = source
@@ -273,7 +286,7 @@ def analyze(source: Any, spec: SpecArg = None, passes: Optional[int] = None, *,
         profile = read_ncu_csv(Path(counters))
         command = command[:-1] + f", counters={str(counters)!r})"
     record, trace = analyze_file(path, spec=spec, passes=passes, command=command, counters=profile, group_by=group_by)
-    return Report(record, trace)
+    return Report(_shared(record, absolute_paths), trace)
 
 
 def _check_spec(spec: SpecArg) -> None:
@@ -285,7 +298,8 @@ def _check_spec(spec: SpecArg) -> None:
 
 
 def _analyze_profiler(prof: Any, *, spec: SpecArg, passes: Optional[int], trace_out: Union[None, str, Path],
-                      force: bool, group_by: GroupBy, command: str, dest: Any = None) -> Report:
+                      force: bool, group_by: GroupBy, command: str, dest: Any = None,
+                      absolute_paths: bool = False) -> Report:
     """A finished profiler's trace written (to ``dest``, a capture.run._TraceDest, else
     ``trace_out`` or a default name in the working folder), read back and analysed live."""
     from floorcalc import trace as trace_mod
@@ -314,7 +328,27 @@ def _analyze_profiler(prof: Any, *, spec: SpecArg, passes: Optional[int], trace_
                          "which analyses every cycle") from None
     record = analyze_trace(trace, spec=spec, passes=passes, device=profiler_device(prof), command=command,
                            live=True, group_by=group_by)
-    return Report(record, trace)
+    return Report(_shared(record, absolute_paths), trace)
+
+
+@contextlib.contextmanager
+def label_modules(model: Any) -> Iterator[Any]:
+    """While the block runs, each submodule's forward of ``model`` is wrapped in a
+    ``module: <path>`` ``record_function`` range, as ``floorcalc report`` does (its hooks are
+    removed when the block ends): the ops in your own profiler's trace then carry their module,
+    and the report groups them by layer (``h.*.mlp.c_fc  x12``). Without it a trace from your
+    profiler gives every op the module ``(top)``.
+
+        with floorcalc.label_modules(model), torch.profiler.profile(...) as prof:
+            ...
+    """
+    from floorcalc.capture.run import ModuleRanges
+
+    ranges = ModuleRanges(model)
+    try:
+        yield model
+    finally:
+        ranges.remove()
 
 
 class TraceHandler:
@@ -328,7 +362,8 @@ class TraceHandler:
     """
 
     def __init__(self, folder: Path, *, spec: SpecArg, formats: Tuple[str, ...], worker_name: str,
-                 group_by: GroupBy, print_report: bool) -> None:
+                 group_by: GroupBy, print_report: bool, absolute_paths: bool = False) -> None:
+        self.absolute_paths = absolute_paths
         self.folder = folder
         self.spec = spec
         self.formats = formats
@@ -353,7 +388,8 @@ class TraceHandler:
         command = f"floorcalc.on_trace_ready({str(self.folder)!r})"
         dest = _TraceDest(None, False, self.worker_name, self.folder, ".pt.trace.json.gz")
         rep = _analyze_profiler(prof, spec=self.spec, passes=None, trace_out=None, force=False,
-                                group_by=self.group_by, command=command, dest=dest)
+                                group_by=self.group_by, command=command, dest=dest,
+                                absolute_paths=self.absolute_paths)
         self.reports.append(rep)
         path = Path(rep.trace.path) if rep.trace is not None else None
         if path is not None:
@@ -373,7 +409,7 @@ class TraceHandler:
 
 def on_trace_ready(folder: Union[str, Path] = ".", *, spec: SpecArg = None, formats: Sequence[str] = (),
                    worker_name: Optional[str] = None, group_by: GroupBy = "layer",
-                   print_report: bool = False) -> TraceHandler:
+                   print_report: bool = False, absolute_paths: bool = False) -> TraceHandler:
     """A handler for ``torch.profiler.profile(..., on_trace_ready=floorcalc.on_trace_ready("traces"))``:
     your profiler, schedule and options as they are; at the end of each cycle the trace goes
     into ``folder`` (made if missing) as ``<worker_name>.<time>.pt.trace.json.gz`` (a new name
@@ -385,7 +421,7 @@ def on_trace_ready(folder: Union[str, Path] = ".", *, spec: SpecArg = None, form
     (``"html"``, ``"json"``, ``"md"``, ``"csv"``, ``"latex"``, ``"table"``); ``print_report``:
     also print the table to stdout each cycle; ``worker_name``: default
     ``<host>_<pid>``, as torch's tensorboard_trace_handler names its files; ``spec``,
-    ``group_by``: as for :func:`analyze`. Everything is checked now, before the profiler runs:
+    ``group_by``, ``absolute_paths``: as for :func:`analyze`. Everything is checked now, before the profiler runs:
     the folder (OutputError), the formats (UsageError), the spec (SpecError).
     """
     import os
@@ -413,7 +449,7 @@ def on_trace_ready(folder: Union[str, Path] = ".", *, spec: SpecArg = None, form
     name = worker_name or f"{socket.gethostname()}_{os.getpid()}"
     check_new_file(where / f"{name}.YYYYmmdd-HHMMSS-N.pt.trace.json.gz", True, "trace")
     return TraceHandler(where, spec=spec, formats=tuple(formats), worker_name=name, group_by=group_by,
-                        print_report=print_report)
+                        print_report=print_report, absolute_paths=absolute_paths)
 
 
 class Run:
@@ -466,16 +502,18 @@ class Run:
 
 
 def analyze_run(paths: Any, spec: SpecArg = None, passes: Optional[int] = None, *,
-                group_by: GroupBy = "layer", workers: Optional[int] = None) -> Run:
+                group_by: GroupBy = "layer", workers: Optional[int] = None, absolute_paths: bool = False) -> Run:
     """The ranks of one distributed run read together, as ``floorcalc analyze FOLDER`` does:
     ``paths`` a folder of traces, or a list of trace files (or folders). ``workers``: processes
-    analysing the ranks (default one per CPU; 1: this process). Raises what
+    analysing the ranks (default one per CPU; 1: this process); ``absolute_paths``: as for
+    :func:`analyze`. Raises what
     :func:`floorcalc.analysis.analyze_run` raises (RunError for traces of different runs)."""
     from floorcalc.analysis.driver import analyze_run as _analyze_run
 
     items = list(paths) if isinstance(paths, (list, tuple)) else [paths]
     command = f"floorcalc.analyze_run({[str(p) for p in items]!r})"
-    return Run(_analyze_run(items, spec=spec, passes=passes, group_by=group_by, workers=workers, command=command))
+    return Run(_shared(_analyze_run(items, spec=spec, passes=passes, group_by=group_by, workers=workers,
+                                    command=command), absolute_paths))
 
 
 def load_report(path: Union[str, Path]) -> Report:
@@ -511,7 +549,7 @@ def diff(a: Union[Report, ReportRecord, str, Path], b: Union[Report, ReportRecor
 
 def report(model: Any, inputs: Any, device: str = "auto", warmup: int = 3, iters: int = 5,
            trace_out: Union[None, str, Path] = None, spec: SpecArg = None, *, modules: bool = True,
-           force: bool = False, quiet: bool = True) -> Report:
+           force: bool = False, quiet: bool = True, absolute_paths: bool = False) -> Report:
     """Profile a live ``nn.Module`` called with ``inputs`` as ``floorcalc report`` profiles a
     model file, and return its :class:`Report`.
 
@@ -519,7 +557,8 @@ def report(model: Any, inputs: Any, device: str = "auto", warmup: int = 3, iters
     ``device``: ``auto`` (cuda when there is a GPU), ``cuda`` or ``cpu``. ``warmup``/``iters``:
     unprofiled and profiled passes. ``trace_out``: where the Kineto trace goes (None: a new
     ``<ModelClass>.<time>.trace.json.gz`` in the current folder; never overwritten unless
-    ``force``). ``spec``: as for :func:`analyze`. ``quiet``: no progress lines on stderr.
+    ``force``). ``spec``, ``absolute_paths``: as for :func:`analyze`. ``quiet``: no progress
+    lines on stderr.
     """
     import sys
 
@@ -538,4 +577,5 @@ def report(model: Any, inputs: Any, device: str = "auto", warmup: int = 3, iters
                            trace_out=Path(trace_out) if trace_out is not None else None, force=force,
                            modules=modules, log=log, command=command)
     trace = trace_mod.load(result.trace_path)
-    return Report(analyze_trace(trace, spec=spec, device=dev, command=command, live=True), trace)
+    return Report(_shared(analyze_trace(trace, spec=spec, device=dev, command=command, live=True), absolute_paths),
+                  trace)

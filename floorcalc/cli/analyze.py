@@ -163,6 +163,9 @@ def emit_run(run: RunReport, args: argparse.Namespace) -> None:
     rendered before anything is written, each file whole. A partial run says so on stderr."""
     if run.partial:
         print(f"floorcalc: warning: partial result: {run.partial}", file=sys.stderr)
+    from floorcalc.cli.common import shared
+
+    run = shared(run, args, "run")
     renderer = output_renderer(args, "run")
     if getattr(args, "rank", None) is not None:
         renderer.rank = args.rank  # type: ignore[attr-defined]
@@ -176,7 +179,10 @@ def emit_run(run: RunReport, args: argparse.Namespace) -> None:
         from floorcalc.render.plot import PLOT_FORMATS
         from floorcalc.render.run import RunPlot
 
-        out[args.plot] = RunPlot().render(run, PLOT_FORMATS[args.plot.suffix.lower()])
+        try:
+            out[args.plot] = RunPlot().render(run, PLOT_FORMATS[args.plot.suffix.lower()])
+        except ValueError as e:
+            print(f"floorcalc: warning: --plot {args.plot} not drawn: {e}", file=sys.stderr)
     for path, data in out.items():
         write_atomic(path, data, force=getattr(args, "force", False))
     if stdout is not None:

@@ -51,10 +51,37 @@ def add_output_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--timeline", type=Path, default=None, metavar="FILE.png|svg",
                    help="also draw a picture of one pass to this file: host ops, each GPU stream's kernels "
                         "coloured by bound with their floors, idle time hatched by cause (needs matplotlib)")
+    add_absolute_paths_argument(p)
     p.add_argument("--annotate-trace", type=Path, default=None, metavar="FILE.json.gz",
                    help="also write the trace with each kernel's floor, bound and efficiency in its args "
                         "and the GPU idle gaps on a 'floorcalc' track (for Perfetto, chrome://tracing)")
     add_formula_arguments(p)
+
+
+def add_absolute_paths_argument(p: argparse.ArgumentParser) -> None:
+    """``--absolute-paths``: keep this machine's paths in the outputs (floorcalc.sharing)."""
+    p.add_argument("--absolute-paths", action="store_true",
+                   help="write the trace, model, spec and command paths in the outputs as they are on this machine "
+                        "(default: relative to the working folder, or the file name alone, so the output can be "
+                        "shared)")
+
+
+def shared(doc: Any, args: argparse.Namespace, document: Optional[Document] = None) -> Any:
+    """``doc`` with its paths made shareable (floorcalc.sharing), relative to the folder the
+    command started in, unless ``--absolute-paths``: a report, a run, ``--modes``' pairs."""
+    if getattr(args, "absolute_paths", False):
+        return doc
+    from floorcalc.records import Report, RunReport
+    from floorcalc.sharing import share_report, share_run
+
+    base = getattr(args, "cwd", None) or Path.cwd()
+    if isinstance(doc, Report):
+        return share_report(doc, base)
+    if isinstance(doc, RunReport):
+        return share_run(doc, base)
+    if (document or args.document) == "modes":
+        return [(m, share_report(r, base)) for m, r in doc]
+    return doc
 
 
 def add_formula_arguments(p: argparse.ArgumentParser) -> None:
@@ -193,6 +220,7 @@ def emit(doc: Any, args: argparse.Namespace, trace: Optional[Trace] = None,
     before anything is written, and each file is written whole, atomically. ``trace`` (the
     parsed trace the report came from) is needed for --annotate-trace."""
     renderer = output_renderer(args, document)
+    doc = shared(doc, args, document)
     files: Dict[Path, FileData] = {}
     stdout: Optional[str] = None
     if args.output is not None:

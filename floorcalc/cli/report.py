@@ -252,6 +252,9 @@ def _run_distributed(args: argparse.Namespace, log) -> int:
         load_spec(args.spec)
     model = check_model_path(args.model)
     device = resolve_device(args.device)
+    if device == "cpu" and args.plot is not None:
+        raise UsageError(f"--plot {args.plot.name}: the run's picture splits each rank's device timeline, and ranks on "
+                         "the CPU have none; leave --plot out (the ranks' table has their collective and wait times)")
     folder, paths = distributed.plan_traces(model, n, args.trace_out, args.force)
     options = distributed.WorkerOptions(
         model=str(model.resolve()), device=device, traces=tuple(str(p.resolve()) for p in paths),

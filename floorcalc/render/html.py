@@ -137,13 +137,14 @@ class HtmlRenderer(Renderer):
 
     ``top``: op rows (groups) shown, the rest summed in one line; ``kernels``: kernel rows shown;
     ``figures``: draw the timeline picture and the roofline (False: tables only, e.g. without
-    matplotlib).
+    matplotlib); ``roofline_dpi``: the roofline's resolution (a notebook's fragment uses less).
     """
 
-    def __init__(self, top: int = 25, kernels: int = 15, figures: bool = True) -> None:
+    def __init__(self, top: int = 25, kernels: int = 15, figures: bool = True, roofline_dpi: int = 150) -> None:
         self.top = top
         self.kernels = kernels
         self.figures = figures
+        self.roofline_dpi = roofline_dpi
 
     def render(self, report: Report) -> str:
         title, body = self._page(report)
@@ -308,7 +309,7 @@ class HtmlRenderer(Renderer):
         if not report.device.has_ceilings:
             out.append('<p class="missing">No roofline: it needs a device spec (pass --spec FILE.yaml).</p>')
         else:
-            out += _img(RooflinePlot().render(report, "png"), "roofline",
+            out += _img(RooflinePlot(dpi=self.roofline_dpi).render(report, "png"), "roofline",
                         "Each op: arithmetic intensity against achieved FLOP/s, area its share of op time, "
                         "colour its bound; the roofs are the spec's peaks and bandwidths.", "roofline")
         return out

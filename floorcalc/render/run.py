@@ -419,7 +419,8 @@ class RunLatexRenderer(Renderer):
 
 
 class RunPlot:
-    """Each rank's pass as one horizontal bar split into its decomposition parts (per pass)."""
+    """Each rank's pass as one horizontal bar split into its decomposition parts (per pass).
+    ValueError when no rank has a decomposition (a CPU run): nothing to draw."""
 
     COLOURS = {"floor_us": "#009E73", "excess_us": "#F0E442", "data_movement_us": "#56B4E9",
                "communication_us": "#0072B2", "peer_wait_us": "#D55E00", "host_overhead_us": "#CC79A7",
@@ -432,6 +433,8 @@ class RunPlot:
 
         matplotlib.rcParams["svg.hashsalt"] = "floorcalc"
         ranks = [r for r in run.ranks if r.decomposition is not None]
+        if not ranks:  # never an empty picture
+            raise ValueError("no rank has a device timeline to split (a CPU run, or no GPU work in the window)")
         fig = Figure(figsize=(9.0, 1.6 + 0.32 * max(len(ranks), 1)), dpi=150)
         FigureCanvasAgg(fig)
         ax = fig.add_axes((0.09, 0.3, 0.88, 0.58))

@@ -147,7 +147,7 @@ def test_writers(rep, tmp_path):
     assert json.loads((tmp_path / "r.json").read_text())["schema_version"] == 1
     assert rep.annotate_trace(tmp_path / "t.json.gz").exists()
     assert rep.to_latex(top=3).count("\\texttt{aten::") == 3
-    assert rep._repr_markdown_().startswith("# floorcalc")
+    assert rep.to_markdown().startswith("# floorcalc") and "<h2>Pass summary</h2>" in rep.to_html()
     with pytest.raises(ValueError):
         rep.plot(tmp_path / "r.gif")
 

@@ -282,7 +282,7 @@ def test_floorcalc_debug_shows_the_whole_chain(tmp_path):
     err = r.stderr
     assert f'File "{model}", line 4, in scale' in err and "torch" + os.sep + "nn" + os.sep + "modules" in err, err[-3000:]
     assert "The above exception was the direct cause of the following exception" in err, err[-3000:]
-    assert "floorcalc.errors.ModelRunError: the model's forward raised RuntimeError" in err, err[-3000:]
+    assert "floorcalc.util.errors.ModelRunError: the model's forward raised RuntimeError" in err, err[-3000:]
 
 
 def test_a_model_file_that_fails_to_import_shows_where(tmp_path, capsys):

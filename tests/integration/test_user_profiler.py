@@ -8,7 +8,7 @@ import json
 import pytest
 
 import floorcalc
-from floorcalc.errors import OutputError, SpecError, UsageError
+from floorcalc.util.errors import OutputError, SpecError, UsageError
 
 torch = pytest.importorskip("torch")
 from torch.profiler import ProfilerActivity, profile, schedule  # noqa: E402

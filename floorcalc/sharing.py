@@ -1,0 +1,96 @@
+"""Paths in a report that can be shared: the trace, the model file, the spec files and every
+absolute path in the command lines and notes, written relative to the working folder when they
+lie under it, and as the file name alone when they do not (a paper's LaTeX note, a Markdown
+report pasted in an issue, a JSON report sent to a colleague carry no path of this machine's).
+``--absolute-paths`` (``absolute_paths=True`` in the Python API) keeps them as they were.
+
+:func:`share_report` and :func:`share_run` are pure functions of a record: they rewrite only
+the text fields that hold paths (``capture.trace``, ``capture.model_file``, ``capture.command``
+and ``capture_command``, ``device.origin``, the notes; a run's rank paths and command), and each
+path only where it appears whole (a token of a command line, or a known path in a note).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+import shlex
+from pathlib import Path
+from typing import Dict, Iterable, Optional, Tuple
+
+from floorcalc.records import DeviceSpec, Note, Report, RunReport
+
+__all__ = ["shared_path", "share_report", "share_run"]
+
+#: an absolute path inside a longer text (a note, a command line): "/" then no blank and no quote
+_ABSOLUTE = re.compile(r"(?<![\w.:/-])(/[^\s'\"`,;()]+)")
+
+
+def shared_path(path: str, base: Path) -> str:
+    """``path`` relative to ``base`` when it lies under it, else its file name; a relative
+    path, "" and a path-less word (``/proc/cpuinfo`` is kept: it names a file of every Linux
+    machine, not of this one) are left as they are."""
+    if not path or not os.path.isabs(path) or path.startswith(("/proc/", "/sys/", "/dev/")):
+        return path
+    try:
+        rel = os.path.relpath(path, base)
+    except ValueError:  # another drive (Windows)
+        return os.path.basename(path) or path
+    if not rel.startswith(os.pardir + os.sep) and rel != os.pardir:
+        return rel
+    return os.path.basename(path.rstrip(os.sep)) or path
+
+
+def _text(text: str, base: Path) -> str:
+    """Every absolute path in ``text`` made shared (:func:`shared_path`)."""
+    return _ABSOLUTE.sub(lambda m: shared_path(m.group(1), base), text) if "/" in text else text
+
+
+def _command(command: str, base: Path) -> str:
+    """A command line with each token that is an absolute path made shared; one that cannot be
+    split (unbalanced quotes) is treated as text."""
+    try:
+        tokens = shlex.split(command)
+    except ValueError:
+        return _text(command, base)
+    if not any(os.path.isabs(t) or "=/" in t for t in tokens):
+        return command
+    out = []
+    for t in tokens:
+        if "=/" in t and not os.path.isabs(t):  # --spec=/abs/file.yaml
+            key, _, value = t.partition("=")
+            out.append(f"{key}={shared_path(value, base)}")
+        else:
+            out.append(shared_path(t, base))
+    return shlex.join(out) if command.startswith("floorcalc ") else _text(command, base)
+
+
+def _device(d: Optional[DeviceSpec], base: Path) -> Optional[DeviceSpec]:
+    if d is None or not any(os.path.isabs(o) for o in d.origin):
+        return d
+    return dataclasses.replace(d, origin=tuple(shared_path(o, base) for o in d.origin))
+
+
+def _notes(notes: Iterable[Note], base: Path) -> Tuple[Note, ...]:
+    return tuple(dataclasses.replace(n, text=_text(n.text, base)) for n in notes)
+
+
+def share_report(report: Report, base: Path) -> Report:
+    """``report`` with its paths written as the module notes say, relative to ``base``."""
+    c = report.capture
+    capture = dataclasses.replace(
+        c, trace=shared_path(c.trace, base), model_file=shared_path(c.model_file, base) if c.model_file else c.model_file,
+        command=_command(c.command, base), capture_command=_command(c.capture_command, base))
+    device = _device(report.device, base)
+    assert device is not None
+    return dataclasses.replace(report, capture=capture, device=device, reference=_device(report.reference, base),
+                               notes=_notes(report.notes, base))
+
+
+def share_run(run: RunReport, base: Path) -> RunReport:
+    """A run (and each rank's report) with its paths written as the module notes say."""
+    ranks = tuple(dataclasses.replace(r, path=shared_path(r.path, base)) for r in run.ranks)
+    reports: Dict[int, Report] = {k: share_report(v, base) for k, v in run.reports.items()}
+    return dataclasses.replace(run, ranks=ranks, reports=reports, command=_command(run.command, base),
+                               device=_device(run.device, base), notes=tuple(_text(n, base) for n in run.notes))
