@@ -6,8 +6,9 @@ report pasted in an issue, a JSON report sent to a colleague carry no path of th
 
 :func:`share_report` and :func:`share_run` are pure functions of a record: they rewrite only
 the text fields that hold paths (``capture.trace``, ``capture.model_file``, ``capture.command``
-and ``capture_command``, ``device.origin``, the notes; a run's rank paths and command), and each
-path only where it appears whole (a token of a command line, or a known path in a note).
+and ``capture_command``, ``device.origin`` (a spec file outside the working folder by its last
+two parts, ``devices/h200.yaml``), the notes; a run's rank paths and command), and each path
+only where it appears whole (a token of a command line, an absolute path in a note).
 """
 
 from __future__ import annotations
@@ -66,10 +67,20 @@ def _command(command: str, base: Path) -> str:
     return shlex.join(out) if command.startswith("floorcalc ") else _text(command, base)
 
 
+def _origin(path: str, base: Path) -> str:
+    """A spec file's path: relative to ``base`` under it, else its last two parts
+    (``devices/h200.yaml``, ``floorcalc/cpu-ceilings.json``), as the reports name it."""
+    shared = shared_path(path, base)
+    if shared != os.path.basename(path) or not os.path.isabs(path):
+        return shared
+    parts = Path(path).parts
+    return "/".join(parts[-2:]) if len(parts) > 2 else shared
+
+
 def _device(d: Optional[DeviceSpec], base: Path) -> Optional[DeviceSpec]:
     if d is None or not any(os.path.isabs(o) for o in d.origin):
         return d
-    return dataclasses.replace(d, origin=tuple(shared_path(o, base) for o in d.origin))
+    return dataclasses.replace(d, origin=tuple(_origin(o, base) for o in d.origin))
 
 
 def _notes(notes: Iterable[Note], base: Path) -> Tuple[Note, ...]:

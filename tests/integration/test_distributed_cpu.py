@@ -116,7 +116,12 @@ def test_a_rank_whose_model_raises_is_named_with_exit_code_4(tmp_path, capsys, m
     rc = report(FAULTS, tmp_path / "run")
     err = capsys.readouterr().err
     assert rc == 4
-    assert err.splitlines()[-1] == "floorcalc: error: rank 1: get_model() raised ValueError: no weights for rank 1"
+    lines = err.splitlines()
+    at = next(i for i, x in enumerate(lines) if x.startswith("floorcalc: error: "))
+    assert lines[at] == "floorcalc: error: rank 1: get_model() raised ValueError: no weights for rank 1"
+    # then the rank's own traceback, its frames only (issue 27): where the model file raised
+    assert lines[at + 1].startswith("Traceback of your code") and "dist_faults.py\", line " in lines[at + 2], lines[at:]
+    assert lines[-1] == "ValueError: no weights for rank 1" and "floorcalc" + os.sep + "capture" not in err, lines[at:]
     assert "Traceback" not in err and not list((tmp_path / "run").iterdir())
 
 
