@@ -215,14 +215,17 @@ class Report:
 
 
 
-def _shared(record: Any, absolute_paths: bool) -> Any:
+def _shared(record: Any, absolute_paths: bool, spec: Any = None) -> Any:
     """``record`` (a report or a run) with its paths relative to the working folder, or the
-    file name alone (floorcalc.sharing), unless ``absolute_paths``."""
+    file name alone (floorcalc.util.sharing), unless ``absolute_paths``; a DeviceSpec given as
+    ``spec`` stays the report's device as it is."""
     if absolute_paths:
         return record
-    from floorcalc.sharing import share_report, share_run
+    from floorcalc.util.sharing import share_report, share_run
 
-    return share_run(record, Path.cwd()) if isinstance(record, RunReport) else share_report(record, Path.cwd())
+    if isinstance(record, RunReport):
+        return share_run(record, Path.cwd())
+    return share_report(record, Path.cwd(), device=not isinstance(spec, DeviceSpec))
 
 
 def _write(path: Path, data: bytes) -> None:
@@ -286,7 +289,7 @@ def analyze(source: Any, spec: SpecArg = None, passes: Optional[int] = None, *,
         profile = read_ncu_csv(Path(counters))
         command = command[:-1] + f", counters={str(counters)!r})"
     record, trace = analyze_file(path, spec=spec, passes=passes, command=command, counters=profile, group_by=group_by)
-    return Report(_shared(record, absolute_paths), trace)
+    return Report(_shared(record, absolute_paths, spec), trace)
 
 
 def _check_spec(spec: SpecArg) -> None:
@@ -328,7 +331,7 @@ def _analyze_profiler(prof: Any, *, spec: SpecArg, passes: Optional[int], trace_
                          "which analyses every cycle") from None
     record = analyze_trace(trace, spec=spec, passes=passes, device=profiler_device(prof), command=command,
                            live=True, group_by=group_by)
-    return Report(_shared(record, absolute_paths), trace)
+    return Report(_shared(record, absolute_paths, spec), trace)
 
 
 @contextlib.contextmanager
@@ -577,5 +580,5 @@ def report(model: Any, inputs: Any, device: str = "auto", warmup: int = 3, iters
                            trace_out=Path(trace_out) if trace_out is not None else None, force=force,
                            modules=modules, log=log, command=command)
     trace = trace_mod.load(result.trace_path)
-    return Report(_shared(analyze_trace(trace, spec=spec, device=dev, command=command, live=True), absolute_paths),
+    return Report(_shared(analyze_trace(trace, spec=spec, device=dev, command=command, live=True), absolute_paths, spec),
                   trace)

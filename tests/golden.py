@@ -3,7 +3,8 @@
     python3 tests/golden.py --update     # rewrite tests/data/golden/*.json after a deliberate change
     python3 tests/golden.py --summary    # each fixture's decomposition and idle causes, per pass
 
-A golden file is the analyze JSON with the fields that depend on where it ran (paths) removed.
+A golden file is the analyze JSON (made with --absolute-paths, so the paths are as recorded and
+the normalisers below find them) with the fields that depend on where it ran (paths) removed.
 Runs of several ranks (:data:`RUNS`, folders of tests/data/distributed/) are analysed together,
 ``floorcalc analyze FOLDER --format json``, against a committed spec (:data:`RUN_SPECS`): the
 CPU that recorded the gloo runs (tests/data/distributed/cpu_host.yaml), so their goldens do not
@@ -48,7 +49,7 @@ def analyze(name: str) -> dict:
 
     with tempfile.TemporaryDirectory() as d:
         out = Path(d) / "out.json"
-        code = main(["analyze", str(DATA / f"{name}.trace.json.gz"), "-o", str(out)])
+        code = main(["analyze", str(DATA / f"{name}.trace.json.gz"), "-o", str(out), "--absolute-paths"])
         if code != 0:
             raise RuntimeError(f"analyze {name} exited {code}")
         rep = json.loads(out.read_text())
@@ -76,7 +77,7 @@ def analyze_run(name: str) -> dict:
         out = Path(d) / "out.json"
         spec_args = ["--spec", str(spec_file)] if spec_file is not None else []
         code = main(["analyze", str(DISTRIBUTED / folder), *spec_args, "--workers", "1",
-                     "--format", "json", "-o", str(out)])
+                     "--format", "json", "-o", str(out), "--absolute-paths"])
         if code != 0:
             raise RuntimeError(f"analyze {name} exited {code}")
         text = out.read_text()

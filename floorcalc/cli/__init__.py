@@ -54,6 +54,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         names = ", ".join(str(c) for a in (group._group_actions if group is not None else []) for c in (a.choices or ()))
         print(f"floorcalc: error: name a command: {names} (see floorcalc --help)", file=sys.stderr)
         return 2
+    from floorcalc.util.output import written_count
+
+    mark = written_count()  # what this command writes, for an interrupted one to name
     try:
         return int(args.run(args) or 0)
     except FloorcalcError as e:
@@ -63,7 +66,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         _print_user_traceback(e)
         return e.exit_code
     except KeyboardInterrupt:
-        print(_line(f"floorcalc: interrupted; {_kept()}"), file=sys.stderr)
+        print(_line(f"floorcalc: interrupted; {_kept(mark)}"), file=sys.stderr)
         return 130
     except Exception as e:  # a bug in floorcalc: still one line, with a way to see more
         if os.environ.get("FLOORCALC_DEBUG"):
@@ -73,13 +76,13 @@ def main(argv: Optional[List[str]] = None) -> int:
         return INTERNAL_ERROR
 
 
-def _kept() -> str:
+def _kept(since: int = 0) -> str:
     """What an interrupted command leaves behind, in words: the files it had written whole
     (floorcalc.util.output.written; a file being written when it stopped is removed, never left half
     written), and for a trace, the command that makes its report."""
     from floorcalc.util.output import written
 
-    files = written()
+    files = written(since)
     if not files:
         return "nothing was written (no partial file is left)"
     traces = [p for what, p in files if what == "trace"]

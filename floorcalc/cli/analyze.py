@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
 from floorcalc.analysis.driver import analyze_file, analyze_run
-from floorcalc.cli.common import add_output_arguments, check_output, emit, load_formulas, output_format, output_renderer
+from floorcalc.cli.common import (add_output_arguments, check_output, check_spec, emit, load_formulas, output_format,
+                                  output_renderer)
 from floorcalc.util.errors import OutputError, UsageError
 from floorcalc.util.output import write_atomic
 from floorcalc.records import RunReport
@@ -86,6 +87,7 @@ def run(args: argparse.Namespace) -> int:
     check_output(args)
     load_formulas(args)
     output_format(args)
+    check_spec(args, args.device)  # before the trace is read, however long that takes
     profile = None
     if args.counters is not None:
         from floorcalc.counters.ncu_csv import read_ncu_csv
@@ -117,6 +119,7 @@ def _run(args: argparse.Namespace) -> int:
         raise UsageError("--counters joins one pass's ncu CSV to one trace: analyze one rank's trace with it")
     ann = check_run_outputs(args, inputs=discover(traces))
     load_formulas(args)
+    check_spec(args, args.device)
     with progress_display(args.quiet) as progress:
         run = analyze_run(traces, spec=args.spec, passes=args.passes, device=args.device, link=args.link,
                           workers=args.workers, scheduler=args.scheduler, command="floorcalc " + shlex.join(args.argv),

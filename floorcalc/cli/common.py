@@ -59,7 +59,7 @@ def add_output_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def add_absolute_paths_argument(p: argparse.ArgumentParser) -> None:
-    """``--absolute-paths``: keep this machine's paths in the outputs (floorcalc.sharing)."""
+    """``--absolute-paths``: keep this machine's paths in the outputs (floorcalc.util.sharing)."""
     p.add_argument("--absolute-paths", action="store_true",
                    help="write the trace, model, spec and command paths in the outputs as they are on this machine "
                         "(default: relative to the working folder, or the file name alone, so the output can be "
@@ -67,12 +67,12 @@ def add_absolute_paths_argument(p: argparse.ArgumentParser) -> None:
 
 
 def shared(doc: Any, args: argparse.Namespace, document: Optional[Document] = None) -> Any:
-    """``doc`` with its paths made shareable (floorcalc.sharing), relative to the folder the
+    """``doc`` with its paths made shareable (floorcalc.util.sharing), relative to the folder the
     command started in, unless ``--absolute-paths``: a report, a run, ``--modes``' pairs."""
     if getattr(args, "absolute_paths", False):
         return doc
     from floorcalc.records import Report, RunReport
-    from floorcalc.sharing import share_report, share_run
+    from floorcalc.util.sharing import share_report, share_run
 
     base = getattr(args, "cwd", None) or Path.cwd()
     if isinstance(doc, Report):
@@ -179,6 +179,22 @@ def check_output(args: argparse.Namespace) -> None:
             raise UsageError(f"output {shown(out)} is also an input of this command; name another file")
     for out in paths:
         check_new_file(out, args.force)
+
+
+def check_spec(args: argparse.Namespace, device: Optional[str] = None) -> None:
+    """A ``--spec`` that cannot be read (SpecError, exit 7), or one for another kind of device
+    than ``device`` (``cpu``/``cuda``: a GPU spec for a CPU run), fails now, before any pass or
+    any trace is read, not after them."""
+    if not getattr(args, "spec", None):
+        return
+    from floorcalc.device import load_spec
+    from floorcalc.util.errors import SpecError
+
+    spec = load_spec(args.spec)
+    want = {"cpu": "cpu", "cuda": "gpu"}.get(device or "")
+    if want and spec.kind != want:
+        raise SpecError(f"spec {spec.key!r} describes a {spec.kind}, but this run is on the "
+                        f"{'CPU' if device == 'cpu' else 'GPU'}")
 
 
 def _real(p: Path) -> str:

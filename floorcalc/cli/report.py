@@ -13,7 +13,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from floorcalc.cli.common import add_output_arguments, check_output, emit, load_formulas, output_format
+from floorcalc.cli.common import add_output_arguments, check_output, check_spec, emit, load_formulas, output_format
 from floorcalc.util.errors import UsageError
 from floorcalc.util.progress import NO_PROGRESS, Progress
 from floorcalc.render.progress import progress_display
@@ -99,14 +99,15 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--rank-timeout is for runs over several ranks (--nproc-per-node)")
     if args.trace_out is not None:
         check_new_file(args.trace_out, args.force, "trace")
-    if args.spec:  # a bad spec fails now, not after the capture
-        from floorcalc.device import load_spec
-
-        load_spec(args.spec)
+    check_spec(args)  # a bad spec fails now, not after the capture
+    device = resolve_device(args.device)
+    check_spec(args, device)  # and one for another kind of device
+    if device == "cpu" and args.timeline is not None:
+        raise UsageError(f"--timeline {args.timeline.name}: the picture of a pass draws its device timeline, and a CPU "
+                         "run has none; leave --timeline out (--plot draws the roofline)")
     with guard:
         guard.stage = f"importing {args.model}"
         mf = load_model_file(args.model)
-    device = resolve_device(args.device)
     if args.cuda_graphs and device != "cuda":
         raise UsageError("--cuda-graphs needs a CUDA device (--device cuda)")
     _check_counters(args, device)
@@ -246,12 +247,10 @@ def _run_distributed(args: argparse.Namespace, log) -> int:
     if timeout_s <= 0:
         raise UsageError(f"--rank-timeout must be positive (got {args.rank_timeout:g})")
     _check_rank_report_options(args)
-    if args.spec:  # a bad spec fails now, not after the capture
-        from floorcalc.device import load_spec
-
-        load_spec(args.spec)
+    check_spec(args)  # a bad spec fails now, not after the capture
     model = check_model_path(args.model)
     device = resolve_device(args.device)
+    check_spec(args, device)
     if device == "cpu" and args.plot is not None:
         raise UsageError(f"--plot {args.plot.name}: the run's picture splits each rank's device timeline, and ranks on "
                          "the CPU have none; leave --plot out (the ranks' table has their collective and wait times)")

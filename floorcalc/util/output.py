@@ -36,7 +36,7 @@ from typing import BinaryIO, Callable, Iterable, Iterator, List, Optional, Tuple
 
 from floorcalc.util.errors import OutputError
 
-__all__ = ["AtomicFile", "write_atomic", "write_file", "check_new_file", "scratch_file", "shown", "os_error", "written"]
+__all__ = ["AtomicFile", "write_atomic", "write_file", "check_new_file", "scratch_file", "shown", "os_error", "written", "written_count"]
 
 #: characters of a path echoed in a message (the rest elided)
 SHOWN_CHARS = 200
@@ -264,10 +264,16 @@ class AtomicFile:
 _WRITTEN: List[Tuple[str, Path]] = []
 
 
-def written() -> List[Tuple[str, Path]]:
+def written(since: int = 0) -> List[Tuple[str, Path]]:
     """The files this process has written whole so far, ``(what, path)`` in order (``what``:
-    "output", "trace"...): what the CLI names when a command is interrupted (Ctrl-C, exit 130)."""
-    return list(_WRITTEN)
+    "output", "trace"...), from the ``since``-th on (:func:`written_count` taken when a command
+    started): what the CLI names when a command is interrupted (Ctrl-C, exit 130)."""
+    return list(_WRITTEN[since:])
+
+
+def written_count() -> int:
+    """How many files this process has written so far (a mark for :func:`written`)."""
+    return len(_WRITTEN)
 
 
 @contextlib.contextmanager

@@ -87,15 +87,17 @@ def _notes(notes: Iterable[Note], base: Path) -> Tuple[Note, ...]:
     return tuple(dataclasses.replace(n, text=_text(n.text, base)) for n in notes)
 
 
-def share_report(report: Report, base: Path) -> Report:
-    """``report`` with its paths written as the module notes say, relative to ``base``."""
+def share_report(report: Report, base: Path, device: bool = True) -> Report:
+    """``report`` with its paths written as the module notes say, relative to ``base``;
+    ``device`` False leaves the device spec as it is (a DeviceSpec the caller gave, used as it is)."""
     c = report.capture
     capture = dataclasses.replace(
         c, trace=shared_path(c.trace, base), model_file=shared_path(c.model_file, base) if c.model_file else c.model_file,
         command=_command(c.command, base), capture_command=_command(c.capture_command, base))
-    device = _device(report.device, base)
-    assert device is not None
-    return dataclasses.replace(report, capture=capture, device=device, reference=_device(report.reference, base),
+    spec = _device(report.device, base) if device else report.device
+    assert spec is not None
+    return dataclasses.replace(report, capture=capture, device=spec,
+                               reference=_device(report.reference, base) if device else report.reference,
                                notes=_notes(report.notes, base))
 
 

@@ -1,0 +1,87 @@
+"""Outputs that can be shared, every input checked before the first pass, and an interrupted
+run that says what it kept (issue 27)."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from floorcalc.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+MLP = ROOT / "examples" / "mlp.py"
+RUN = ["--device", "cpu", "--warmup", "0", "--iters", "1", "-q"]
+
+
+@pytest.fixture(scope="module")
+def trace(tmp_path_factory):
+    d = tmp_path_factory.mktemp("shared")
+    t = d / "mlp.trace.json.gz"
+    assert main(["report", str(MLP), *RUN, "--trace-out", str(t), "-o", str(d / "r.json")]) == 0
+    return t
+
+
+def test_outputs_carry_no_path_of_this_machine(trace, tmp_path, monkeypatch):
+    # GIVEN the trace in another folder than the working one, and absolute paths on the command line
+    monkeypatch.chdir(tmp_path)
+    for name in ("r.json", "r.md", "r.tex", "r.html"):
+        assert main(["analyze", str(trace), "-o", str(tmp_path / name)]) == 0
+        text = (tmp_path / name).read_text()
+        # THEN no output holds the trace's folder, this folder or the repository's path
+        for path in (str(trace.parent), str(tmp_path), str(ROOT)):
+            assert path not in text, (name, path)
+    doc = json.loads((tmp_path / "r.json").read_text())
+    assert doc["capture"]["trace"] == "mlp.trace.json.gz"            # outside the working folder: its name
+    assert doc["capture"]["command"] == f"floorcalc analyze mlp.trace.json.gz -o r.json"
+    assert doc["capture"]["capture_command"].startswith("floorcalc report mlp.py ")
+    # --absolute-paths keeps them
+    assert main(["analyze", str(trace), "-o", str(tmp_path / "abs.json"), "--absolute-paths"]) == 0
+    assert json.loads((tmp_path / "abs.json").read_text())["capture"]["trace"] == str(trace)
+
+
+def test_a_path_under_the_working_folder_is_written_relative_to_it(trace, tmp_path, monkeypatch):
+    (tmp_path / "sub").mkdir()
+    copy = tmp_path / "sub" / "t.trace.json.gz"
+    copy.write_bytes(trace.read_bytes())
+    monkeypatch.chdir(tmp_path)
+    assert main(["analyze", str(copy), "-o", "r.json"]) == 0
+    assert json.loads(Path("r.json").read_text())["capture"]["trace"] == "sub/t.trace.json.gz"
+
+
+@pytest.mark.parametrize("extra, code, words", [
+    (["--spec", "h200"], 7, "spec 'h200' describes a gpu, but this run is on the CPU"),
+    (["--spec", "no-such.yaml"], 7, "no such spec file"),
+    (["--timeline", "t.png"], 2, "a CPU run has none"),
+    (["--plot", "p.gif"], 2, "--plot 'p.gif'"),
+    (["-o", "r.xlsx"], 2, "cannot infer a format"),
+])
+def test_every_input_is_checked_before_the_first_pass(tmp_path, monkeypatch, capsys, extra, code, words):
+    # GIVEN a model file that would say so if it were ever imported
+    model = tmp_path / "m.py"
+    model.write_text("raise SystemExit('imported')\n")
+    monkeypatch.chdir(tmp_path)
+    assert main(["report", str(model), *RUN, *extra]) == code
+    err = capsys.readouterr().err
+    assert words in err and "imported" not in err and list(tmp_path.glob("*.trace.json.gz")) == [], err
+
+
+def test_an_interrupted_report_says_what_it_kept(tmp_path, monkeypatch, capsys):
+    import floorcalc.analysis.driver as driver
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(driver, "analyze", interrupted)  # Ctrl-C once the trace is written
+    t = tmp_path / "kept.trace.json.gz"
+    monkeypatch.chdir(tmp_path)
+    assert main(["report", str(MLP), *RUN, "--trace-out", str(t), "-o", "r.json"]) == 130
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert err == (f"floorcalc: interrupted; kept trace {t} (a file being written was removed); "
+                   f"floorcalc analyze {t} makes the report of the trace")
+    assert t.exists() and not (tmp_path / "r.json").exists()
+
+
+def test_plot_of_cpu_ranks_is_refused_before_any_rank_starts(tmp_path, capsys):
+    assert main(["report", str(ROOT / "examples" / "tp_llama_block.py"), "--nproc-per-node", "2", *RUN,
+                 "--plot", str(tmp_path / "p.png")]) == 2
+    assert "ranks on the CPU have none" in capsys.readouterr().err and not (tmp_path / "p.png").exists()
