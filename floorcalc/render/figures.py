@@ -137,7 +137,7 @@ def pass_figures(report: Report) -> List[PassFigure]:
                    else BARE_HOW, s.bare_wall_spread, NOT_MEASURED),
         PassFigure("profiler_distortion", "profiler distortion", s.profiler_distortion, "ratio",
                    "profiled wall / bare wall - 1" if s.bare_wall_us is not None else BARE_HOW,
-                   "-" if s.bare_wall_us is not None else NOT_MEASURED),
+                   missing="-" if s.bare_wall_us is not None else NOT_MEASURED),
     ]
     if st is not None and st.lean is not None:
         at = out.index(next(f for f in out if f.key == "profiler_distortion"))

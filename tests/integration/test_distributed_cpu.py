@@ -122,7 +122,7 @@ def test_a_rank_whose_model_raises_is_named_with_exit_code_4(tmp_path, capsys, m
     # then the rank's own traceback, its frames only (issue 27): where the model file raised
     assert lines[at + 1].startswith("Traceback of your code") and "dist_faults.py\", line " in lines[at + 2], lines[at:]
     assert lines[-1] == "ValueError: no weights for rank 1" and "floorcalc" + os.sep + "capture" not in err, lines[at:]
-    assert "Traceback" not in err and not list((tmp_path / "run").iterdir())
+    assert "Traceback (most recent call last)" not in err and not list((tmp_path / "run").iterdir())
 
 
 def test_a_hung_rank_ends_the_run_at_the_timeout_with_exit_code_11(tmp_path, capsys, monkeypatch):
