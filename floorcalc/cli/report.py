@@ -102,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
     check_spec(args)  # a bad spec fails now, not after the capture
     device = resolve_device(args.device)
     check_spec(args, device)  # and one for another kind of device
-    if device == "cpu" and args.timeline is not None:
+    if device == "cpu" and args.timeline is not None and not args.modes:  # --modes says why itself
         raise UsageError(f"--timeline {args.timeline.name}: the picture of a pass draws its device timeline, and a CPU "
                          "run has none; leave --timeline out (--plot draws the roofline)")
     with guard:
