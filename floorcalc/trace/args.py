@@ -33,6 +33,7 @@ import re
 from typing import Any, Mapping, Optional, Sequence, Tuple
 
 from floorcalc.records import UNKNOWN_DTYPE, Arg, OpCall, TensorMeta
+from floorcalc.trace.kineto_fields import CONCRETE_INPUTS, INPUT_DIMS, INPUT_STRIDES, INPUT_TYPES
 
 #: The profiler's C++ type names of tensor dtypes (torch 2.1 - 2.13), to canonical dtype names.
 TYPE_NAMES = {
@@ -160,12 +161,12 @@ def parse_arg(dims: Any, type_name: Any, concrete: Any, strides: Any = None) -> 
 def op_call_from_kineto(name: str, args: Mapping[str, Any]) -> Optional[OpCall]:
     """The :class:`OpCall` of a Kineto ``cpu_op`` event, or None when its args have no
     ``"Input Dims"`` (a trace recorded without ``record_shapes``)."""
-    dims = args.get("Input Dims")
+    dims = args.get(INPUT_DIMS)
     if not isinstance(dims, (list, tuple)):
         return None
-    types: Sequence[Any] = args.get("Input type") or ()
-    concrete: Sequence[Any] = args.get("Concrete Inputs") or ()
-    strides = args.get("Input Strides")
+    types: Sequence[Any] = args.get(INPUT_TYPES) or ()
+    concrete: Sequence[Any] = args.get(CONCRETE_INPUTS) or ()
+    strides = args.get(INPUT_STRIDES)
     strides = strides if isinstance(strides, (list, tuple)) else ()
     parsed = tuple(
         parse_arg(d, types[i] if i < len(types) else None, concrete[i] if i < len(concrete) else "",

@@ -45,15 +45,14 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from floorcalc.records import (UNKNOWN_DTYPE, CollectiveCall, CollectiveKind, CpuOp, DistributedInfo, GpuEvent,
                                ProcessGroup, UserRange)
+from floorcalc.trace.kineto_fields import COMM_ARGS
 
 #: Names of the ranges (``user_annotation``) in which a CPU backend ran a collective: the reader
 #: keeps their args (floorcalc.trace.kineto).
 RANGE_PREFIXES = ("gloo:",)
 
 #: The args of a collective that are kept (the rest of an event's args are not read).
-COMM_KEYS = ("Collective name", "dtype", "In msg nelems", "Out msg nelems", "Group size", "Process Group Name",
-             "Process Group Description", "Process Group Ranks", "Seq", "Rank", "Src Rank", "Dst Rank",
-             "In split size", "Out split size")
+COMM_KEYS: Tuple[str, ...] = tuple(COMM_ARGS.values())
 
 #: torch's ScalarType names (as the profiler writes ``dtype``) to canonical dtype names.
 SCALAR_TYPES = {

@@ -48,6 +48,7 @@ import msgspec
 
 from floorcalc.util.errors import TraceError
 from floorcalc.util.progress import Task
+from floorcalc.trace.kineto_fields import TRACE_EVENTS
 from floorcalc.trace.paths import path_error
 
 #: how :attr:`EventStream.partial` begins for a file cut short (partial_line reads it)
@@ -378,7 +379,7 @@ class EventStream:
         """The top-level members around the array (reading the tail; a broken tail is noted)."""
         if tail is not None:
             try:
-                d = _GENERIC.decode(head + b'"traceEvents": []' + tail)
+                d = _GENERIC.decode(head + b'"' + TRACE_EVENTS.encode() + b'": []' + tail)
                 if isinstance(d, dict):
                     return d
             except msgspec.DecodeError:
@@ -532,7 +533,7 @@ def _walk_top(buf: "bytes | bytearray", eof: bool) -> Any:
         i = _ws(text, i + 1)
         if i >= n:
             return "more"
-        if key == "traceEvents":
+        if key == TRACE_EVENTS:
             if text[i] != "[":
                 return "not-array"
             return i + 1, bytes(buf[:key_start])

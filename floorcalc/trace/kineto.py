@@ -41,18 +41,14 @@ lower case), ROCm traces (``hip*`` runtime calls, read like their CUDA counterpa
 other PrivateUse1 devices (``mtia_runtime`` / ``privateuse1_runtime`` calls, ``mtia_ccp_events``
 device events: timeline only), and string pids/tids (hashed to stable negative ids).
 
-Steps of the join, per trace:
-
-1. Host ops (``cpu_op``), runtime/driver calls (``cuda_runtime``, ``cuda_driver``; on ROCm the
-   same categories hold ``hip*`` calls) and module ranges are swept per thread in start-time
-   order with a stack, which gives each op its parent op, each runtime call its enclosing op,
-   and each op its innermost ``nn.Module``.
-2. Each device event (``kernel``, ``gpu_memcpy``, ``gpu_memset``) is joined to the host call that
-   issued it through the CUPTI ``correlation`` id, and from there to the op enclosing that call.
-   Where no host call matches, the event's ``External id`` is tried against the ops'. An event
-   still without an op is kept as unattributed (``op is None``), never dropped.
-3. Steps are the ``ProfilerStep#N`` ranges; each op gets the step whose range contains its start.
-   Other user ranges (``record_function``) are kept as :class:`UserRange` records.
+The join (floorcalc.trace.join, format-neutral): the reader hands it the columns of the host
+ops (``cpu_op``), runtime/driver calls (``cuda_runtime``, ``cuda_driver``; on ROCm the same
+categories hold ``hip*`` calls) and device events (``kernel``, ``gpu_memcpy``, ``gpu_memset``),
+checked and in microseconds, with the module ranges and the steps (the ``ProfilerStep#N``
+ranges); it nests the host calls per thread, joins each device event to its launch through the
+CUPTI ``correlation`` id (``External id`` where no call matches) and gives each op its step.
+Other user ranges (``record_function``) are kept as :class:`UserRange` records. Every Kineto
+name read (categories, args keys, top-level fields) is in floorcalc.trace.kineto_fields.
 
 Times are microseconds. Whether a trace's timestamps are microseconds or nanoseconds is decided
 from evidence (floorcalc.trace.timeunit: a declared unit, Unix-time nanoseconds, Kineto's own
@@ -71,7 +67,7 @@ import re
 import zlib
 from operator import itemgetter
 from pathlib import Path
-from typing import Any, Dict, Iterable, Iterator, List, Optional, Tuple, TypeVar, Union
+from typing import Any, Dict, Iterator, List, Optional, Tuple, TypeVar, Union
 
 import msgspec
 import numpy as np
@@ -80,11 +76,18 @@ from floorcalc.util.errors import TraceError
 from floorcalc.util.gcpause import paused
 from floorcalc.util.output import shown
 from floorcalc.util.progress import NO_PROGRESS, Progress
-from floorcalc.records import (CpuOp, DeviceSync, EventKind, GpuEvent, GpuProperties, MemorySample, OpCall,
-                               ProfilerOverhead, RuntimeCall, Step, Trace, UserRange, record_builder)
+from floorcalc.records import (DeviceSync, EventKind, GpuProperties, MemorySample, OpCall, ProfilerOverhead,
+                               Step, Trace, UserRange)
 from floorcalc.trace import collectives, timeunit
 from floorcalc.trace.args import op_call_from_kineto
 from floorcalc.trace.capture_info import KEY, read_capture_info
+from floorcalc.trace.join import EVENT_KINDS, KIND_CODE, NO_ID, Joined, join
+from floorcalc.trace.kineto_fields import (CATEGORIES, COMM_ARGS, COMPLETE, CONCRETE_INPUTS, COPY_ARGS,
+                                           DEVICE_PROPERTIES, DEVICE_PROPERTY_FIELDS, DISTRIBUTED_INFO,
+                                           GCN_ARCH_FIELDS, HOST_NAME, INPUT_DIMS, INPUT_STRIDES, INPUT_TYPES,
+                                           INSTANT, INT_ARGS, KNOWN_UNUSED, MEMORY_EVENT, MODULE_RANGE_PREFIX,
+                                           MTIA_COPY_EVENTS, MTIA_SYNC_EVENTS, OLD_CATEGORIES, SHAPE_ARGS,
+                                           STEP_PREFIX, TORCH_MODULE_PREFIX, TRACE_EVENTS)
 
 #: what a truncated GPU trace's ``partial`` adds when the cut left no device event
 NO_DEVICE_EVENT = "no device event survived the cut (Kineto writes them after the host events)"
@@ -97,64 +100,17 @@ T = TypeVar("T")
 # read, -1: not a complete event
 _OP, _RT, _KERNEL, _MEMCPY, _MEMSET, _ANNOT, _PY, _OVERHEAD, _SYNC, _MEM, _MTIA_DEV = range(1, 12)
 _DEVICE_KINDS: Dict[int, EventKind] = {_KERNEL: "kernel", _MEMCPY: "memcpy", _MEMSET: "memset"}
+#: a device kind's code in the join's ``kind`` column
+_JOIN_KIND = {code: KIND_CODE[kind] for code, kind in _DEVICE_KINDS.items()}
 _KIND_LABEL = {_OP: "op", _RT: "runtime call", _KERNEL: "kernel", _MEMCPY: "memcpy", _MEMSET: "memset",
                _ANNOT: "user range", _PY: "module range", _OVERHEAD: "profiler overhead event",
                _SYNC: "device sync", _MEM: "memory event", _MTIA_DEV: "device event"}
 
-#: Categories read; the names Kineto has used for them across torch versions and devices.
-CATEGORIES = {
-    "cpu_op": "op",
-    "operator": "op",
-    "cuda_runtime": "runtime",
-    "cuda_driver": "runtime",
-    "runtime": "runtime",
-    "kernel": "kernel",
-    "gpu_memcpy": "memcpy",
-    "gpu_memset": "memset",
-    "user_annotation": "annotation",
-    "python_function": "python",
-    "overhead": "overhead",
-    "cuda_sync": "sync",
-    # MTIA and other PrivateUse1 devices: their runtime calls; MTIA's device events
-    "mtia_runtime": "runtime",
-    "privateuse1_runtime": "runtime",
-    "privateuse1_driver": "runtime",
-    "mtia_ccp_events": "mtia_device",
-}
-
-#: Categories of older Kineto releases (capitalised), and what they are read as.
-OLD_CATEGORIES = {
-    "Operator": "cpu_op",
-    "Kernel": "kernel",
-    "Memcpy": "gpu_memcpy",
-    "Memset": "gpu_memset",
-    "Runtime": "cuda_runtime",
-    "Driver": "cuda_driver",
-    "User annotations": "user_annotation",
-    "Python function": "python_function",
-}
 _KIND_OF = {"op": _OP, "runtime": _RT, "kernel": _KERNEL, "memcpy": _MEMCPY, "memset": _MEMSET,
             "annotation": _ANNOT, "python": _PY, "overhead": _OVERHEAD, "sync": _SYNC, "mtia_device": _MTIA_DEV}
 _CAT_KIND = {cat: _KIND_OF[k] for cat, k in CATEGORIES.items()}
 _CAT_KIND.update({old: _CAT_KIND[new] for old, new in OLD_CATEGORIES.items()})
 
-#: Categories Kineto writes that floorcalc does not use (skipped without a note).
-KNOWN_UNUSED = {
-    "Trace", "ac2g", "fwdbwd", "gpu_user_annotation", "cpu_instant_event", "external_correlation",
-    "cuda_profiler_range", "glow_runtime", "mtia_ccp_events_unused", "mtia_insight",
-    "hpu_op", "xpu_runtime", "xpu_driver", "collective_comm", "gpu_pm_counter", "cuda_graph",
-    "cuda_event", "gpu_mem", "async_gpu", "async", "Memory", "GPU user annotations",
-}
-
-#: MTIA device events (``mtia_ccp_events``) by name: DMA transfers are read as memcpys, event
-#: records and waits as device syncs (never busy time), everything else as kernels.
-MTIA_COPY_EVENTS = frozenset({"dma_request"})
-MTIA_SYNC_EVENTS = frozenset({"event_wait", "event_record"})
-
-#: Prefix of the module ranges floorcalc's capture records around each ``nn.Module`` call.
-MODULE_RANGE_PREFIX = "module: "
-#: Prefix of the module ranges torch.profiler's ``with_modules=True`` records.
-TORCH_MODULE_PREFIX = "nn.Module: "
 #: The name given to an event whose name is empty.
 UNNAMED = "(unnamed)"
 #: The longest duration read (one day, in microseconds); longer ones are dropped as impossible.
@@ -162,10 +118,10 @@ MAX_DURATION_US = 86_400e6
 #: The largest timestamp read (past it, even nanoseconds of Unix time are centuries away).
 MAX_TIMESTAMP = 1e19
 
-_STEP_RE = re.compile(r"^ProfilerStep#(\d+)$")
+_STEP_RE = re.compile("^" + re.escape(STEP_PREFIX) + r"(\d+)$")
 #: an Input Strides text with a zero stride in it (an expanded view; the others are not kept)
 _ZERO_STRIDE = re.compile(rb"[\[,]\s*0\s*[,\]]")
-_NONE = -(1 << 62)   # "no id" in integer columns
+_NONE = NO_ID        # "no id" in integer columns (floorcalc.trace.join)
 _ID_LIMIT = 1 << 62  # ids at or beyond this (in size) are read as none
 
 
@@ -176,49 +132,51 @@ _NO_RAW = msgspec.Raw()
 
 
 class _Args(msgspec.Struct, gc=False):
-    """The ``args`` members used (any other member is skipped unread)."""
+    """The ``args`` members used (any other member is skipped unread), named as
+    floorcalc.trace.kineto_fields names them (its :data:`INT_ARGS`, :data:`SHAPE_ARGS`,
+    :data:`COPY_ARGS`, :data:`COMM_ARGS`)."""
 
-    ext: Optional[int] = msgspec.field(default=None, name="External id")
-    ext_old: Optional[int] = msgspec.field(default=None, name="external id")
-    correlation: Optional[int] = None
-    device: Optional[int] = None
-    stream: Optional[int] = None
-    bytes: Optional[int] = None
-    dims: msgspec.Raw = msgspec.field(default=_NO_RAW, name="Input Dims")
-    dims_old: msgspec.Raw = msgspec.field(default=_NO_RAW, name="Input dims")
-    types: msgspec.Raw = msgspec.field(default=_NO_RAW, name="Input type")
-    concrete: msgspec.Raw = msgspec.field(default=_NO_RAW, name="Concrete Inputs")
-    strides: msgspec.Raw = msgspec.field(default=_NO_RAW, name="Input Strides")
+    ext: Optional[int] = msgspec.field(default=None, name=INT_ARGS["ext"])
+    ext_old: Optional[int] = msgspec.field(default=None, name=INT_ARGS["ext_old"])
+    correlation: Optional[int] = msgspec.field(default=None, name=INT_ARGS["correlation"])
+    device: Optional[int] = msgspec.field(default=None, name=INT_ARGS["device"])
+    stream: Optional[int] = msgspec.field(default=None, name=INT_ARGS["stream"])
+    bytes: Optional[int] = msgspec.field(default=None, name=INT_ARGS["bytes"])
+    dims: msgspec.Raw = msgspec.field(default=_NO_RAW, name=SHAPE_ARGS["dims"])
+    dims_old: msgspec.Raw = msgspec.field(default=_NO_RAW, name=SHAPE_ARGS["dims_old"])
+    types: msgspec.Raw = msgspec.field(default=_NO_RAW, name=SHAPE_ARGS["types"])
+    concrete: msgspec.Raw = msgspec.field(default=_NO_RAW, name=SHAPE_ARGS["concrete"])
+    strides: msgspec.Raw = msgspec.field(default=_NO_RAW, name=SHAPE_ARGS["strides"])
     # [memory] instants
-    mem_bytes: Optional[int] = msgspec.field(default=None, name="Bytes")
-    total_allocated: Optional[int] = msgspec.field(default=None, name="Total Allocated")
-    total_reserved: Optional[int] = msgspec.field(default=None, name="Total Reserved")
-    device_type: Optional[int] = msgspec.field(default=None, name="Device Type")
-    device_id: Optional[int] = msgspec.field(default=None, name="Device Id")
+    mem_bytes: Optional[int] = msgspec.field(default=None, name=INT_ARGS["mem_bytes"])
+    total_allocated: Optional[int] = msgspec.field(default=None, name=INT_ARGS["total_allocated"])
+    total_reserved: Optional[int] = msgspec.field(default=None, name=INT_ARGS["total_reserved"])
+    device_type: Optional[int] = msgspec.field(default=None, name=INT_ARGS["device_type"])
+    device_id: Optional[int] = msgspec.field(default=None, name=INT_ARGS["device_id"])
     # MTIA device events
-    size: Optional[int] = None
+    size: Optional[int] = msgspec.field(default=None, name=INT_ARGS["size"])
     # peer copies (CUPTI's memcpy2 records: Memcpy PtoP): the two ends and the device it ran on
-    from_device: Optional[int] = msgspec.field(default=None, name="fromDevice")
-    to_device: Optional[int] = msgspec.field(default=None, name="toDevice")
-    in_device: Optional[int] = msgspec.field(default=None, name="inDevice")
+    from_device: Optional[int] = msgspec.field(default=None, name=INT_ARGS["from_device"])
+    to_device: Optional[int] = msgspec.field(default=None, name=INT_ARGS["to_device"])
+    in_device: Optional[int] = msgspec.field(default=None, name=INT_ARGS["in_device"])
     # memcpys and memsets: the bandwidth Kineto computed (bytes / ns), a number or "N/A"
-    bandwidth: msgspec.Raw = msgspec.field(default=_NO_RAW, name="memory bandwidth (GB/s)")
+    bandwidth: msgspec.Raw = msgspec.field(default=_NO_RAW, name=COPY_ARGS["bandwidth"])
     # collectives (floorcalc.trace.collectives.COMM_KEYS): raw JSON, decoded only for the events
     # that have a "Collective name"
-    coll_name: msgspec.Raw = msgspec.field(default=_NO_RAW, name="Collective name")
-    coll_dtype: msgspec.Raw = msgspec.field(default=_NO_RAW, name="dtype")
-    coll_in: msgspec.Raw = msgspec.field(default=_NO_RAW, name="In msg nelems")
-    coll_out: msgspec.Raw = msgspec.field(default=_NO_RAW, name="Out msg nelems")
-    coll_size: msgspec.Raw = msgspec.field(default=_NO_RAW, name="Group size")
-    coll_pg: msgspec.Raw = msgspec.field(default=_NO_RAW, name="Process Group Name")
-    coll_pg_desc: msgspec.Raw = msgspec.field(default=_NO_RAW, name="Process Group Description")
-    coll_ranks: msgspec.Raw = msgspec.field(default=_NO_RAW, name="Process Group Ranks")
-    coll_seq: msgspec.Raw = msgspec.field(default=_NO_RAW, name="Seq")
-    coll_rank: msgspec.Raw = msgspec.field(default=_NO_RAW, name="Rank")
-    coll_src: msgspec.Raw = msgspec.field(default=_NO_RAW, name="Src Rank")
-    coll_dst: msgspec.Raw = msgspec.field(default=_NO_RAW, name="Dst Rank")
-    coll_in_split: msgspec.Raw = msgspec.field(default=_NO_RAW, name="In split size")
-    coll_out_split: msgspec.Raw = msgspec.field(default=_NO_RAW, name="Out split size")
+    coll_name: msgspec.Raw = msgspec.field(default=_NO_RAW, name=COMM_ARGS["coll_name"])
+    coll_dtype: msgspec.Raw = msgspec.field(default=_NO_RAW, name=COMM_ARGS["coll_dtype"])
+    coll_in: msgspec.Raw = msgspec.field(default=_NO_RAW, name=COMM_ARGS["coll_in"])
+    coll_out: msgspec.Raw = msgspec.field(default=_NO_RAW, name=COMM_ARGS["coll_out"])
+    coll_size: msgspec.Raw = msgspec.field(default=_NO_RAW, name=COMM_ARGS["coll_size"])
+    coll_pg: msgspec.Raw = msgspec.field(default=_NO_RAW, name=COMM_ARGS["coll_pg"])
+    coll_pg_desc: msgspec.Raw = msgspec.field(default=_NO_RAW, name=COMM_ARGS["coll_pg_desc"])
+    coll_ranks: msgspec.Raw = msgspec.field(default=_NO_RAW, name=COMM_ARGS["coll_ranks"])
+    coll_seq: msgspec.Raw = msgspec.field(default=_NO_RAW, name=COMM_ARGS["coll_seq"])
+    coll_rank: msgspec.Raw = msgspec.field(default=_NO_RAW, name=COMM_ARGS["coll_rank"])
+    coll_src: msgspec.Raw = msgspec.field(default=_NO_RAW, name=COMM_ARGS["coll_src"])
+    coll_dst: msgspec.Raw = msgspec.field(default=_NO_RAW, name=COMM_ARGS["coll_dst"])
+    coll_in_split: msgspec.Raw = msgspec.field(default=_NO_RAW, name=COMM_ARGS["coll_in_split"])
+    coll_out_split: msgspec.Raw = msgspec.field(default=_NO_RAW, name=COMM_ARGS["coll_out_split"])
 
 
 class _Event(msgspec.Struct, gc=False):
@@ -236,19 +194,11 @@ class _Event(msgspec.Struct, gc=False):
 
 _TYPED = msgspec.json.Decoder(List[_Event])
 _EMPTY_ARGS = _Args()
-_INT_ARGS = {"External id": "ext", "external id": "ext_old", "correlation": "correlation", "device": "device",
-             "stream": "stream", "bytes": "bytes", "Bytes": "mem_bytes", "Total Allocated": "total_allocated",
-             "Total Reserved": "total_reserved", "Device Type": "device_type", "Device Id": "device_id",
-             "size": "size", "fromDevice": "from_device", "toDevice": "to_device", "inDevice": "in_device"}
+#: Kineto's name of an args member -> its _Args attribute (floorcalc.trace.kineto_fields)
+_INT_ARGS = {key: attr for attr, key in INT_ARGS.items()}
 #: the collective args kept (floorcalc.trace.collectives.COMM_KEYS) -> their _Args attribute
-_COMM_ATTRS = {"Collective name": "coll_name", "dtype": "coll_dtype", "In msg nelems": "coll_in",
-               "Out msg nelems": "coll_out", "Group size": "coll_size", "Process Group Name": "coll_pg",
-               "Process Group Description": "coll_pg_desc", "Process Group Ranks": "coll_ranks", "Seq": "coll_seq",
-               "Rank": "coll_rank", "Src Rank": "coll_src", "Dst Rank": "coll_dst", "In split size": "coll_in_split",
-               "Out split size": "coll_out_split"}
-_RAW_ARGS = {"Input Dims": "dims", "Input dims": "dims_old", "Input type": "types", "Concrete Inputs": "concrete",
-             "Input Strides": "strides",
-             "memory bandwidth (GB/s)": "bandwidth",
+_COMM_ATTRS = {key: attr for attr, key in COMM_ARGS.items()}
+_RAW_ARGS = {**{key: attr for attr, key in SHAPE_ARGS.items()}, **{key: attr for attr, key in COPY_ARGS.items()},
              **_COMM_ATTRS}
 _JSON = msgspec.json.Encoder()
 
@@ -462,7 +412,7 @@ def _size(p: Path) -> Optional[int]:
 
 def parse(data: Dict[str, Any], path: str = "<memory>", *, pid: Optional[int] = None) -> Trace:
     """Build a :class:`Trace` from an already loaded Kineto JSON object (see :func:`load`)."""
-    events = data.get("traceEvents")
+    events = data.get(TRACE_EVENTS)
     if not isinstance(events, list):
         raise TraceError(f"trace {path} is not a Kineto trace: no 'traceEvents' list")
     with paused():
@@ -625,9 +575,9 @@ class _Acc:
     def feed_typed(self, evs: List[_Event]) -> None:
         """Add a batch of events decoded into :class:`_Event` structs."""
         self.events_read += len(evs)
-        cat_kind = _CAT_KIND
-        kinds = np.array([cat_kind.get(e.cat, 0) if e.ph == "X" else
-                          (_MEM if e.name == "[memory]" and (e.ph == "i" or e.ph == "I") else -1) for e in evs],
+        cat_kind, complete, instant, memory = _CAT_KIND, COMPLETE, INSTANT, MEMORY_EVENT
+        kinds = np.array([cat_kind.get(e.cat, 0) if e.ph == complete else
+                          (_MEM if e.name == memory and e.ph in instant else -1) for e in evs],
                          dtype=np.int8)
         present = set(np.unique(kinds).tolist())
         if -1 in present:
@@ -659,7 +609,7 @@ class _Acc:
                     self.privateuse1 += 1
                 self.rt.append(self._host_columns(sub, ops=False))
             elif kind in (_KERNEL, _MEMCPY, _MEMSET):
-                self.dev.append(self._device_columns(sub, np.full(len(sub), kind, dtype=np.int8)))
+                self.dev.append(self._device_columns(sub, np.full(len(sub), _JOIN_KIND[kind], dtype=np.int8)))
             elif kind == _MTIA_DEV:
                 self.mtia += 1
                 self._mtia(sub)
@@ -721,7 +671,8 @@ class _Acc:
         the rest as kernels (timeline only: no op launched them through a correlation id)."""
         work = [e for e in sub if e.name not in MTIA_SYNC_EVENTS]
         if work:
-            kind = np.array([_MEMCPY if e.name in MTIA_COPY_EVENTS else _KERNEL for e in work], dtype=np.int8)
+            kind = np.array([_JOIN_KIND[_MEMCPY] if e.name in MTIA_COPY_EVENTS else _JOIN_KIND[_KERNEL] for e in work],
+                            dtype=np.int8)
             self.dev.append(self._device_columns(work, kind))
         for e in sub:
             if e.name in MTIA_SYNC_EVENTS:
@@ -735,7 +686,7 @@ class _Acc:
             ts, dur = _f(e.ts), _f(e.dur)
             if kind == _ANNOT:
                 pid, tid = _tid(e.pid), _tid(e.tid)
-                m = _STEP_RE.match(name) if name.startswith("ProfilerStep#") else None
+                m = _STEP_RE.match(name) if name.startswith(STEP_PREFIX) else None
                 if m:
                     self.steps.append((int(m.group(1)), ts, dur, pid))
                 elif name.startswith(MODULE_RANGE_PREFIX):
@@ -809,7 +760,8 @@ class _Acc:
         op, rt, dev = (_concat(self.op, _OP_COLS), _concat(self.rt, _RT_COLS), _concat(self.dev, _DEV_ALL))
         self.op = self.rt = self.dev = []
         capture = read_capture_info(data.get(KEY))
-        scale, why = timeunit.decide(data, op, rt, dev, kernel_kind=_KERNEL, transfer_kinds=(_MEMCPY, _MEMSET),
+        scale, why = timeunit.decide(data, op, rt, dev, kernel_kind=KIND_CODE["kernel"],
+                                     transfer_kinds=(KIND_CODE["memcpy"], KIND_CODE["memset"]),
                                      steps=[(ts, dur) for _n, ts, dur, _p in self.steps],
                                      bare_wall_us=capture.bare_wall_us)
         if why:
@@ -818,7 +770,7 @@ class _Acc:
         op = _take(op, self._check_times("op", op["ts"], op["dur"], scale))
         rt = _take(rt, self._check_times("runtime call", rt["ts"], rt["dur"], scale))
         keep = np.ones(len(dev["ts"]), dtype=bool)
-        for code, kind_name in _DEVICE_KINDS.items():
+        for code, kind_name in enumerate(EVENT_KINDS):
             sel = dev["kind"] == code
             if sel.any():
                 keep[sel] = self._check_times(kind_name, dev["ts"][sel], dev["dur"][sel], scale)
@@ -861,7 +813,7 @@ class _Acc:
             raise TraceError(f"trace {path} has no profiler events (no cpu_op, kernel or memcpy events): not a "
                              "Kineto trace?")
         names = self.names
-        if partial and not n_dev and (data.get("deviceProperties") or any(
+        if partial and not n_dev and (data.get(DEVICE_PROPERTIES) or any(
                 names[i].startswith(("cuda", "cu", "hip")) for i in rt["name"][:1000].tolist())):
             partial += f"; {NO_DEVICE_EVENT}, so only host-side figures remain"
         notes.extend(self._notes())
@@ -872,12 +824,16 @@ class _Acc:
         steps = sorted((Step(num, ts * scale, dur * scale) for num, ts, dur, _p in self.steps), key=lambda s: s.ts_us)
         modules = [(ts * scale, dur * scale, p, tid, name) for ts, dur, p, tid, name in self.modules]
 
-        ops, runtime = self._host(op, rt, modules, steps)
-        gpu = self._device(dev, ops, runtime)
-        devices = _device_properties(data.get("deviceProperties"))
+        # the format-neutral join (floorcalc.trace.join): the op calls are the shape texts' calls
+        op["call"] = op["ref"]
+        joined: Joined = join(self.names, op, rt, dev, modules, steps, self._calls(op["ref"]))
+        ops, runtime, gpu = joined.ops, joined.runtime, joined.gpu
+        self._op_comm = op["comm"][joined.op_order]
+        self._dev_comm = dev["comm"][joined.device_order]
+        devices = _device_properties(data.get(DEVICE_PROPERTIES))
         has_shapes = any(o.call is not None for o in ops)
         metadata = {k: (v if isinstance(v, str) else json.dumps(v)) for k, v in data.items()
-                    if k not in ("traceEvents", "deviceProperties")}
+                    if k not in (TRACE_EVENTS, DEVICE_PROPERTIES)}
         metadata["skipped_events"] = str(self.skipped)
         if scale != 1.0:
             metadata["time_scale"] = str(scale)
@@ -893,8 +849,8 @@ class _Acc:
         memory = tuple(sorted(_memory_samples(self.memory, scale), key=lambda m: m.ts_us))
         from floorcalc.trace.graphs import attribute_graph_replays
 
-        dist, why = collectives.read_distributed_info(data.get("distributedInfo"))
-        host = data.get("host_name")
+        dist, why = collectives.read_distributed_info(data.get(DISTRIBUTED_INFO))
+        host = data.get(HOST_NAME)
         if dist is not None and isinstance(host, str) and host:
             dist = dataclasses.replace(dist, host=host)
         if why:
@@ -919,7 +875,7 @@ class _Acc:
             if raw is None:
                 continue
             args: Dict[str, Any] = {}
-            for key, text in zip(("Input Dims", "Input type"), raw):
+            for key, text in zip((INPUT_DIMS, INPUT_TYPES), raw):
                 if text:
                     try:
                         args[key] = msgspec.json.decode(text)
@@ -1020,66 +976,10 @@ class _Acc:
                          f"device events on the device(s) it launched work to ({devs})")
         return op, rt, dev
 
-    def _host(self, op, rt, modules, steps) -> Tuple[List[CpuOp], List[RuntimeCall]]:
-        """Nest ops, runtime calls and module ranges per thread (join step 1)."""
-        op_ts, op_dur, rt_ts, rt_dur = op["ts"], op["dur"], rt["ts"], rt["dur"]
-        n_mod, n_ops, n_rt = len(modules), len(op_ts), len(rt_ts)
-        mod_ts = np.array([m[0] for m in modules], dtype=np.float64)
-        mod_dur = np.array([m[1] for m in modules], dtype=np.float64)
-        mod_pid = np.array([m[2] for m in modules], dtype=np.int64)
-        mod_tid = np.array([m[3] for m in modules], dtype=np.int64)
-        ts = np.concatenate([mod_ts, op_ts, rt_ts])
-        dur = np.concatenate([mod_dur, op_dur, rt_dur])
-        pid = np.concatenate([mod_pid, op["pid"], rt["pid"]])
-        tid = np.concatenate([mod_tid, op["tid"], rt["tid"]])
-        pid_i = np.unique(pid, return_inverse=True)[1].reshape(-1)
-        tid_i = np.unique(tid, return_inverse=True)[1].reshape(-1)
-        thread = pid_i.astype(np.int64) * (int(tid_i.max(initial=0)) + 1) + tid_i
-        end = ts + dur
-        op_parent, op_module, rt_op = _nest_stack(ts, end, dur, thread, modules, n_mod, n_ops, n_rt)
-
-        # Final op order: by start time, longer first (ties keep file order); indices renumbered.
-        op_order = np.lexsort((-op_dur, op_ts)) if n_ops else np.zeros(0, np.int64)
-        new_index = np.empty(n_ops, dtype=np.int64)
-        new_index[op_order] = np.arange(n_ops)
-        new_l = new_index.tolist()
-        step_of: List[Optional[int]] = [None] * n_ops
-        if steps:
-            starts = np.array([s.ts_us for s in steps])
-            k = np.searchsorted(starts, op_ts, side="right") - 1
-            ends = np.array([s.end_us for s in steps])
-            ok = (k >= 0) & (op_ts <= ends[np.maximum(k, 0)])
-            nums = [s.number for s in steps]
-            step_of = [nums[kk] if good else None for kk, good in zip(k.tolist(), ok.tolist())]
-        # the columns in the final order, so that the records are made by one map over them
-        order = op_order
-        self._op_comm = op["comm"][order]
-        names = self.names
-        parent = np.asarray(op_parent, dtype=np.int64)[order]
-        parent_l = [None if p < 0 else p for p in np.where(parent >= 0, new_index[np.maximum(parent, 0)], -1).tolist()]
-        ext = op["ext"][order]
-        ext_l = [None if e == _NONE else e for e in ext.tolist()]
-        calls = self._calls(op["ref"][order])
-        module_l = [op_module[i] for i in order.tolist()]
-        step_l = [step_of[i] for i in order.tolist()] if steps else step_of
-        ops: List[CpuOp] = list(map(
-            _new_op, range(n_ops), [names[i] for i in op["name"][order].tolist()], op_ts[order].tolist(),
-            op_dur[order].tolist(), op["pid"][order].tolist(), op["tid"][order].tolist(), ext_l, parent_l, calls,
-            module_l, step_l))
-        runtime: List[RuntimeCall] = []
-        rt_ts_l, rt_dur_l = rt_ts.tolist(), rt_dur.tolist()
-        corr_l, rext_l, rtid_l, rname_l = rt["corr"].tolist(), rt["ext"].tolist(), rt["tid"].tolist(), rt["name"].tolist()
-        for i in range(n_rt):
-            p = rt_op[i]
-            c, e = corr_l[i], rext_l[i]
-            runtime.append(_new_call(names[rname_l[i]], rt_ts_l[i], rt_dur_l[i], rtid_l[i],
-                                     None if c == _NONE else c, None if e == _NONE else e,
-                                     new_l[p] if p >= 0 else None))
-        return ops, runtime
-
     def _calls(self, refs: np.ndarray) -> List[Optional[OpCall]]:
-        """Each op's OpCall, built once per distinct (name, shape texts)."""
-        built: Dict[int, Optional[OpCall]] = {}
+        """The OpCall of each shape reference id (the join's ``calls``), built once per distinct
+        (name, shape texts) among ``refs``, the ops' references; None where none is built."""
+        table: List[Optional[OpCall]] = [None] * len(self.refs)
         decode = msgspec.json.decode
         texts: Dict[bytes, Any] = {}
 
@@ -1099,69 +999,26 @@ class _Acc:
             if r < 0:
                 continue
             name, dims, types, concrete, strides = self.refs[r]
-            args = {"Input Dims": value(dims)}
+            args = {INPUT_DIMS: value(dims)}
             if types:
-                args["Input type"] = value(types)
+                args[INPUT_TYPES] = value(types)
             if concrete:
-                args["Concrete Inputs"] = value(concrete)
+                args[CONCRETE_INPUTS] = value(concrete)
             if strides:  # kept only when a stride is 0 (an expanded view): floorcalc.trace.args
-                args["Input Strides"] = value(strides)
+                args[INPUT_STRIDES] = value(strides)
             try:
-                built[r] = op_call_from_kineto(name, args)
+                table[r] = op_call_from_kineto(name, args)
             except (TypeError, ValueError, OverflowError, RecursionError):
-                built[r] = None
-        get = built.get
-        return [get(r) for r in refs.tolist()]
-
-    def _device(self, dev, ops: List[CpuOp], runtime: List[RuntimeCall]) -> List[GpuEvent]:
-        """Join device events to their launch call and op (join step 2)."""
-        by_corr: Dict[int, int] = {}
-        for i, r in enumerate(runtime):
-            if r.correlation is not None:
-                by_corr[r.correlation] = i
-        by_ext: Dict[int, int] = {}
-        for o in ops:
-            if o.external_id is not None and o.external_id not in by_ext:
-                by_ext[o.external_id] = o.index
-        n = len(dev["ts"])
-        order = np.argsort(dev["ts"], kind="stable").tolist()
-        self._dev_comm = dev["comm"][np.array(order, dtype=np.int64)] if n else dev["comm"]
-        ts_l, dur_l = dev["ts"].tolist(), dev["dur"].tolist()
-        kind_l = dev["kind"].tolist()
-        corr_l, ext_l = dev["corr"].tolist(), dev["ext"].tolist()
-        dev_l, stream_l, bytes_l = dev["device"].tolist(), dev["stream"].tolist(), dev["bytes"].tolist()
-        peer_l = dev["peer"].tolist()
-        name_l, names = dev["name"].tolist(), self.names
-        out: List[GpuEvent] = []
-        for i in order:
-            corr = None if corr_l[i] == _NONE else corr_l[i]
-            ext = None if ext_l[i] == _NONE else ext_l[i]
-            launch = by_corr.get(corr) if corr is not None else None
-            op = runtime[launch].op if launch is not None else None
-            if op is None and ext is not None:
-                op = by_ext.get(ext)
-            kind = _DEVICE_KINDS[kind_l[i]]
-            nbytes = None if bytes_l[i] == _NONE or kind == "kernel" else bytes_l[i]
-            out.append(_new_event(len(out), kind, names[name_l[i]], ts_l[i], dur_l[i],
-                                  0 if dev_l[i] == _NONE else dev_l[i], 0 if stream_l[i] == _NONE else stream_l[i],
-                                  corr, ext, nbytes, launch, op, None if peer_l[i] == _NONE else peer_l[i]))
-        assert len(out) == n
-        return out
+                table[r] = None
+        return table
 
 
 _OP_COLS = ("ts", "dur", "pid", "tid", "name", "ext", "ref", "comm")
 _RT_COLS = ("ts", "dur", "pid", "tid", "name", "ext", "corr")
 _DEV_COLS = ("kind", "ts", "dur", "name", "corr", "ext", "device", "stream", "bytes", "comm")
-#: every device column: _DEV_COLS (which also tell duplicates) and Kineto's memcpy bandwidth
+#: every device column: _DEV_COLS (which also tell duplicates), Kineto's memcpy bandwidth, a peer copy's other end
 _DEV_ALL = _DEV_COLS + ("bw", "peer")
 _DTYPES = {"ts": np.float64, "dur": np.float64, "kind": np.int8, "bw": np.float64}
-
-
-_new_op = record_builder(CpuOp, ("index", "name", "ts_us", "duration_us", "pid", "tid", "external_id", "parent", "call",
-                           "module", "step"))
-_new_call = record_builder(RuntimeCall, ("name", "ts_us", "duration_us", "tid", "correlation", "external_id", "op"))
-_new_event = record_builder(GpuEvent, ("index", "kind", "name", "ts_us", "duration_us", "device", "stream", "correlation",
-                                 "external_id", "bytes", "launch", "op", "peer_device"))
 
 
 def _concat(parts: List[Dict[str, np.ndarray]], keys: Tuple[str, ...]) -> Dict[str, np.ndarray]:
@@ -1199,55 +1056,6 @@ def _plural(label: str, k: int) -> str:
     return label[:-1] + "ies" if label.endswith("y") and not label.endswith("ey") else label + "s"
 
 
-def _nest_stack(ts, end, dur, thread, modules, n_mod, n_ops, n_rt):
-    """Join step 1: each op's parent op and innermost module, each runtime call's innermost op,
-    by a stack sweep per thread (lists indexed like the raw columns; -1 / "" for none)."""
-    rank = np.concatenate([np.zeros(n_mod, np.int8), np.ones(n_ops, np.int8), np.full(n_rt, 2, np.int8)])
-    # Order: thread, then start time, then longer first (a parent before its children), then
-    # modules before ops before runtime calls at the same start (a module range encloses its ops).
-    order = np.lexsort((rank, -dur, ts, thread)).tolist()
-    ts_l, end_l = ts.tolist(), end.tolist()
-    thread_l = thread.tolist()
-    off_op, off_rt = n_mod, n_mod + n_ops
-    op_parent = [-1] * n_ops
-    op_module = [""] * n_ops
-    rt_op = [-1] * n_rt
-    cur = None
-    s_end: List[float] = []
-    s_idx: List[int] = []
-    m_end: List[float] = []
-    m_name: List[str] = []
-    for j in order:
-        if thread_l[j] != cur:
-            cur = thread_l[j]
-            s_end, s_idx, m_end, m_name = [], [], [], []
-        t = ts_l[j]
-        if j < off_op:
-            while m_end and m_end[-1] <= t:
-                m_end.pop()
-                m_name.pop()
-            m_end.append(end_l[j])
-            m_name.append(modules[j][4])
-            continue
-        while s_end and s_end[-1] <= t:
-            s_end.pop()
-            s_idx.pop()
-        if j < off_rt:
-            i = j - off_op
-            if s_idx:
-                op_parent[i] = s_idx[-1]
-            while m_end and m_end[-1] <= t:
-                m_end.pop()
-                m_name.pop()
-            if m_name:
-                op_module[i] = m_name[-1]
-            s_end.append(end_l[j])
-            s_idx.append(i)
-        elif s_idx:
-            rt_op[j - off_rt] = s_idx[-1]
-    return op_parent, op_module, rt_op
-
-
 def _memory_samples(rows, scale: float) -> Iterator[MemorySample]:
     for ts, nbytes, alloc, reserved, dtype, dev, _pid in rows:
         yield MemorySample(ts_us=ts * scale, bytes=_int(nbytes) or 0, total_allocated_bytes=_int(alloc),
@@ -1256,30 +1064,22 @@ def _memory_samples(rows, scale: float) -> Iterator[MemorySample]:
 
 
 def _device_properties(props: Any) -> Tuple[GpuProperties, ...]:
+    """The GPUs of a trace's ``deviceProperties`` (kineto_fields.DEVICE_PROPERTY_FIELDS)."""
     if not isinstance(props, list):
         return ()
+    f = DEVICE_PROPERTY_FIELDS
     out = []
     for p in props:
         if not isinstance(p, dict):
             continue
-        major, minor = p.get("computeMajor"), p.get("computeMinor")
+        major, minor = p.get(f["compute_major"]), p.get(f["compute_minor"])
         out.append(GpuProperties(
-            id=_int(p.get("id")) or 0,
-            name=str(p.get("name", "")),
-            total_memory_bytes=_int(p.get("totalGlobalMem")),
-            sm_count=_int(p.get("numSms")),
+            id=_int(p.get(f["id"])) or 0,
+            name=str(p.get(f["name"], "")),
+            total_memory_bytes=_int(p.get(f["total_memory_bytes"])),
+            sm_count=_int(p.get(f["sm_count"])),
             compute_capability=f"{major}.{minor}" if major is not None else None,
-            warp_size=_int(p.get("warpSize")),
-            gcn_arch_name=str(p.get("gcnArchName") or p.get("gcnArch") or "") or None,
+            warp_size=_int(p.get(f["warp_size"])),
+            gcn_arch_name=str(next((v for v in map(p.get, GCN_ARCH_FIELDS) if v), "")) or None,
         ))
     return tuple(out)
-
-
-def children_index(ops: Iterable[CpuOp]) -> Dict[int, List[int]]:
-    """Map op index -> indices of its direct children."""
-    kids: Dict[int, List[int]] = {}
-    for op in ops:
-        if op.parent is not None:
-            kids.setdefault(op.parent, []).append(op.index)
-    return kids
-

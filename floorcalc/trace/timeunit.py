@@ -37,6 +37,8 @@ from typing import Any, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
+from floorcalc.trace.kineto_fields import DISPLAY_TIME_UNIT, TIME_UNIT_KEYS
+
 #: Factor of each reading to microseconds.
 US, NS = 1.0, 1e-3
 #: A kernel shorter than this (us) is not one any GPU runs (the H200's shortest: 0.54 us).
@@ -97,7 +99,7 @@ def decide(data: Mapping[str, Any], op: Mapping[str, np.ndarray], rt: Mapping[st
     (start, duration) of the ProfilerStep ranges as written; ``bare_wall_us``: the capture's
     unprofiled wall time per pass, when floorcalc recorded the trace. See the module notes.
     """
-    unit = data.get("timeUnit") or data.get("time_unit")
+    unit = next((u for u in map(data.get, TIME_UNIT_KEYS) if u), None)
     if unit == "ns":
         return NS, "timestamps read as nanoseconds (the trace says timeUnit: ns) and scaled to microseconds"
     if unit == "us":
@@ -162,7 +164,7 @@ def decide(data: Mapping[str, Any], op: Mapping[str, np.ndarray], rt: Mapping[st
     for_ns = []
     if launch_med is not None and launch_med > LAUNCH_NS_ABOVE:
         for_ns.append(f"runtime calls last {launch_med:,.0f} as written (a launch call takes a few us)")
-    if data.get("displayTimeUnit") == "ns":
+    if data.get(DISPLAY_TIME_UNIT) == "ns":
         for_ns.append("the trace's displayTimeUnit is ns")
     if for_ns and not (launch_med is not None and launch_med < LAUNCH_US_BELOW):
         return NS, (f"timestamps read as nanoseconds and scaled to microseconds: every time is a whole number, 99% of "

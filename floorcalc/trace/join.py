@@ -1,0 +1,243 @@
+"""The join of host ops, runtime calls and device events, in columns: format-neutral.
+
+A trace reader (floorcalc.trace.kineto for Kineto's JSON; a reader of Nsight Systems' SQLite
+export would be another) turns its file into the plain columns below, checked and in
+microseconds, and :func:`join` makes the records of :class:`~floorcalc.records.Trace` from them.
+Nothing here knows a file format, a category or an args key.
+
+The columns (numpy arrays of one length per table; ids are int64, :data:`NO_ID` for none):
+
+* ``ops`` (:data:`OP_COLUMNS`): ``ts``, ``dur`` (float64, us), ``pid``, ``tid``, ``name`` (an
+  index into ``names``), ``ext`` (the id an op shares with the device events it launched, where
+  the format has one), ``call`` (an index into ``calls``, the op's :class:`OpCall`; -1: no shapes);
+* ``runtime`` (:data:`RUNTIME_COLUMNS`): the host calls that launch device work: ``ts``,
+  ``dur``, ``pid``, ``tid``, ``name``, ``ext``, ``corr`` (the correlation id that names the
+  device events the call launched);
+* ``device`` (:data:`DEVICE_COLUMNS`): ``kind`` (int8, an index into :data:`EVENT_KINDS`),
+  ``ts``, ``dur``, ``name``, ``corr``, ``ext``, ``device``, ``stream``, ``bytes`` (a copy's or
+  memset's size), ``peer`` (a copy between two devices: the device at its other end);
+* ``modules``: the module ranges, rows ``(ts_us, dur_us, pid, tid, module path)``;
+* ``steps``: the passes (:class:`Step`), sorted by start.
+
+Steps of :func:`join`:
+
+1. Ops, runtime calls and module ranges are swept per thread in start-time order with a stack
+   (:func:`nest`), which gives each op its parent op, each runtime call its enclosing op, and
+   each op its innermost module.
+2. Ops are numbered by start time, longer first (ties keep the columns' order); each gets the
+   step whose range holds its start.
+3. Each device event is joined to the runtime call that launched it through ``corr``, and from
+   there to the op enclosing that call. Where no call matches, its ``ext`` is tried against the
+   ops'. An event still without an op is kept as unattributed (``op`` None), never dropped.
+   Device events are numbered by start time (ties keep the columns' order).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+
+import numpy as np
+
+from floorcalc.records import CpuOp, EventKind, GpuEvent, OpCall, RuntimeCall, Step, record_builder
+
+#: "No id" in an integer column.
+NO_ID = -(1 << 62)
+#: The kinds of device event, by their code in the ``kind`` column.
+EVENT_KINDS: Tuple[EventKind, ...] = ("kernel", "memcpy", "memset")
+#: The code of each kind of device event in the ``kind`` column.
+KIND_CODE: Mapping[EventKind, int] = {k: i for i, k in enumerate(EVENT_KINDS)}
+
+#: The columns :func:`join` reads from each table (others are ignored).
+OP_COLUMNS = ("ts", "dur", "pid", "tid", "name", "ext", "call")
+RUNTIME_COLUMNS = ("ts", "dur", "pid", "tid", "name", "ext", "corr")
+DEVICE_COLUMNS = ("kind", "ts", "dur", "name", "corr", "ext", "device", "stream", "bytes", "peer")
+
+#: A table of columns (see the module notes).
+Columns = Dict[str, np.ndarray]
+#: A module range: (ts_us, dur_us, pid, tid, module path).
+ModuleRange = Tuple[float, float, int, int, str]
+
+
+@dataclass(frozen=True)
+class Joined:
+    """What :func:`join` made: the records, and where each came from. ``op_order[i]`` is the row
+    of the ``ops`` columns that op ``i`` was made from, ``device_order[i]`` the row of the
+    ``device`` columns of event ``i`` (so a reader can carry its own per-row data, such as a
+    collective's args, over to the records); runtime calls keep the columns' order."""
+
+    ops: List[CpuOp]
+    runtime: List[RuntimeCall]
+    gpu: List[GpuEvent]
+    op_order: np.ndarray
+    device_order: np.ndarray
+
+
+_new_op = record_builder(CpuOp, ("index", "name", "ts_us", "duration_us", "pid", "tid", "external_id", "parent",
+                                 "call", "module", "step"))
+_new_call = record_builder(RuntimeCall, ("name", "ts_us", "duration_us", "tid", "correlation", "external_id", "op"))
+_new_event = record_builder(GpuEvent, ("index", "kind", "name", "ts_us", "duration_us", "device", "stream",
+                                       "correlation", "external_id", "bytes", "launch", "op", "peer_device"))
+
+
+def join(names: Sequence[str], ops: Columns, runtime: Columns, device: Columns, modules: Sequence[ModuleRange],
+         steps: Sequence[Step], calls: Sequence[Optional[OpCall]]) -> Joined:
+    """The records of the columns (steps 1-3 of the module notes). ``names``: the name of each
+    name id; ``calls``: the :class:`OpCall` of each ``call`` id (None: none could be built).
+    Times are microseconds. Raises nothing for columns of the documented types."""
+    op_list, rt_list, op_order = _host(names, ops, runtime, modules, steps, calls)
+    gpu, device_order = _device(names, device, op_list, rt_list)
+    return Joined(op_list, rt_list, gpu, op_order, device_order)
+
+
+def _host(names: Sequence[str], op: Columns, rt: Columns, modules: Sequence[ModuleRange], steps: Sequence[Step],
+          calls: Sequence[Optional[OpCall]]) -> Tuple[List[CpuOp], List[RuntimeCall], np.ndarray]:
+    """Nest ops, runtime calls and module ranges per thread, number the ops (steps 1 and 2)."""
+    op_ts, op_dur, rt_ts, rt_dur = op["ts"], op["dur"], rt["ts"], rt["dur"]
+    n_mod, n_ops, n_rt = len(modules), len(op_ts), len(rt_ts)
+    mod_ts = np.array([m[0] for m in modules], dtype=np.float64)
+    mod_dur = np.array([m[1] for m in modules], dtype=np.float64)
+    mod_pid = np.array([m[2] for m in modules], dtype=np.int64)
+    mod_tid = np.array([m[3] for m in modules], dtype=np.int64)
+    ts = np.concatenate([mod_ts, op_ts, rt_ts])
+    dur = np.concatenate([mod_dur, op_dur, rt_dur])
+    pid = np.concatenate([mod_pid, op["pid"], rt["pid"]])
+    tid = np.concatenate([mod_tid, op["tid"], rt["tid"]])
+    pid_i = np.unique(pid, return_inverse=True)[1].reshape(-1)
+    tid_i = np.unique(tid, return_inverse=True)[1].reshape(-1)
+    thread = pid_i.astype(np.int64) * (int(tid_i.max(initial=0)) + 1) + tid_i
+    end = ts + dur
+    op_parent, op_module, rt_op = nest(ts, end, dur, thread, [m[4] for m in modules], n_mod, n_ops, n_rt)
+
+    # Final op order: by start time, longer first (ties keep file order); indices renumbered.
+    op_order = np.lexsort((-op_dur, op_ts)) if n_ops else np.zeros(0, np.int64)
+    new_index = np.empty(n_ops, dtype=np.int64)
+    new_index[op_order] = np.arange(n_ops)
+    new_l = new_index.tolist()
+    step_of: List[Optional[int]] = [None] * n_ops
+    if steps:
+        starts = np.array([s.ts_us for s in steps])
+        k = np.searchsorted(starts, op_ts, side="right") - 1
+        ends = np.array([s.end_us for s in steps])
+        ok = (k >= 0) & (op_ts <= ends[np.maximum(k, 0)])
+        nums = [s.number for s in steps]
+        step_of = [nums[kk] if good else None for kk, good in zip(k.tolist(), ok.tolist())]
+    # the columns in the final order, so that the records are made by one map over them
+    order = op_order
+    parent = np.asarray(op_parent, dtype=np.int64)[order]
+    parent_l = [None if p < 0 else p for p in np.where(parent >= 0, new_index[np.maximum(parent, 0)], -1).tolist()]
+    ext_l = [None if e == NO_ID else e for e in op["ext"][order].tolist()]
+    call_l = [None if c < 0 else calls[c] for c in op["call"][order].tolist()]
+    module_l = [op_module[i] for i in order.tolist()]
+    step_l = [step_of[i] for i in order.tolist()] if steps else step_of
+    ops: List[CpuOp] = list(map(
+        _new_op, range(n_ops), [names[i] for i in op["name"][order].tolist()], op_ts[order].tolist(),
+        op_dur[order].tolist(), op["pid"][order].tolist(), op["tid"][order].tolist(), ext_l, parent_l, call_l,
+        module_l, step_l))
+    runtime: List[RuntimeCall] = []
+    rt_ts_l, rt_dur_l = rt_ts.tolist(), rt_dur.tolist()
+    corr_l, rext_l, rtid_l, rname_l = rt["corr"].tolist(), rt["ext"].tolist(), rt["tid"].tolist(), rt["name"].tolist()
+    for i in range(n_rt):
+        p = rt_op[i]
+        c, e = corr_l[i], rext_l[i]
+        runtime.append(_new_call(names[rname_l[i]], rt_ts_l[i], rt_dur_l[i], rtid_l[i],
+                                 None if c == NO_ID else c, None if e == NO_ID else e,
+                                 new_l[p] if p >= 0 else None))
+    return ops, runtime, op_order
+
+
+def _device(names: Sequence[str], dev: Columns, ops: List[CpuOp],
+            runtime: List[RuntimeCall]) -> Tuple[List[GpuEvent], np.ndarray]:
+    """Join device events to their launch call and op (step 3)."""
+    by_corr: Dict[int, int] = {}
+    for i, r in enumerate(runtime):
+        if r.correlation is not None:
+            by_corr[r.correlation] = i
+    by_ext: Dict[int, int] = {}
+    for o in ops:
+        if o.external_id is not None and o.external_id not in by_ext:
+            by_ext[o.external_id] = o.index
+    n = len(dev["ts"])
+    order_a = np.argsort(dev["ts"], kind="stable")
+    order = order_a.tolist()
+    ts_l, dur_l = dev["ts"].tolist(), dev["dur"].tolist()
+    kind_l = dev["kind"].tolist()
+    corr_l, ext_l = dev["corr"].tolist(), dev["ext"].tolist()
+    dev_l, stream_l, bytes_l = dev["device"].tolist(), dev["stream"].tolist(), dev["bytes"].tolist()
+    name_l, peer_l = dev["name"].tolist(), dev["peer"].tolist()
+    out: List[GpuEvent] = []
+    for i in order:
+        corr = None if corr_l[i] == NO_ID else corr_l[i]
+        ext = None if ext_l[i] == NO_ID else ext_l[i]
+        launch = by_corr.get(corr) if corr is not None else None
+        op = runtime[launch].op if launch is not None else None
+        if op is None and ext is not None:
+            op = by_ext.get(ext)
+        kind = EVENT_KINDS[kind_l[i]]
+        nbytes = None if bytes_l[i] == NO_ID or kind == "kernel" else bytes_l[i]
+        out.append(_new_event(len(out), kind, names[name_l[i]], ts_l[i], dur_l[i],
+                              0 if dev_l[i] == NO_ID else dev_l[i], 0 if stream_l[i] == NO_ID else stream_l[i],
+                              corr, ext, nbytes, launch, op, None if peer_l[i] == NO_ID else peer_l[i]))
+    assert len(out) == n
+    return out, order_a.astype(np.int64)
+
+
+def nest(ts: np.ndarray, end: np.ndarray, dur: np.ndarray, thread: np.ndarray, module_names: Sequence[str],
+         n_mod: int, n_ops: int, n_rt: int) -> Tuple[List[int], List[str], List[int]]:
+    """Step 1: each op's parent op and innermost module, each runtime call's innermost op, by a
+    stack sweep per thread. The rows of ``ts``, ``end``, ``dur`` and ``thread`` are the module
+    ranges (``n_mod``, named ``module_names``), then the ops (``n_ops``), then the runtime calls
+    (``n_rt``); the lists returned are indexed like the ops and calls (-1 / "" for none)."""
+    rank = np.concatenate([np.zeros(n_mod, np.int8), np.ones(n_ops, np.int8), np.full(n_rt, 2, np.int8)])
+    # Order: thread, then start time, then longer first (a parent before its children), then
+    # modules before ops before runtime calls at the same start (a module range encloses its ops).
+    order = np.lexsort((rank, -dur, ts, thread)).tolist()
+    ts_l, end_l = ts.tolist(), end.tolist()
+    thread_l = thread.tolist()
+    off_op, off_rt = n_mod, n_mod + n_ops
+    op_parent = [-1] * n_ops
+    op_module = [""] * n_ops
+    rt_op = [-1] * n_rt
+    cur = None
+    s_end: List[float] = []
+    s_idx: List[int] = []
+    m_end: List[float] = []
+    m_name: List[str] = []
+    for j in order:
+        if thread_l[j] != cur:
+            cur = thread_l[j]
+            s_end, s_idx, m_end, m_name = [], [], [], []
+        t = ts_l[j]
+        if j < off_op:
+            while m_end and m_end[-1] <= t:
+                m_end.pop()
+                m_name.pop()
+            m_end.append(end_l[j])
+            m_name.append(module_names[j])
+            continue
+        while s_end and s_end[-1] <= t:
+            s_end.pop()
+            s_idx.pop()
+        if j < off_rt:
+            i = j - off_op
+            if s_idx:
+                op_parent[i] = s_idx[-1]
+            while m_end and m_end[-1] <= t:
+                m_end.pop()
+                m_name.pop()
+            if m_name:
+                op_module[i] = m_name[-1]
+            s_end.append(end_l[j])
+            s_idx.append(i)
+        elif s_idx:
+            rt_op[j - off_rt] = s_idx[-1]
+    return op_parent, op_module, rt_op
+
+
+def children_index(ops: Iterable[CpuOp]) -> Dict[int, List[int]]:
+    """Map op index -> indices of its direct children."""
+    kids: Dict[int, List[int]] = {}
+    for op in ops:
+        if op.parent is not None:
+            kids.setdefault(op.parent, []).append(op.index)
+    return kids
