@@ -16,6 +16,10 @@ nothing here imports torch. The conventions are in ``docs/counting.md``.
 
 from floorcalc.counting import attention, conv, elementwise, matmul, memory, norm, pooling, reduction  # noqa: F401  (registers the formulas)
 from floorcalc.counting import libraries  # noqa: F401,E402  (formulas of serving and kernel libraries)
+from floorcalc.counting import plugins, registry
 from floorcalc.counting.registry import Uncountable, count, formula, formula_names, has_formula
+
+# the first lookup loads the formulas of installed packages (the floorcalc.formulas entry points)
+registry.before_first_lookup(plugins.load_entry_points)
 
 __all__ = ["count", "has_formula", "formula_names", "formula", "Uncountable"]

@@ -62,20 +62,23 @@ class _Entry:
 
 
 _FORMULAS: Dict[str, _Entry] = {}
-#: Whether the ``floorcalc.formulas`` entry points have been loaded (on the first lookup).
+#: Whether the first lookup has run :data:`_BEFORE_LOOKUP`.
 _PLUGINS: List[bool] = [False]
+#: What runs once, before the first lookup: floorcalc.counting adds the loading of installed
+#: packages' formulas (floorcalc.counting.plugins.load_entry_points), so that the registry
+#: imports none of its users.
+_BEFORE_LOOKUP: List[Callable[[], object]] = []
 #: Names that resolved through a pattern (or to nothing), so each is matched once.
 _RESOLVED: Dict[str, Optional[str]] = {}
 
 
 def _entry(name: str) -> Optional[_Entry]:
     """The entry for an op name: its own, else the first pattern that matches it. The first
-    lookup loads the formulas of installed packages (floorcalc.counting.plugins)."""
+    lookup loads the formulas of installed packages (:func:`before_first_lookup`)."""
     if not _PLUGINS[0]:
         _PLUGINS[0] = True
-        from floorcalc.counting.plugins import load_entry_points
-
-        load_entry_points()
+        for fn in _BEFORE_LOOKUP:
+            fn()
     entry = _FORMULAS.get(name)
     if entry is not None:
         return entry
@@ -83,6 +86,12 @@ def _entry(name: str) -> Optional[_Entry]:
         _RESOLVED[name] = next((p for p in _FORMULAS if "*" in p and fnmatch.fnmatchcase(name, p)), None)
     key = _RESOLVED[name]
     return _FORMULAS.get(key) if key is not None else None
+
+
+def before_first_lookup(fn: Callable[[], object]) -> None:
+    """Run ``fn`` once before the registry's first lookup (floorcalc.counting registers the
+    loading of installed packages' formulas here). Raises nothing."""
+    _BEFORE_LOOKUP.append(fn)
 
 
 def _default_family(fn: Formula) -> Optional[Family]:
