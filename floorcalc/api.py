@@ -511,7 +511,7 @@ def analyze_run(paths: Any, spec: SpecArg = None, passes: Optional[int] = None, 
     analysing the ranks (default one per CPU; 1: this process); ``absolute_paths``: as for
     :func:`analyze`. Raises what
     :func:`floorcalc.analysis.analyze_run` raises (RunError for traces of different runs)."""
-    from floorcalc.analysis.driver import analyze_run as _analyze_run
+    from floorcalc.distributed import analyze_run as _analyze_run
 
     items = list(paths) if isinstance(paths, (list, tuple)) else [paths]
     command = f"floorcalc.analyze_run({[str(p) for p in items]!r})"

@@ -49,7 +49,7 @@ SCHEMA_VERSION = 1
 #: :class:`DeviceSpec` used as it is, or None (the one matching the trace's device).
 SpecArg = Union[None, str, Path, DeviceSpec]
 
-__all__ = ["SCHEMA_VERSION", "SpecArg", "analyze", "analyze_file", "analyze_run", "build_report", "check_passes",
+__all__ = ["SCHEMA_VERSION", "SpecArg", "analyze", "analyze_file", "build_report", "check_passes",
            "device_spec", "reference_spec", "report_notes"]
 
 
@@ -85,47 +85,13 @@ def analyze_file(path: Union[str, Path], *, spec: SpecArg = None, passes: Option
                    link=link, progress=progress, counters=counters, profiled=profiled), trace
 
 
-def analyze_run(paths: Sequence[Union[str, Path]], *, spec: SpecArg = None, passes: Optional[int] = None,
-                device: Optional[str] = None, link: Optional[Link] = None, workers: Optional[int] = None,
-                scheduler: Optional[str] = None, command: str = "",
-                annotate_dir: Optional[Union[str, Path]] = None, formulas: Sequence[str] = (),
-                live: bool = False, group_by: GroupBy = DEFAULT_GROUP_BY,
-                capture: Union[None, str, Path] = None, progress: Progress = NO_PROGRESS) -> RunReport:
-    """The cross-rank report of a distributed run: every rank's trace analysed on its own (as
-    :func:`analyze` does), then all read together (floorcalc.distributed, docs/timeline.md
-    "Several ranks").
-
-    ``paths``: trace files, or folders holding them (one trace per rank). ``workers``: processes
-    of the local pool (default: one per CPU, at most one per trace; 1: this process alone).
-    ``scheduler``: the address of a Dask scheduler (``tcp://host:8786``) whose workers analyse
-    the ranks instead (needs ``floorcalc[dask]``; the traces must be readable from the workers).
-    ``annotate_dir``: a folder for each rank's annotated trace; ``formulas``: formula files of
-    the user's own, loaded wherever a rank is analysed; ``capture``: the capture trace of the
-    CUDA graphs the ranks replay, or the folder of every rank's (:func:`capture_file`). The other options (``live`` among them:
-    ``report --nproc-per-node``) are :func:`analyze`'s, for every rank. ``progress``: where the
-    ranks done of their number are shown (floorcalc.util.progress).
-
-    Raises :class:`TraceError` when no trace is found, :class:`RunError` for traces that are not
-    one run (two runs mixed, two traces of one rank, world sizes that disagree, no rank known),
-    :class:`UsageError` for bad options. A rank that is missing, unreadable or truncated does
-    not raise: the result covers the other ranks and says so (``RunReport.partial``).
-    """
-    from floorcalc.distributed import analyze_run as _run
-
-    check_passes(passes)
-    return _run(paths, spec=spec, passes=passes, device=device, link=link, workers=workers, scheduler=scheduler,
-                command=command, annotate_dir=str(annotate_dir) if annotate_dir is not None else None,
-                formulas=formulas, live=live, group_by=group_by,
-                capture=str(capture) if capture is not None else None, progress=progress)
-
-
 def capture_file(capture: Union[str, Path], trace_path: Union[str, Path], rank: Optional[int] = None) -> Path:
     """The capture trace for ``trace_path``: ``capture`` itself when it is a file; in a folder
     (TraceLens keeps an engine's capture traces in ``capture_traces/``; a run keeps one per
     rank), the one whose rank in its name (``rank_0``, ``rank-3``) is the trace's (``rank``, else
     the rank in the trace's own name), else its only Kineto trace (``*.json``, ``*.json.gz``)
     when that names no other rank. Raises :class:`UsageError` when none fits, or several do."""
-    from floorcalc.distributed.rank import rank_from_name
+    from floorcalc.trace.paths import rank_from_name
 
     from floorcalc.trace.paths import is_trace_folder
 

@@ -20,7 +20,8 @@ import sys
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
-from floorcalc.analysis.driver import analyze_file, analyze_run
+from floorcalc.analysis.driver import analyze_file
+from floorcalc.distributed import analyze_run
 from floorcalc.cli.common import (add_output_arguments, check_output, check_spec, emit, load_formulas, output_format,
                                   output_renderer)
 from floorcalc.util.errors import OutputError, UsageError

@@ -275,9 +275,9 @@ def _check_rank_report_options(args: argparse.Namespace) -> None:
 
 
 def _rank_reports(run, args: argparse.Namespace, log) -> int:
-    """The cross-rank report over the ranks' traces (floorcalc.analysis.driver.analyze_run, as
+    """The cross-rank report over the ranks' traces (floorcalc.distributed.analyze_run, as
     ``floorcalc analyze FOLDER``), in the format asked for."""
-    from floorcalc.analysis.driver import analyze_run
+    from floorcalc.distributed import analyze_run
     from floorcalc.cli.analyze import emit_run
 
     log("cross-rank analysis")

@@ -9,8 +9,8 @@
   records: one run checked, collectives matched across ranks, clocks aligned, waits and what
   the late rank was doing, the :class:`~floorcalc.records.RunReport`.
 
-The method is in docs/timeline.md ("Several ranks"); :func:`floorcalc.analysis.driver.analyze_run` is
-the entry point the CLI and the API use.
+The method is in docs/timeline.md ("Several ranks"); :func:`analyze_run` is the entry point the
+CLI and the API use.
 """
 
 from __future__ import annotations
@@ -24,11 +24,12 @@ from typing import List, Optional, Sequence, Tuple, Union
 from floorcalc.util.errors import TraceError, UsageError
 from floorcalc.classify.grouping import DEFAULT as DEFAULT_GROUP_BY
 from floorcalc.util.progress import NO_PROGRESS, Progress
-from floorcalc.records import DeviceSpec, GroupBy, Link, RunReport
+from floorcalc.analysis.driver import SpecArg, check_passes
+from floorcalc.records import GroupBy, Link, RunReport
 from floorcalc.distributed.crossrank import LIST_INSTANCES, combine
-from floorcalc.distributed.rank import RankOptions, rank_from_name, rank_record
+from floorcalc.distributed.rank import RankOptions, rank_record
 from floorcalc.distributed.runner import map_ranks
-from floorcalc.trace.paths import is_trace_folder, path_error
+from floorcalc.trace.paths import is_trace_folder, path_error, rank_from_name
 
 __all__ = ["LIST_INSTANCES", "RankOptions", "analyze_run", "combine", "discover", "map_ranks", "rank_record"]
 
@@ -116,16 +117,37 @@ def discover_skipping(paths: Sequence[Union[str, Path]]) -> Tuple[List[str], Lis
     return out, skipped
 
 
-def analyze_run(paths: Sequence[Union[str, Path]], *, spec: Union[None, str, Path, DeviceSpec] = None,
-                passes: Optional[int] = None, device: Optional[str] = None, link: Optional[Link] = None,
-                workers: Optional[int] = None, scheduler: Optional[str] = None, command: str = "",
-                annotate_dir: Optional[str] = None, formulas: Sequence[str] = (), live: bool = False,
-                group_by: GroupBy = DEFAULT_GROUP_BY, capture: Optional[str] = None,
-                progress: Progress = NO_PROGRESS) -> RunReport:
-    """See :func:`floorcalc.analysis.driver.analyze_run` (the documented entry point)."""
+def analyze_run(paths: Sequence[Union[str, Path]], *, spec: SpecArg = None, passes: Optional[int] = None,
+                device: Optional[str] = None, link: Optional[Link] = None, workers: Optional[int] = None,
+                scheduler: Optional[str] = None, command: str = "",
+                annotate_dir: Optional[Union[str, Path]] = None, formulas: Sequence[str] = (),
+                live: bool = False, group_by: GroupBy = DEFAULT_GROUP_BY,
+                capture: Union[None, str, Path] = None, progress: Progress = NO_PROGRESS) -> RunReport:
+    """The cross-rank report of a distributed run: every rank's trace analysed on its own (as
+    :func:`floorcalc.analysis.driver.analyze` does), then all read together (floorcalc.distributed, docs/timeline.md
+    "Several ranks").
+
+    ``paths``: trace files, or folders holding them (one trace per rank). ``workers``: processes
+    of the local pool (default: one per CPU, at most one per trace; 1: this process alone).
+    ``scheduler``: the address of a Dask scheduler (``tcp://host:8786``) whose workers analyse
+    the ranks instead (needs ``floorcalc[dask]``; the traces must be readable from the workers).
+    ``annotate_dir``: a folder for each rank's annotated trace; ``formulas``: formula files of
+    the user's own, loaded wherever a rank is analysed; ``capture``: the capture trace of the
+    CUDA graphs the ranks replay, or the folder of every rank's
+    (:func:`floorcalc.analysis.driver.capture_file`). The other options (``live`` among them:
+    ``report --nproc-per-node``) are ``analyze``'s, for every rank. ``progress``: where the
+    ranks done of their number are shown (floorcalc.util.progress).
+
+    Raises :class:`TraceError` when no trace is found, :class:`RunError` for traces that are not
+    one run (two runs mixed, two traces of one rank, world sizes that disagree, no rank known),
+    :class:`UsageError` for bad options. A rank that is missing, unreadable or truncated does
+    not raise: the result covers the other ranks and says so (``RunReport.partial``).
+    """
+    check_passes(passes)
     files, skipped = discover_skipping(paths)
     options = RankOptions(spec=str(spec) if isinstance(spec, Path) else spec, passes=passes, device=device, link=link,
-                          command=command, annotate_dir=annotate_dir, formulas=tuple(formulas), live=live,
-                          group_by=group_by, capture=capture)
+                          command=command, annotate_dir=str(annotate_dir) if annotate_dir is not None else None,
+                          formulas=tuple(formulas), live=live, group_by=group_by,
+                          capture=str(capture) if capture is not None else None)
     records = map_ranks(files, options, workers=workers, scheduler=scheduler, progress=progress)
     return combine(records, command=command, skipped=skipped)

@@ -12,7 +12,6 @@ process pool or on a Dask worker (floorcalc.distributed.runner).
 from __future__ import annotations
 
 import dataclasses
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, Optional, Tuple, Union
@@ -20,11 +19,9 @@ from typing import Dict, Optional, Tuple, Union
 from floorcalc.util.errors import FloorcalcError
 from floorcalc.classify.grouping import DEFAULT as DEFAULT_GROUP_BY
 from floorcalc.records import DeviceSpec, GroupBy, IdleSpans, Link, RankRecord, Report, Trace
+from floorcalc.trace.paths import rank_from_name
 
 #: A rank number in a file name: ``rank-3``, ``rank_3``, ``rank3``, ``rank.3`` (case ignored).
-_RANK_IN_NAME = re.compile(r"rank[-_.]?(\d+)", re.IGNORECASE)
-
-
 @dataclass(frozen=True)
 class RankOptions:
     """How every rank of a run is analysed (the options of ``floorcalc analyze``).
@@ -51,12 +48,6 @@ class RankOptions:
     live: bool = False
     group_by: GroupBy = DEFAULT_GROUP_BY
     capture: Optional[str] = None
-
-
-def rank_from_name(path: str) -> Optional[int]:
-    """The rank a file name gives (``...rank-3...``; the last match), or None."""
-    found = _RANK_IN_NAME.findall(Path(path).name)
-    return int(found[-1]) if found else None
 
 
 def annotated_path(folder: str, trace_path: str) -> Path:

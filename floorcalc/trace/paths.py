@@ -8,14 +8,24 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import stat
 from pathlib import Path
-from typing import Union
+from typing import Optional, Union
 
 from floorcalc.util.errors import TraceError
 from floorcalc.util.output import shown
 
-__all__ = ["is_trace_folder", "path_error"]
+__all__ = ["is_trace_folder", "path_error", "rank_from_name"]
+
+_RANK_IN_NAME = re.compile(r"rank[-_.]?(\d+)", re.IGNORECASE)
+
+
+def rank_from_name(path: str) -> Optional[int]:
+    """The rank a trace's file name gives (``...rank-3...``; the last match), or None."""
+    found = _RANK_IN_NAME.findall(Path(path).name)
+    return int(found[-1]) if found else None
+
 
 #: why a trace path cannot be read, by the errno os.stat or open gives (errors.TraceError's line)
 _PATH_ERRNOS = {

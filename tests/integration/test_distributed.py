@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from builders import KinetoBuilder, collective_run, h200_spec, tp_pass
-from floorcalc.analysis.driver import analyze_run
+from floorcalc.distributed import analyze_run
 from floorcalc.cli import main
 from floorcalc.util.errors import RunError
 

@@ -74,7 +74,7 @@ def test_each_rank_writes_its_own_trace_of_the_same_window(late_tp):
         for b in spans(doc, "c10d::monitored_barrier"):
             assert all(not (s["ts"] <= b["ts"] < s["ts"] + s["dur"]) for s in steps)
         assert "--nproc-per-node 2" in trace.load(p).capture.capture_command
-    # and the report is the cross-rank one over both (floorcalc.analysis.driver.analyze_run)
+    # and the report is the cross-rank one over both (floorcalc.distributed.analyze_run)
     assert "run of 2 ranks" in stdout and "collectives matched" in stdout
 
 
