@@ -293,7 +293,7 @@ def with_lean_passes(src: Path, dst: Path, *, sets: int = 3, shrink: float = 0.5
     from floorcalc.capture.lean import capture_of
     from floorcalc.records import LeanSet
     from floorcalc.timeline.partition import merge
-    from floorcalc.timeline.window import window
+    from floorcalc.trace.window import window
     from floorcalc.trace import kineto
     from floorcalc.trace.capture_info import capture_metadata
 

@@ -16,7 +16,7 @@ Steps of :func:`analyze`:
    (or the CPU it ran on), with the launch latency capture measured folded in; and the
    datasheet spec to compare with when that one holds calibrated peaks (:func:`reference_spec`).
 3. :func:`build_report`: device events that overrun the next one on their stream clipped (a trace defect,
-   floorcalc.analysis.plausibility), the window (floorcalc.timeline.window), the work units counted and
+   floorcalc.analysis.plausibility), the window (floorcalc.trace.window), the work units counted and
    floored once (floorcalc.classify.units), the op and kernel rows and the pass summary built from
    them, where the wall time goes (floorcalc.timeline), the figures no hardware can produce,
    each with its likely cause (floorcalc.analysis.plausibility), the op rows grouped
@@ -278,8 +278,8 @@ def _build_report(trace: Trace, spec: DeviceSpec, cap: CaptureInfo, *, passes: O
     from floorcalc.classify import units as classify
     from floorcalc.classify.grouping import group_ops
     from floorcalc.timeline import analyze as analyze_timeline
-    from floorcalc.timeline import window
-    from floorcalc.timeline.window import launched_before_trace
+    from floorcalc.trace.window import window
+    from floorcalc.trace.window import launched_before_trace
 
     # an event that overruns the next one on its stream is a trace defect: clipped before anything
     # reads it (Programmatic Dependent Launch is not: kept, with a note)

@@ -65,7 +65,7 @@ from floorcalc.util.progress import NO_PROGRESS, Progress, counted
 from floorcalc.records import (Spread, UNATTRIBUTED, Bound, CaptureInfo, CollectiveCall, CommCount, Count, CpuOp, DeviceSpec,
                                EventFloor, EventKind, Floor, FloorBound, FloorSplit, GpuEvent, KernelRole, KernelRow,
                                Level, Link, OpCall, OpRow, Summary, Trace, Window, WorkUnit, record_builder)
-from floorcalc.timeline.window import busy_us
+from floorcalc.trace.window import busy_us
 
 __all__ = ["COMPILED_REGION_PREFIXES", "TF32_UNKNOWN", "UNATTRIBUTED", "bare_spread", "classify", "event_floors", "float32_path_of",
            "is_compiled_region", "kernel_rows", "launch_terms", "mark_l2_resident", "mfu_peak", "op_rows", "profiler_distortion",

@@ -11,10 +11,10 @@ The modules, each importing only those above it:
 * ``kinds``: the enumerations (``Literal`` types) and their values as tuples;
 * ``counting``: dtypes, ``TensorMeta``, ``OpCall``, ``Count``, ``CommCount``;
 * ``device``: ``Figure``, ``MemoryLevel``, ``DeviceSpec``;
-* ``trace``: ``CpuOp``, ``RuntimeCall``, ``GpuEvent``, ``Step``, ``CaptureInfo``, ``Trace``...;
+* ``trace``: ``CpuOp``, ``RuntimeCall``, ``GpuEvent``, ``Step``, ``CaptureInfo``, ``Trace``, ``Window``...;
 * ``floor``: ``Floor``, ``EventFloor``;
 * ``classify``: ``WorkUnit``, ``OpRow``, ``KernelRow``, ``Summary``, ``OpGroup``, ``Grouping``;
-* ``timeline``: ``Window``, ``Gap``, ``Decomposition``, ``CollectiveTiming``, ``Timeline``...;
+* ``timeline``: ``Gap``, ``Decomposition``, ``CollectiveTiming``, ``Timeline``...;
 * ``whatif``: ``WhatIfBasis``, ``Projection``, ``WhatIf``...;
 * ``counters``: ``KernelCounters``, ``NcuProfile``, ``Counters``... (floorcalc.counters);
 * ``report``: ``Implausible``, ``Note``, ``Report``;
@@ -42,7 +42,8 @@ from floorcalc.records.device import (
 )
 from floorcalc.records.trace import (
     CpuOp, RuntimeCall, GpuEvent, Step, GpuProperties, GeneratedKernel, ProcessGroup, DistributedInfo,
-    CollectiveCall, LeanSet, LeanCapture, CaptureInfo, Trace, UserRange, MemorySample, ProfilerOverhead, DeviceSync, IncompleteReplay,
+    CollectiveCall, LeanSet, LeanCapture, CaptureInfo, IncompleteReplay, Trace, UserRange, MemorySample,
+    ProfilerOverhead, DeviceSync, Window,
 )
 from floorcalc.records.floor import (
     Floor, EventFloor,
@@ -51,7 +52,7 @@ from floorcalc.records.classify import (
     UNATTRIBUTED, WorkUnit, OpRow, KernelRow, Spread, Summary, OpGroup, Grouping,
 )
 from floorcalc.records.timeline import (
-    Window, CAUSE_TERM, Gap, IdleSpans, IdleRow, HostWait, CopyRow, ColdStart, Decomposition, KernelLaunchRow,
+    CAUSE_TERM, Gap, IdleSpans, IdleRow, HostWait, CopyRow, ColdStart, Decomposition, KernelLaunchRow,
     LaunchStats, InvariantCheck, RangeRow, MemoryStats, ActivitySpan, CollectiveTiming, CommunicationStats,
     StepTimes, Timeline, DeviceLane,
 )
@@ -79,18 +80,19 @@ __all__ = [
     "CollectiveKind", "FloorSplit", "KernelRole", "GapCause", "IdleTerm", "WaitKind", "SliceBound", "CountRun",
     "Family", "ColdStartKind", "ImplausibleLevel", "ImplausibleCause", "GroupBy", "NoteKind", "TARGETS",
     "UNITS", "BASES", "BOUNDS", "GAP_CAUSES", "FAMILIES", "IMPLAUSIBLE_CAUSES", "GROUP_BYS", "NOTE_KINDS",
-    "COLLECTIVE_KINDS", "WhatIfScenario", "WHATIF_SCENARIOS", "TermBasis", "RankStatus", "DTYPE_BYTES",
-    "UNKNOWN_DTYPE", "dtype_bytes", "TensorMeta", "Arg", "OpCall", "Count", "CommCount", "arithmetic_intensity",
-    "Figure", "MemoryLevel", "INTERCONNECT_KEYS", "DeviceSpec", "NO_SPEC_KEY", "CpuOp", "RuntimeCall",
-    "GpuEvent", "Step", "GpuProperties", "GeneratedKernel", "ProcessGroup", "DistributedInfo", "CollectiveCall",
-    "LeanSet", "LeanCapture", "CaptureInfo", "Trace", "UserRange", "MemorySample", "ProfilerOverhead", "DeviceSync", "IncompleteReplay", "Floor",
-    "EventFloor", "UNATTRIBUTED", "WorkUnit", "OpRow", "KernelRow", "Spread", "Summary", "OpGroup", "Grouping", "Window",
-    "CAUSE_TERM", "Gap", "IdleSpans", "IdleRow", "HostWait", "CopyRow", "ColdStart", "Decomposition",
-    "KernelLaunchRow", "LaunchStats", "InvariantCheck", "RangeRow", "MemoryStats", "ActivitySpan",
-    "CollectiveTiming", "CommunicationStats", "StepTimes", "Timeline", "DeviceLane", "OpScaling", "FusionChain", "WhatIfBasis",
-    "ProjectionTerm", "Projection", "WhatIf", "Implausible", "Note", "Report", "RankRecord", "PeerWait",
-    "RankSummary", "CollectiveInstance", "CollectiveRow", "LateRank", "RunReport", "RecordedOp", "ModuleInfo",
-    "Recording", "ModuleRow", "OpTotal", "UncountedOp", "OracleResult", "Comparison", "CountReport",
-    "record_builder", "CounterCache", "CounterVerdict", "COUNTER_VERDICTS", "KernelCounters", "NcuProfile",
-    "KernelCounterRow", "OpCounters", "CounterGroup", "CounterJoin", "Counters",
+    "COLLECTIVE_KINDS", "WhatIfScenario", "WHATIF_SCENARIOS", "TermBasis", "RankStatus", "CounterCache",
+    "CounterVerdict", "COUNTER_VERDICTS", "DTYPE_BYTES", "UNKNOWN_DTYPE", "dtype_bytes", "TensorMeta", "Arg",
+    "OpCall", "Count", "CommCount", "arithmetic_intensity", "Figure", "MemoryLevel", "INTERCONNECT_KEYS",
+    "DeviceSpec", "NO_SPEC_KEY", "CpuOp", "RuntimeCall", "GpuEvent", "Step", "GpuProperties", "GeneratedKernel",
+    "ProcessGroup", "DistributedInfo", "CollectiveCall", "LeanSet", "LeanCapture", "CaptureInfo",
+    "IncompleteReplay", "Trace", "UserRange", "MemorySample", "ProfilerOverhead", "DeviceSync", "Window",
+    "Floor", "EventFloor", "UNATTRIBUTED", "WorkUnit", "OpRow", "KernelRow", "Spread", "Summary", "OpGroup",
+    "Grouping", "CAUSE_TERM", "Gap", "IdleSpans", "IdleRow", "HostWait", "CopyRow", "ColdStart",
+    "Decomposition", "KernelLaunchRow", "LaunchStats", "InvariantCheck", "RangeRow", "MemoryStats",
+    "ActivitySpan", "CollectiveTiming", "CommunicationStats", "StepTimes", "Timeline", "DeviceLane",
+    "OpScaling", "FusionChain", "WhatIfBasis", "ProjectionTerm", "Projection", "WhatIf", "KernelCounters",
+    "NcuProfile", "KernelCounterRow", "OpCounters", "CounterGroup", "CounterJoin", "Counters", "Implausible",
+    "Note", "Report", "RankRecord", "PeerWait", "RankSummary", "CollectiveInstance", "CollectiveRow",
+    "LateRank", "RunReport", "RecordedOp", "ModuleInfo", "Recording", "ModuleRow", "OpTotal", "UncountedOp",
+    "OracleResult", "Comparison", "CountReport", "record_builder",
 ]

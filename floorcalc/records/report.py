@@ -11,8 +11,8 @@ from floorcalc.records.classify import Grouping, KernelRow, OpRow, Summary, Work
 from floorcalc.records.counters import Counters
 from floorcalc.records.device import DeviceSpec
 from floorcalc.records.kinds import ImplausibleCause, ImplausibleLevel, NoteKind, Target
-from floorcalc.records.timeline import Timeline, Window
-from floorcalc.records.trace import CaptureInfo
+from floorcalc.records.timeline import Timeline
+from floorcalc.records.trace import CaptureInfo, Window
 from floorcalc.records.whatif import WhatIf
 
 

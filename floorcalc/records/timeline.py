@@ -1,4 +1,4 @@
-"""Where the wall time goes (output of floorcalc.timeline): the analysed window, gaps by cause,
+"""Where the wall time goes (output of floorcalc.timeline): gaps by cause,
 copies, waits, launches, the decomposition, cold start, collectives' timings, the
 :class:`Timeline` that holds them.
 """
@@ -6,34 +6,11 @@ copies, waits, launches, the decomposition, cold start, collectives' timings, th
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import FrozenSet, Literal, Mapping, Optional, Tuple
+from typing import Literal, Mapping, Optional, Tuple
 
 from floorcalc.records.kinds import ColdStartKind, EventKind, GapCause, IdleTerm, Level, SliceBound, Target, WaitKind
 from floorcalc.records.classify import Spread
 from floorcalc.records.trace import CollectiveCall
-
-
-@dataclass(frozen=True)
-class Window:
-    """The analysed part of a trace (output of floorcalc.timeline.window).
-
-    ``start_us``: the first pass's start. ``end_us``: the later of the last pass's end on the
-    host and the end of the last device event launched inside the window. ``passes``: how many
-    passes the window holds (the ``ProfilerStep`` count, or what the user said).
-    ``op_ids``: indices of the host ops inside the window; ``gpu_ids``: device events whose
-    launching op is inside it, plus unattributed ones that start inside it.
-    """
-
-    start_us: float
-    end_us: float
-    passes: int
-    op_ids: FrozenSet[int]
-    gpu_ids: Tuple[int, ...]
-    source: str
-
-    @property
-    def wall_us(self) -> float:
-        return self.end_us - self.start_us
 
 
 #: Which decomposition term each idle cause belongs to.

@@ -1,13 +1,14 @@
 """Trace records (output of floorcalc.trace): host ops, runtime calls, device events, steps, the
 GPU's properties, collectives, the capture's metadata (:class:`CaptureInfo`), the user ranges,
 memory samples, profiler overhead and device syncs the reader keeps beside them, and the
-:class:`Trace` that holds them all.
+:class:`Trace` that holds them all; and the analysed part of a trace (:class:`Window`, output of
+floorcalc.trace.window).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Mapping, Optional, Tuple
+from typing import FrozenSet, Mapping, Optional, Tuple
 
 from floorcalc.records.counting import OpCall
 from floorcalc.records.device import Figure
@@ -453,3 +454,26 @@ class DeviceSync:
     duration_us: float
     stream: int
     correlation: Optional[int]
+
+
+@dataclass(frozen=True)
+class Window:
+    """The analysed part of a trace (output of floorcalc.trace.window).
+
+    ``start_us``: the first pass's start. ``end_us``: the later of the last pass's end on the
+    host and the end of the last device event launched inside the window. ``passes``: how many
+    passes the window holds (the ``ProfilerStep`` count, or what the user said).
+    ``op_ids``: indices of the host ops inside the window; ``gpu_ids``: device events whose
+    launching op is inside it, plus unattributed ones that start inside it.
+    """
+
+    start_us: float
+    end_us: float
+    passes: int
+    op_ids: FrozenSet[int]
+    gpu_ids: Tuple[int, ...]
+    source: str
+
+    @property
+    def wall_us(self) -> float:
+        return self.end_us - self.start_us

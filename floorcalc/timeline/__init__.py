@@ -1,6 +1,6 @@
-"""Timeline stage: the measured window, device busy and idle time, and where the wall time goes.
+"""Timeline stage: device busy and idle time, and where the wall time goes, in the window
+(floorcalc.trace.window) classify's work units were made in.
 
-* :mod:`floorcalc.timeline.window`: the window, busy time (union of device intervals), idle gaps.
 * :mod:`floorcalc.timeline.calls`: what each host runtime call is (launch, sync, copy, cold start).
 * :mod:`floorcalc.timeline.partition`: the window cut into labelled segments (which kernel sets
   the pace, which cause holds each idle stretch) and their integral over any slice.
@@ -17,10 +17,9 @@ from __future__ import annotations
 
 from typing import Optional, Sequence
 
-from floorcalc.records import DeviceSpec, Target, Timeline, Trace, WorkUnit
-from floorcalc.timeline.window import Window, busy_us, idle_gaps, union_us, window
+from floorcalc.records import DeviceSpec, Target, Timeline, Trace, WorkUnit, Window
 
-__all__ = ["Window", "window", "busy_us", "union_us", "idle_gaps", "analyze"]
+__all__ = ["analyze"]
 
 
 def analyze(trace: Trace, win: Window, units: Sequence[WorkUnit], spec: DeviceSpec, *, target: Target,

@@ -40,7 +40,7 @@ from floorcalc.timeline.cold import ColdPiece, call_kind, library_setup
 from floorcalc.timeline.cold import summarise as cold_summary
 from floorcalc.timeline.partition import (BUSY_COLUMNS, COL, COLUMNS, GAP_EPS_US, IDLE_COLUMNS, Partition, build,
                                           busy_segments, gaps_between, paint)
-from floorcalc.timeline.window import Window
+from floorcalc.trace.window import Window
 
 #: How many of the longest gaps, copies and waits a Timeline lists (all are analysed).
 LIST_GAPS = 40

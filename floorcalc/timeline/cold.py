@@ -38,7 +38,7 @@ import numpy as np
 from floorcalc.records import ColdStart, ColdStartKind, Trace
 from floorcalc.timeline import calls
 from floorcalc.timeline.partition import COL, Partition
-from floorcalc.timeline.window import Window
+from floorcalc.trace.window import Window
 
 __all__ = ["SETUP_US", "ColdPiece", "call_kind", "library_setup", "summarise"]
 

@@ -28,7 +28,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from floorcalc.records import DeviceLane, DeviceSpec, Target, Trace, WorkUnit
-from floorcalc.timeline.window import Window, busy_us
+from floorcalc.trace.window import Window, busy_us
 
 
 def window_devices(trace: Trace, win: Window) -> Tuple[int, ...]:

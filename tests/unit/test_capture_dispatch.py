@@ -20,7 +20,7 @@ from builders import toy_spec  # noqa: E402
 from floorcalc.classify.units import classify  # noqa: E402
 from floorcalc.counting import count  # noqa: E402
 from floorcalc.records import OpCall, TensorMeta  # noqa: E402
-from floorcalc.timeline import window  # noqa: E402
+from floorcalc.trace.window import window  # noqa: E402
 from floorcalc.trace import load  # noqa: E402
 
 

@@ -1,4 +1,6 @@
-"""Timeline stage: the measured window, device busy time and idle time.
+"""The analysed window of a trace (its passes, the ops and device events inside them), device
+busy time (the union of device intervals) and idle gaps: functions of the trace alone, read by
+classify (the work units are made in the window) and the timeline.
 
 Everything here works on :class:`~floorcalc.records.Trace` records and plain intervals.
 """
