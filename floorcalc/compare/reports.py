@@ -325,7 +325,7 @@ def _close(x: Optional[float], y: Optional[float]) -> bool:
 def _rate(v: Optional[float], unit: str) -> str:
     if v is None:
         return "none"
-    from floorcalc.render.figures import rate
+    from floorcalc.util.numbers import rate
 
     return rate(float(v), unit)
 

@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Callable, Dict, List, Optional, Tuple, Union
 
 from floorcalc.floor.roofline import collective_link
-from floorcalc.records import Spread, DeviceSpec, Figure, Implausible, OpGroup, OpRow, Report
+from floorcalc.records import DeviceSpec, Figure, Implausible, OpGroup, OpRow, Report, Spread
+from floorcalc.util.numbers import rate
 
 #: How the links are named beside their figures.
 LINK_NAMES = {"nvlink": "NVLink", "pcie": "PCIe", "nic": "NIC"}
@@ -61,14 +62,6 @@ def dominant_peak(report: Report) -> Tuple[Optional[str], Optional[Figure]]:
 def warning_line(w: Implausible) -> str:
     """One impossible figure as every text output words it: ``warning (CAUSE[, clipped]): DETAIL``."""
     return f"warning ({w.cause.replace('_', ' ')}{', clipped' if w.clipped else ''}): {w.detail}"
-
-
-def rate(value: float, unit: str) -> str:
-    """``989.5e12, "FLOP/s"`` -> ``"989.5 TFLOP/s"`` (SI prefixes, 4 significant figures)."""
-    for factor, prefix in ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
-        if abs(value) >= factor:
-            return f"{value / factor:.4g} {prefix}{unit}"
-    return f"{value:.4g} {unit}"
 
 
 def wall_basis(report: Report) -> str:

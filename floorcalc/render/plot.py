@@ -23,7 +23,8 @@ from typing import Dict, List, Optional, Tuple
 
 from floorcalc.floor.roofline import ridge_point
 from floorcalc.records import OpRow, Report, arithmetic_intensity
-from floorcalc.render.figures import ceilings_used, dominant_peak, provenance, rate, short_origin, wall_basis
+from floorcalc.render.figures import ceilings_used, dominant_peak, provenance, short_origin, wall_basis
+from floorcalc.util.numbers import rate
 
 #: bound -> marker colour (colour-blind safe: Okabe-Ito)
 BOUND_COLOURS = {"compute": "#009E73", "memory": "#0072B2", "overhead": "#E69F00", "communication": "#D55E00",
