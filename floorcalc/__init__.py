@@ -1,11 +1,18 @@
 """floorcalc: how far each kernel of a PyTorch forward pass is from the hardware floor.
 
-The pipeline, one package or module a stage::
+The pipeline, one package a stage, each importing only the stages before it (docs/architecture.md
+draws it; tests/unit/test_layout.py checks the import graph)::
 
-    capture -> trace -> counting -> device -> floor -> classify -> render
+    records, util                                  the typed records between stages; infrastructure
+    trace -> counting -> device -> floor           a trace file; counts, specs and floors of work
+      -> classify -> timeline -> whatif            work units, rows, where the time goes, what if
+      -> counters                                  Nsight Compute's counters joined to the kernels
+      -> analysis -> compare -> render             the Report; two compared; every output format
+      -> distributed -> capture -> cli, api        many ranks; running a model; the entry points
 
-Only :mod:`floorcalc.capture` imports torch at call time; the later stages work on the typed
-records of :mod:`floorcalc.records` and can be driven by hand.
+:mod:`floorcalc.capture` runs first in time (it profiles the model and writes the trace) and is
+the only stage that imports torch at call time; every other one works on the records of
+:mod:`floorcalc.records` and can be driven by hand.
 """
 
 __version__ = "0.1.0"
