@@ -26,7 +26,7 @@ from floorcalc.util.errors import TraceError, UsageError
 from floorcalc.records import GROUP_BYS, DeviceSpec, GroupBy, KernelRow, OpGroup, OpRow, RunReport, Summary, Trace
 from floorcalc.records import Report as ReportRecord
 
-#: a spec YAML file, a packaged key, a DeviceSpec used as it is, or None (floorcalc.analysis.driver.SpecArg)
+#: a spec YAML file, a packaged key, a DeviceSpec used as it is, or None (floorcalc.device.choice.SpecArg)
 SpecArg = Union[None, str, Path, DeviceSpec]
 
 

@@ -12,9 +12,10 @@ Steps of :func:`analyze`:
    with GPU kernels), a truncated GPU trace that lost all its device events, a GPU trace that
    names no GPU and no spec given. Each refusal is a :class:`~floorcalc.util.errors.FloorcalcError`
    with its exit code.
-2. The device spec (:func:`device_spec`): the one given, else the one matching the trace's GPU
-   (or the CPU it ran on), with the launch latency capture measured folded in; and the
-   datasheet spec to compare with when that one holds calibrated peaks (:func:`reference_spec`).
+2. The device spec (floorcalc.device.choice.choose_spec): the one given, else the one matching
+   the trace's GPU (or the CPU it ran on), with the launch latency capture measured folded in,
+   its warnings made warnings of the report (:func:`spec_notes`); and the datasheet spec to
+   compare with when that one holds calibrated peaks (floorcalc.device.choice.reference_spec).
 3. :func:`build_report`: device events that overrun the next one on their stream clipped (a trace defect,
    floorcalc.analysis.plausibility), the window (floorcalc.trace.window), the work units counted and
    floored once (floorcalc.classify.units), the op and kernel rows and the pass summary built from
@@ -29,7 +30,6 @@ Steps of :func:`analyze`:
 from __future__ import annotations
 
 import dataclasses
-import sys
 from pathlib import Path
 from typing import List, Optional, Sequence, Tuple, Union
 
@@ -38,19 +38,14 @@ from floorcalc.util.errors import SpecError, TraceError, UsageError
 from floorcalc.util.gcpause import paused
 from floorcalc.classify.grouping import DEFAULT as DEFAULT_GROUP_BY
 from floorcalc.util.progress import NO_PROGRESS, Progress, Task
-from floorcalc.records import (CaptureInfo, DeviceSpec, Figure, GpuProperties, GroupBy, Implausible, Link, NcuProfile,
-                               Note,
-                               Report, RunReport, Target, Timeline, Trace)
+from floorcalc.device.choice import SPEC_WARNING, SpecArg, choose_spec, no_spec_choice, reference_spec
+from floorcalc.records import (CaptureInfo, DeviceSpec, GroupBy, Implausible, Link, NcuProfile, Note, Report, SpecChoice,
+                               Target, Timeline, Trace)
 
 #: The version of the report's JSON document (docs/json-schema.md).
 SCHEMA_VERSION = 1
 
-#: A device spec as the user names it: a spec YAML file, a packaged key (``"h200"``), a
-#: :class:`DeviceSpec` used as it is, or None (the one matching the trace's device).
-SpecArg = Union[None, str, Path, DeviceSpec]
-
-__all__ = ["SCHEMA_VERSION", "SpecArg", "analyze", "analyze_file", "build_report", "check_passes",
-           "device_spec", "reference_spec", "report_notes"]
+__all__ = ["SCHEMA_VERSION", "analyze", "analyze_file", "build_report", "check_passes", "report_notes", "spec_notes"]
 
 
 def check_passes(passes: Optional[int]) -> None:
@@ -187,31 +182,21 @@ def _analyze(trace: Trace, *, spec: SpecArg, passes: Optional[int], device: Opti
         gpu_name = cap.gpu_name
     else:
         gpu_name = trace.devices[0].name if trace.devices else cap.gpu_name
-    found: List[str] = []
     try:
         with progress.task("finding the device spec"):
-            dev = device_spec(target, gpu_name, spec, launch=cap.launch_latency, cpu_bandwidth=cap.cpu_bandwidth,
-                              captured_cpu=None if live else cap, sm_count=cap.sm_count,
-                              compute_capability=cap.compute_capability, trace_devices=() if live else trace.devices,
-                              found=found)
+            choice = choose_spec(target, gpu_name, spec, launch=cap.launch_latency, cpu_bandwidth=cap.cpu_bandwidth,
+                                 captured_cpu=None if live else cap, sm_count=cap.sm_count,
+                                 compute_capability=cap.compute_capability,
+                                 trace_devices=() if live else trace.devices)
     except SpecError as e:
         if spec or target != "cuda":
             raise  # a spec the user named that cannot be used is still an error
-        from floorcalc.device import no_spec
-
-        why = (f"the trace names no GPU (no deviceProperties)" if not gpu_name and not trace.devices
-               else str(e).split("; pass --spec")[0].split("; see ")[0])
-        dev = no_spec(gpu_name or "", why)
-        found.append(why)
+        choice = no_spec_choice(gpu_name, bool(trace.devices), e)
+    dev = choice.spec
     capture = dataclasses.replace(cap, command=command, trace=trace.path, live=live)
     report = build_report(trace, dev, passes=passes, reference=reference_spec(dev, gpu_name), capture=capture,
                           group_by=group_by, link=link, progress=progress, profiled=profiled)
-    if not found:
-        return report
-    # how the spec was found: the first note after the warnings
-    how = Note("note", f"device: {dev.key} ({found[0]})" if dev.has_ceilings else f"device: no spec ({found[0]})")
-    at = sum(1 for n in report.notes if n.kind == "warning")
-    return dataclasses.replace(report, notes=report.notes[:at] + (how,) + report.notes[at:])
+    return dataclasses.replace(report, notes=spec_notes(choice, report.notes))
 
 
 #: the spread of the unprofiled sets ((max - min) / median) above which a report says its
@@ -442,126 +427,14 @@ def report_notes(analysis: List[str], trace: Trace, timeline: Optional[Timeline]
 WARNING_PREFIX = "warning: "
 
 
-# ---------------------------------------------------------------------------------------------
-# which device spec (step 2)
-
-
-def reference_spec(spec: DeviceSpec, gpu_name: Optional[str]) -> Optional[DeviceSpec]:
-    """The datasheet spec to compare with when ``spec`` holds calibrated (measured) peaks, else None.
-
-    It is the packaged (or user-config) spec matching the GPU, when that is another spec.
-    """
-    from floorcalc.device import match_spec
-
-    if spec.kind != "gpu" or not any(f.basis == "measured" for f in spec.peak_flop_per_s.values()):
-        return None
-    name = gpu_name or (spec.nvml_names[0] if spec.nvml_names else None)
-    ref = match_spec(name) if name else None
-    if ref is None or ref.origin == spec.origin:
-        return None
-    # only the ceilings P and W differ between the two; L is the one measured for this run
-    return dataclasses.replace(ref, launch_latency_us=spec.launch_latency_us)
-
-
-def _derived_for_this_gpu(target: str, gpu_name: Optional[str], spec_arg: SpecArg, sm_count: Optional[int],
-                          compute_capability: Optional[str]) -> Optional[DeviceSpec]:
-    """A derived spec for an unknown GPU that is on this machine (NVML sees it), else None."""
-    if target != "cuda" or spec_arg or not gpu_name:
-        return None
-    from floorcalc.device import derive_spec, detect_gpu
-
-    detected = detect_gpu()
-    if detected is None or detected.name != gpu_name:
-        return None
-    spec = derive_spec(detected, sm_count=sm_count, compute_capability=compute_capability)
-    print(f"floorcalc: warning: no device spec matches {gpu_name!r}; using peaks and bandwidth derived from "
-          "NVML clocks (marked 'derived'); pass --spec FILE.yaml for datasheet figures", file=sys.stderr)
-    return spec
-
-
-def device_spec(target: str, gpu_name: Optional[str], spec_arg: SpecArg, *, launch: Optional[Figure] = None,
-                cpu_bandwidth: Optional[Figure] = None, captured_cpu: Optional[CaptureInfo] = None,
-                sm_count: Optional[int] = None, compute_capability: Optional[str] = None,
-                trace_devices: Tuple[GpuProperties, ...] = (), found: Optional[List[str]] = None) -> DeviceSpec:
-    """The DeviceSpec for this run, with measured figures folded in.
-
-    ``spec_arg``: a spec file or packaged key (``--spec``), or a :class:`DeviceSpec` used as it
-    is (no lookup, no measured L folded in; only checked against ``target``), or None.
-    Precedence: ``--spec`` > user config dir > packaged devices/ (see docs/spec-format.md).
-    A launch latency measured at capture time (``launch``) replaces the spec's, unless the
-    user's spec set one itself (basis "user"). ``captured_cpu`` (the capture record of a
-    floorcalc-captured CPU trace: its ``cpu_name`` and ``cpu_peak_flop_per_s``) replaces this
-    host's derived CPU peaks, so a trace analysed on another machine is floored against the CPU
-    it ran on. A GPU no spec matches, when it is the GPU of this machine, gets a spec derived
-    from NVML's clocks, its SM count and compute capability (every figure marked "derived"),
-    with a warning. ``trace_devices`` (a trace's ``deviceProperties``): without ``--spec``, its
-    first GPU is identified from everything it says (name, SM/CU count, memory, compute
-    capability, warp size, gfx architecture; floorcalc.device.detect.identify_trace_gpu), and a
-    part no spec matches gets one derived from the nearest spec, with a warning. Raises
-    :class:`SpecError` when no spec fits, or one describes the wrong kind of device.
-    ``found``: when given, how the spec was found is appended to it, in words ("given",
-    "--spec FILE", "matched by the trace's GPU name 'NAME'", "identified from the trace's GPU
-    properties", "derived from ...", "this host's CPU"...).
-    """
-    from floorcalc.device import cpu_spec, resolve_spec
-
-    how = ""
-    if isinstance(spec_arg, DeviceSpec):
-        spec = spec_arg
-        how = "given"
-    else:
-        path = str(spec_arg) if spec_arg else None
-        cpu = cpu_spec(bandwidth=cpu_bandwidth, launch_latency=launch) if target == "cpu" else None
-        if cpu is not None and captured_cpu is not None and captured_cpu.cpu_peak_flop_per_s:
-            peaks = {k: Figure(f.value, f.basis, f"{f.source} (recorded in the trace)")
-                     for k, f in captured_cpu.cpu_peak_flop_per_s.items()}
-            cpu = dataclasses.replace(cpu, name=captured_cpu.cpu_name if captured_cpu.cpu_name is not None else cpu.name,
-                                      peak_flop_per_s=peaks,
-                                      origin=("trace metadata",) + tuple(o for o in cpu.origin if o != "/proc/cpuinfo"))
-        identified = None
-        if target == "cuda" and not path and trace_devices:
-            from floorcalc.device import identify_trace_gpu
-
-            match = identify_trace_gpu(trace_devices[0])
-            if match.spec is not None:
-                identified = match.spec
-                how = {"name": f"matched by the trace's GPU name {trace_devices[0].name!r}",
-                       "properties": "identified from the trace's GPU properties (SM/CU count, memory, compute "
-                                     "capability)",
-                       "derived": "derived from the trace's GPU properties (figures marked 'derived')"}.get(
-                           match.how, match.how)
-                if match.warning:
-                    print(f"floorcalc: warning: {match.warning}", file=sys.stderr)
-        try:
-            spec = identified if identified is not None else resolve_spec(target, gpu_name=gpu_name, spec_path=path,
-                                                                          cpu=cpu)
-            if not how:
-                how = (f"--spec {path}" if path else "this host's CPU" if target == "cpu"
-                       else f"matched by the GPU name {gpu_name!r}")
-        except SpecError:
-            derived = _derived_for_this_gpu(target, gpu_name, path, sm_count, compute_capability)
-            if derived is None:
-                raise
-            spec = derived
-            how = "derived from this machine's NVML clocks"
-    if target == "cpu" and spec.kind != "cpu":
-        raise SpecError(f"spec {spec.key!r} describes a {spec.kind}, but this run is on the CPU")
-    if target == "cuda" and spec.kind != "gpu":
-        raise SpecError(f"spec {spec.key!r} describes a {spec.kind}, but this run is on a GPU")
-    if isinstance(spec_arg, DeviceSpec):
-        if found is not None:
-            found.append(how)
-        return spec
-    if target == "cuda" and spec_arg and gpu_name:
-        from floorcalc.device import match_spec
-
-        detected = match_spec(gpu_name)
-        if detected is not None and detected.key != spec.key and gpu_name not in spec.nvml_names:
-            msg = (f"the spec given ({spec.key}, {spec.name}) is not the one matching the GPU "
-                   f"({gpu_name} -> {detected.key}); using the one given")
-            print(f"floorcalc: warning: {msg}", file=sys.stderr)
-    if launch is not None and spec.launch_latency_us.basis != "user":
-        spec = dataclasses.replace(spec, launch_latency_us=launch)
-    if found is not None and how:
-        found.append(how)
-    return spec
+def spec_notes(choice: SpecChoice, notes: Tuple[Note, ...]) -> Tuple[Note, ...]:
+    """``notes`` with what the spec choice says: its warnings first (each worded
+    ``device spec: ...``, :data:`floorcalc.device.choice.SPEC_WARNING`), then, after every
+    warning, how the spec was found (``device: KEY (HOW)``)."""
+    dev = choice.spec
+    warned = tuple(Note("warning", f"{SPEC_WARNING}{w}") for w in choice.warnings)
+    if not choice.how:
+        return warned + notes
+    how = Note("note", f"device: {dev.key} ({choice.how})" if dev.has_ceilings else f"device: no spec ({choice.how})")
+    at = sum(1 for n in notes if n.kind == "warning")
+    return warned + notes[:at] + (how,) + notes[at:]

@@ -280,6 +280,14 @@ def emit(doc: Any, args: argparse.Namespace, trace: Optional[Trace] = None,
 
         for w in warnings:
             print(f"floorcalc: {warning_line(w)}", file=sys.stderr)
+    notes = getattr(doc, "notes", ()) if is_report else ()
+    if notes and not (output_format(args, document).name == "table" and args.output is None):
+        # the spec choice's warnings (floorcalc.device.choice): the terminal table prints them
+        from floorcalc.device.choice import SPEC_WARNING
+
+        for note in notes:
+            if note.kind == "warning" and note.text.startswith(SPEC_WARNING):
+                print(f"floorcalc: warning: {note.text}", file=sys.stderr)
     timeline = getattr(doc, "timeline", None) if is_report else None
     if timeline is not None and not (output_format(args, document).name == "table" and args.output is None):
         for note in timeline.notes:

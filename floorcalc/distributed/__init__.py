@@ -24,7 +24,8 @@ from typing import List, Optional, Sequence, Tuple, Union
 from floorcalc.util.errors import TraceError, UsageError
 from floorcalc.classify.grouping import DEFAULT as DEFAULT_GROUP_BY
 from floorcalc.util.progress import NO_PROGRESS, Progress
-from floorcalc.analysis.driver import SpecArg, check_passes
+from floorcalc.analysis.driver import check_passes
+from floorcalc.device.choice import SpecArg
 from floorcalc.records import GroupBy, Link, RunReport
 from floorcalc.distributed.crossrank import LIST_INSTANCES, combine
 from floorcalc.distributed.rank import RankOptions, rank_record

@@ -38,7 +38,7 @@ from floorcalc.records.counting import (
     DTYPE_BYTES, UNKNOWN_DTYPE, dtype_bytes, TensorMeta, Arg, OpCall, Count, CommCount, arithmetic_intensity,
 )
 from floorcalc.records.device import (
-    Figure, MemoryLevel, INTERCONNECT_KEYS, DeviceSpec, NO_SPEC_KEY,
+    Figure, MemoryLevel, INTERCONNECT_KEYS, DeviceSpec, NO_SPEC_KEY, SpecChoice,
 )
 from floorcalc.records.trace import (
     CpuOp, RuntimeCall, GpuEvent, Step, GpuProperties, GeneratedKernel, ProcessGroup, DistributedInfo,
@@ -83,11 +83,11 @@ __all__ = [
     "COLLECTIVE_KINDS", "WhatIfScenario", "WHATIF_SCENARIOS", "TermBasis", "RankStatus", "CounterCache",
     "CounterVerdict", "COUNTER_VERDICTS", "DTYPE_BYTES", "UNKNOWN_DTYPE", "dtype_bytes", "TensorMeta", "Arg",
     "OpCall", "Count", "CommCount", "arithmetic_intensity", "Figure", "MemoryLevel", "INTERCONNECT_KEYS",
-    "DeviceSpec", "NO_SPEC_KEY", "CpuOp", "RuntimeCall", "GpuEvent", "Step", "GpuProperties", "GeneratedKernel",
-    "ProcessGroup", "DistributedInfo", "CollectiveCall", "LeanSet", "LeanCapture", "CaptureInfo",
-    "IncompleteReplay", "Trace", "UserRange", "MemorySample", "ProfilerOverhead", "DeviceSync", "Window",
-    "Floor", "EventFloor", "UNATTRIBUTED", "WorkUnit", "OpRow", "KernelRow", "Spread", "Summary", "OpGroup",
-    "Grouping", "CAUSE_TERM", "Gap", "IdleSpans", "IdleRow", "HostWait", "CopyRow", "ColdStart",
+    "DeviceSpec", "NO_SPEC_KEY", "SpecChoice", "CpuOp", "RuntimeCall", "GpuEvent", "Step", "GpuProperties",
+    "GeneratedKernel", "ProcessGroup", "DistributedInfo", "CollectiveCall", "LeanSet", "LeanCapture",
+    "CaptureInfo", "IncompleteReplay", "Trace", "UserRange", "MemorySample", "ProfilerOverhead", "DeviceSync",
+    "Window", "Floor", "EventFloor", "UNATTRIBUTED", "WorkUnit", "OpRow", "KernelRow", "Spread", "Summary",
+    "OpGroup", "Grouping", "CAUSE_TERM", "Gap", "IdleSpans", "IdleRow", "HostWait", "CopyRow", "ColdStart",
     "Decomposition", "KernelLaunchRow", "LaunchStats", "InvariantCheck", "RangeRow", "MemoryStats",
     "ActivitySpan", "CollectiveTiming", "CommunicationStats", "StepTimes", "Timeline", "DeviceLane",
     "OpScaling", "FusionChain", "WhatIfBasis", "ProjectionTerm", "Projection", "WhatIf", "KernelCounters",

@@ -96,3 +96,16 @@ class DeviceSpec:
 
 #: The key of the DeviceSpec that stands in when no spec fits a run (floorcalc.device.spec.no_spec).
 NO_SPEC_KEY = "none"
+
+
+@dataclass(frozen=True)
+class SpecChoice:
+    """The device spec a run is floored against, as floorcalc.device.choice.choose_spec found it:
+    ``spec``; ``how``: how it was found, in words ("--spec h100-sxm", "matched by the trace's GPU
+    name 'NVIDIA H200'"..., "given" for a DeviceSpec used as it is); ``warnings``:
+    what the user should know about it (it is not the spec matching the GPU, its figures were
+    derived), each a warning of the report."""
+
+    spec: DeviceSpec
+    how: str
+    warnings: Tuple[str, ...] = ()

@@ -223,18 +223,20 @@ def test_calibrate_on_cpu_measures_levels_and_keeps_them(tmp_path, monkeypatch, 
 
 def test_unknown_gpu_on_this_machine_gets_a_derived_spec(monkeypatch, capsys):
     """NVML (faked) sees the GPU no spec matches: peaks derived from its clocks, with a warning."""
-    from floorcalc.analysis.driver import device_spec
     from floorcalc.device import DetectedGpu
+    from floorcalc.device.choice import choose_spec
 
     gpu = DetectedGpu(index=0, name="NVIDIA Imaginary 9000", sm_clock_max_mhz=2000, mem_clock_max_mhz=2600,
                       memory_bus_width_bits=5120, pcie_gen_max=5, pcie_width_max=16, compute_capability="9.0")
     monkeypatch.setattr("floorcalc.device.detect_gpu", lambda index=0: gpu)
-    spec = device_spec("cuda", "NVIDIA Imaginary 9000", None, sm_count=100, compute_capability="9.0")
-    assert spec.peak_flop_per_s["tensor.bfloat16"].basis == "derived"
-    assert "derived from NVML clocks" in capsys.readouterr().err
+    choice = choose_spec("cuda", "NVIDIA Imaginary 9000", None, sm_count=100, compute_capability="9.0")
+    assert choice.spec.peak_flop_per_s["tensor.bfloat16"].basis == "derived"
+    assert choice.how == "derived from this machine's NVML clocks"
+    assert any("derived from NVML clocks" in w for w in choice.warnings)
+    assert capsys.readouterr().err == ""  # a warning of the report, not a line of its own
     # a GPU that is not on this machine (a trace from elsewhere) is still an error
     with pytest.raises(Exception, match="no device spec matches"):
-        device_spec("cuda", "NVIDIA Other 1", None)
+        choose_spec("cuda", "NVIDIA Other 1", None)
 
 
 def test_modes_side_by_side_on_cpu(tmp_path, capsys):
