@@ -4,6 +4,8 @@
 * :mod:`floorcalc.timeline.calls`: what each host runtime call is (launch, sync, copy, cold start).
 * :mod:`floorcalc.timeline.partition`: the window cut into labelled segments (which kernel sets
   the pace, which cause holds each idle stretch) and their integral over any slice.
+* :mod:`floorcalc.timeline.parts`: what the analysis and the lean join share: a slice's
+  decomposition, the steps by launch, copy rows, launch statistics.
 * :mod:`floorcalc.timeline.analysis`: gaps, copies, waits, launch statistics, the latency
   decomposition per pass, step and range, memory, invariants: the :class:`Timeline` record.
 * :mod:`floorcalc.timeline.lean`: the lean passes joined to the rich one kernel by kernel, and

@@ -23,18 +23,15 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import re
-import statistics
 from collections import defaultdict
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from floorcalc.floor.roofline import bandwidth
 from floorcalc.records import (GAP_CAUSES, ColdStartKind, CopyRow, Decomposition, DeviceSpec, Gap, GpuEvent, IdleSpans,
-                               HostWait, IdleRow, InvariantCheck, KernelLaunchRow, LaunchStats, MemoryStats,
-                               GapCause, RangeRow, SliceBound, Target, Timeline, Trace, WaitKind, WorkUnit)
-from floorcalc.timeline import calls, comm
+                               HostWait, IdleRow, InvariantCheck, LaunchStats, MemoryStats,
+                               GapCause, RangeRow, Target, Timeline, Trace, WaitKind, WorkUnit)
+from floorcalc.timeline import calls, comm, parts
 from floorcalc.timeline import lean as lean_join
 from floorcalc.timeline.cold import ColdPiece, call_kind, library_setup
 from floorcalc.timeline.cold import summarise as cold_summary
@@ -42,19 +39,11 @@ from floorcalc.timeline.partition import (BUSY_COLUMNS, COL, COLUMNS, GAP_EPS_US
                                           busy_segments, gaps_between, paint)
 from floorcalc.trace.window import Window
 
-#: How many of the longest gaps, copies and waits a Timeline lists (all are analysed).
-LIST_GAPS = 40
-LIST_COPIES = 200
-LIST_WAITS = 40
-LIST_IDLE_OPS = 30
-LIST_KERNELS = 25
-QUEUE_BUCKETS = 100
 
 #: How long (us) after its launch call returns work may take to reach an idle device: beyond
 #: this, a launched event that has not started is held by the device (queued), not in flight.
 SUBMIT_US = 20.0
 
-_MEMCPY_NAME = re.compile(r"Memcpy\s+(\w+)(?:\s*\(([^)]*?)\s*->\s*([^)]*?)\))?")
 _OTHER_PARTS = ("unfloored_kernels", "queued", "cold_start", "profiler", "collective")
 
 
@@ -130,10 +119,10 @@ def analyze(trace: Trace, win: Window, units: Sequence[WorkUnit], spec: DeviceSp
 
     # 4. decompositions
     total = part.integrate(np.array([0.0]), np.array([wall]))[0]
-    decomposition = _decomposition("pass", 0.0, wall / n, total / n)
+    decomposition = parts.decomposition("pass", 0.0, wall / n, total / n)
     issued = issued_at(trace, ev, ts, W0, host)
     steps = _steps(trace, win, part, ev, ts, dur, issued)
-    spread = _spread(steps)
+    spread = parts.spread(steps)
 
     # gaps: per gap totals by cause, names of the ops around and inside (stretches shorter than
     # GAP_EPS_US are rounding: they count in the decomposition, not as gaps)
@@ -418,30 +407,6 @@ class _HostLayers:
 # 4. decompositions
 
 
-def _decomposition(label: str, at: float, wall: float, amounts: np.ndarray) -> Decomposition:
-    """A :class:`Decomposition` from per-column amounts of a slice ``wall`` long."""
-    a = {c: float(amounts[COL[c]]) for c in COLUMNS}
-    other_parts = {"unfloored_kernels": a["unfloored"], "queued": a["queued"], "cold_start": a["cold_start"],
-                   "profiler": a["profiler"], "collective": a["collective"], "unknown": a["unknown"],
-                   "other_device": a["other_device"]}
-    host = a["launch"] + a["python"]
-    blocking = a["sync"] + a["blocking_copy"]
-    other = sum(other_parts.values())
-    parts: Dict[SliceBound, float] = {"device": a["floor"] + a["excess"], "data_movement": a["data_movement"],
-                                      "communication": a["communication"], "peer_wait": a["peer_wait"],
-                                      "host": host, "blocking": blocking, "other": other}
-    residual = wall - (a["floor"] + a["excess"] + a["data_movement"] + a["communication"] + a["peer_wait"] + host
-                       + blocking + other)
-    bound: SliceBound = max(parts, key=parts.__getitem__) if wall > 0 else "other"
-    return Decomposition(
-        label=label, at_us=at, wall_us=wall, floor_us=a["floor"], excess_us=a["excess"],
-        data_movement_us=a["data_movement"], host_overhead_us=host, blocking_us=blocking, other_us=other,
-        other_parts_us=other_parts, residual_us=residual, bound=bound,
-        idle_by_cause_us={c: a[c] for c in GAP_CAUSES}, communication_us=a["communication"],
-        peer_wait_us=a["peer_wait"],
-    )
-
-
 def issued_at(trace: Trace, ev: Sequence[GpuEvent], ts: np.ndarray, W0: float,
               host: Optional["_HostLayers"] = None) -> np.ndarray:
     """When each device event was issued, from the window's start: its launch call's start (a
@@ -469,7 +434,7 @@ def issued_at(trace: Trace, ev: Sequence[GpuEvent], ts: np.ndarray, W0: float,
 
 def _steps(trace: Trace, win: Window, part: Partition, ev: Sequence[GpuEvent], ts: np.ndarray,
            dur: np.ndarray, issued: np.ndarray) -> Tuple[Decomposition, ...]:
-    """One decomposition per ProfilerStep, by launch (:func:`step_slices`): each device event
+    """One decomposition per ProfilerStep, by launch (floorcalc.timeline.parts.step_slices): each device event
     belongs to the step whose host range issued its launch call (its ``cudaGraphLaunch`` for a
     replayed one; its start, for an event with no launch call)."""
     steps = [s for s in trace.steps if win.start_us <= s.ts_us <= win.end_us]
@@ -478,67 +443,12 @@ def _steps(trace: Trace, win: Window, part: Partition, ev: Sequence[GpuEvent], t
     W0 = win.start_us
     starts = np.array([s.ts_us for s in steps]) - W0
     host_ends = np.array([s.end_us for s in steps]) - W0
-    return step_decompositions([f"ProfilerStep#{s.number}" for s in steps], starts, host_ends, issued, ts + dur,
+    return parts.step_decompositions([f"ProfilerStep#{s.number}" for s in steps], starts, host_ends, issued, ts + dur,
                                win.wall_us, part)
-
-
-def step_slices(starts: np.ndarray, host_ends: np.ndarray, issued: np.ndarray, ends: np.ndarray,
-                wall: float) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The slices of ``[0, wall]`` that tile it step by step, by launch (docs/timeline.md,
-    "Steps"): step k runs from the end of step k-1 (the first from 0) to the later of its host
-    end and the end of the last device event it launched (an event is step k's when its launch
-    call, ``issued``, falls between step k's start and step k+1's); the last step to ``wall``.
-    ``starts``/``host_ends``: the steps' host ranges; ``ends``: each event's end; all in
-    microseconds from the window's start. Returns ``(a, b, host_ahead)``: each slice, and how
-    long each step's device work ran past the next step's host start (0: the host did not run
-    ahead)."""
-    k = len(starts)
-    step_of = np.searchsorted(starts, issued, side="right") - 1
-    dev_end = np.full(k, -np.inf)
-    ok = step_of >= 0
-    if ok.any():
-        np.maximum.at(dev_end, step_of[ok], ends[ok])
-    b = np.maximum(host_ends, dev_end)
-    b = np.maximum.accumulate(b)
-    b[-1] = max(wall, float(b[-1]))
-    b = np.minimum(b, wall)
-    b[-1] = wall
-    a = np.concatenate([[0.0], b[:-1]])
-    ahead = np.zeros(k)
-    if k > 1:
-        ahead[:-1] = np.clip(dev_end[:-1] - starts[1:], 0.0, None)
-    return a, b, ahead
-
-
-def step_decompositions(labels: Sequence[str], starts: np.ndarray, host_ends: np.ndarray, issued: np.ndarray,
-                        ends: np.ndarray, wall: float, part: Partition) -> Tuple[Decomposition, ...]:
-    """The :class:`Decomposition` of each step's slice (:func:`step_slices`), with its
-    ``host_ahead_us``."""
-    a, b, ahead = step_slices(starts, host_ends, issued, ends, wall)
-    amounts = part.integrate(a, b)
-    return tuple(dataclasses.replace(_decomposition(label, float(x), float(y - x), row), host_ahead_us=float(h))
-                 for label, x, y, row, h in zip(labels, a.tolist(), b.tolist(), amounts, ahead.tolist()))
-
-
-def _spread(steps: Sequence[Decomposition]) -> Dict[str, Tuple[float, float, float]]:
-    if len(steps) < 2:
-        return {}
-    out = {}
-    for key in ("wall_us",) + Decomposition.PARTS:
-        v = [getattr(s, key) for s in steps]
-        out[key] = (min(v), statistics.median(v), max(v))
-    return out
 
 
 # ---------------------------------------------------------------------------------------------
 # gaps
-
-
-def _op_label(trace: Trace, i: Optional[int]) -> Tuple[str, str]:
-    if i is None or i < 0:
-        return "", ""
-    o = trace.ops[i]
-    return o.name, o.module
 
 
 def _gaps(trace: Trace, ev: Sequence[GpuEvent], gap_s: np.ndarray, gap_e: np.ndarray, by_gap: np.ndarray, *,
@@ -560,18 +470,18 @@ def _gaps(trace: Trace, ev: Sequence[GpuEvent], gap_s: np.ndarray, gap_e: np.nda
         gcount = np.bincount(pairs // G, minlength=len(uk))
         for key, s, c in zip(uk.tolist(), sums.tolist(), gcount.tolist()):
             col, opi = divmod(key, len(trace.ops) + 1)
-            name, module = _op_label(trace, opi - 1)
+            name, module = parts.op_label(trace, opi - 1)
             k = (GAP_CAUSES[col - IDLE_COLUMNS.start], name, module)
             cur = idle.setdefault(k, [0.0, 0])
             cur[0] += s
             cur[1] += c
     idle_rows = sorted((IdleRow(cause=c, op=o, module=m, idle_us=v[0] / n, gaps=v[1] / n)
-                        for (c, o, m), v in idle.items()), key=lambda r: -r.idle_us)[:LIST_IDLE_OPS]
+                        for (c, o, m), v in idle.items()), key=lambda r: -r.idle_us)[:parts.LIST_IDLE_OPS]
     # the longest gaps
     G = len(gap_s)
     if not G:
         return (), tuple(idle_rows)
-    longest = [g for g in np.argsort(-(gap_e - gap_s), kind="stable")[:LIST_GAPS].tolist()
+    longest = [g for g in np.argsort(-(gap_e - gap_s), kind="stable")[:parts.LIST_GAPS].tolist()
                if gap_e[g] - gap_s[g] > GAP_EPS_US]
     step_starts = [s.ts_us - W0 for s in trace.steps]
     out = []
@@ -583,7 +493,7 @@ def _gaps(trace: Trace, ev: Sequence[GpuEvent], gap_s: np.ndarray, gap_e: np.nda
         cause = GAP_CAUSES[c]
         sel = np.flatnonzero((pg == g) & (pl == COL[cause]))
         opi = int(op_at[sel[np.argmax(piece_len[sel])]]) if len(sel) else -1
-        name, module = _op_label(trace, opi)
+        name, module = parts.op_label(trace, opi)
         k_after = np.searchsorted(bs, gap_s[g], side="right") - 1
         k_before = np.searchsorted(bs, gap_e[g], side="left")
         after = ev[int(bo[k_after])].op if 0 <= k_after < len(bs) else None
@@ -592,7 +502,7 @@ def _gaps(trace: Trace, ev: Sequence[GpuEvent], gap_s: np.ndarray, gap_e: np.nda
         out.append(Gap(
             at_us=float(gap_s[g]), duration_us=float(gap_e[g] - gap_s[g]), cause=cause,
             by_cause_us={GAP_CAUSES[i]: float(v) for i, v in enumerate(row) if v > 1e-6},
-            op=name, module=module, after=_op_label(trace, after)[0], before=_op_label(trace, before)[0],
+            op=name, module=module, after=parts.op_label(trace, after)[0], before=parts.op_label(trace, before)[0],
             step=trace.steps[step_k].number if step_k >= 0 else None,
         ))
     return tuple(out), tuple(idle_rows)
@@ -608,20 +518,6 @@ def _bisect_right(a: Sequence[float], x: float) -> int:
 # 5. copies, waits, launches, ranges, memory, invariants
 
 
-def parse_copy_name(name: str, kind: str) -> Tuple[str, str, str, Optional[bool]]:
-    """``(direction, src, dst, pinned)`` from a memcpy/memset name such as
-    ``"Memcpy HtoD (Pageable -> Device)"`` (CUDA) or ``"Memcpy DtoH (Device -> Host)"`` (ROCm)."""
-    if kind == "memset":
-        return "memset", "", "Device", None
-    m = _MEMCPY_NAME.search(name)
-    if not m:
-        return "unknown", "", "", None
-    direction, src, dst = m.group(1), (m.group(2) or "").strip(), (m.group(3) or "").strip()
-    sides = {src, dst}
-    pinned = True if "Pinned" in sides else False if "Pageable" in sides else None
-    return direction, src, dst, pinned
-
-
 def _copies(trace: Trace, ev: Sequence[GpuEvent], ts: np.ndarray, spec: DeviceSpec,
             W0: float) -> Tuple[Tuple[CopyRow, ...], int, Dict[str, Dict[str, float]]]:
     step_starts = [s.ts_us - W0 for s in trace.steps]
@@ -629,43 +525,7 @@ def _copies(trace: Trace, ev: Sequence[GpuEvent], ts: np.ndarray, spec: DeviceSp
     for t in ts.tolist():
         k = _bisect_right(step_starts, t) - 1
         steps.append(trace.steps[k].number if k >= 0 else None)
-    return copy_rows(trace, ev, ts, spec, steps)
-
-
-def copy_rows(trace: Trace, ev: Sequence[GpuEvent], ts: np.ndarray, spec: DeviceSpec,
-              steps: Sequence[Optional[int]]) -> Tuple[Tuple[CopyRow, ...], int, Dict[str, Dict[str, float]]]:
-    """The :class:`CopyRow` of each memcpy and memset of ``ev`` (``ts``: their starts from the
-    window's, ``steps``: each event's step), the longest :data:`LIST_COPIES` of them, their count
-    and their totals per direction."""
-    L = spec.launch_latency_us.value
-    rows = []
-    for e, t, step in zip(ev, ts.tolist(), steps):
-        if e.kind == "kernel":
-            continue
-        direction, src, dst, pinned = parse_copy_name(e.name, e.kind)
-        host = direction in ("HtoD", "DtoH")
-        peer = e.kind == "memcpy" and e.peer_device is not None   # between two GPUs: over their link
-        link, bw = bandwidth(spec, "host_link" if host else "nvlink" if peer else "dram")
-        nbytes = e.bytes
-        moved = None if nbytes is None else (2 * nbytes if direction in ("DtoD", "PtoP") and not peer else nbytes)
-        floor = moved / bw.value * 1e6 + L if moved is not None and bw.value > 0 else None
-        name, module = _op_label(trace, e.op)
-        rows.append(CopyRow(
-            name=e.name, kind=e.kind, direction=direction, src=src, dst=dst, pinned=pinned, bytes=nbytes,
-            at_us=t, duration_us=e.duration_us,
-            achieved_bytes_per_s=(nbytes / (e.duration_us * 1e-6)) if nbytes and e.duration_us > 0 else None,
-            floor_us=floor, link=link, op=name, module=module, stream=e.stream, step=step,
-        ))
-    count = len(rows)
-    totals: Dict[str, Dict[str, float]] = {}
-    for r in rows:
-        t = totals.setdefault(r.direction, {"count": 0, "bytes": 0, "duration_us": 0.0})
-        t["count"] += 1
-        t["bytes"] += r.bytes or 0
-        t["duration_us"] += r.duration_us
-    if count > LIST_COPIES:
-        rows = sorted(rows, key=lambda r: -r.duration_us)[:LIST_COPIES]
-    return tuple(rows), count, totals
+    return parts.copy_rows(trace, ev, ts, spec, steps)
 
 
 def _waits(trace: Trace, host: _HostLayers, part: Partition, ev: Sequence[GpuEvent], W0: float) -> Tuple[HostWait, ...]:
@@ -677,7 +537,7 @@ def _waits(trace: Trace, host: _HostLayers, part: Partition, ev: Sequence[GpuEve
     amounts = part.integrate(a, b)
     busy = amounts[:, BUSY_COLUMNS].sum(axis=1)
     idle = amounts[:, IDLE_COLUMNS].sum(axis=1)
-    order = np.argsort(-(b - a), kind="stable")[:LIST_WAITS]
+    order = np.argsort(-(b - a), kind="stable")[:parts.LIST_WAITS]
     out = []
     step_starts = [s.ts_us - W0 for s in trace.steps]
     for k in order.tolist():
@@ -695,22 +555,15 @@ def _waits(trace: Trace, host: _HostLayers, part: Partition, ev: Sequence[GpuEve
             if ov > best_ov:
                 best, best_ov = o, ov
         waited = ev[best] if best >= 0 else None
-        name, module = _op_label(trace, r.op)
+        name, module = parts.op_label(trace, r.op)
         s = _bisect_right(step_starts, a[k]) - 1
         out.append(HostWait(
             name=r.name, kind=kind, at_us=float(a[k]), duration_us=r.duration_us, op=name, module=module,
             busy_us=float(busy[k]), idle_us=float(idle[k]), waited_on=waited.name if waited else "",
-            waited_on_op=_op_label(trace, waited.op)[0] if waited else "",
+            waited_on_op=parts.op_label(trace, waited.op)[0] if waited else "",
             step=trace.steps[s].number if s >= 0 else None,
         ))
     return tuple(out)
-
-
-def _stats(x: np.ndarray) -> Dict[str, float]:
-    if not len(x):
-        return {}
-    return {"mean": float(x.mean()), "p50": float(np.percentile(x, 50)), "p95": float(np.percentile(x, 95)),
-            "max": float(x.max())}
 
 
 def _launch(trace: Trace, ev: Sequence[GpuEvent], ts: np.ndarray, dur: np.ndarray, wall: float, W0: float,
@@ -722,61 +575,7 @@ def _launch(trace: Trace, ev: Sequence[GpuEvent], ts: np.ndarray, dur: np.ndarra
     l_ts = np.array([rt[e.launch].ts_us - W0 if e.launch is not None else math.nan for e in ev])
     l_dur = np.array([rt[e.launch].duration_us if e.launch is not None else math.nan for e in ev])
     is_kernel = np.array([e.kind == "kernel" for e in ev])
-    return launch_stats([e.name for e in ev], is_kernel, ts, dur, has, l_ts, l_dur, wall, L, n)
-
-
-def launch_stats(names_: Sequence[str], is_kernel: np.ndarray, ts: np.ndarray, dur: np.ndarray, has: np.ndarray,
-                 l_ts: np.ndarray, l_dur: np.ndarray, wall: float, L: float, n: int) -> LaunchStats:
-    """The :class:`LaunchStats` of device events given as columns (times from the window's
-    start): their names, which are kernels, starts, durations, which have a launch call of their
-    own (``has``) and its start and length; ``wall`` the window's length, ``n`` its passes."""
-    delay = ts - l_ts
-    short = is_kernel & (dur < L)
-    # queue depth: +1 when launched, -1 when started (events launched before they start)
-    ok = has & (delay >= 0)
-    t = np.concatenate([l_ts[ok], ts[ok]])
-    step = np.concatenate([np.ones(int(ok.sum())), -np.ones(int(ok.sum()))])
-    q_mean, q_max, width = 0.0, 0, 0.0
-    buckets: Tuple[int, ...] = ()
-    if len(t):
-        o = np.lexsort((step, t))           # starts (-1) before launches (+1) at the same time
-        t, step = t[o], step[o]
-        depth = np.cumsum(step)
-        q_max = int(depth.max())
-        tt = np.clip(t, 0.0, wall)
-        span = np.diff(np.concatenate([tt, [wall]]))
-        q_mean = float((depth * span).sum() / wall) if wall > 0 else 0.0
-        if wall > 0:
-            nb = QUEUE_BUCKETS
-            width = wall / nb
-            edges = np.arange(nb) * width
-            at = np.searchsorted(tt, edges, side="right") - 1         # depth as each bucket opens
-            peak = np.where(at >= 0, depth[np.maximum(at, 0)], 0)
-            inside = np.minimum((tt / width).astype(np.int64), nb - 1)
-            np.maximum.at(peak, inside, depth)
-            buckets = tuple(int(x) for x in peak)
-    # per name
-    names: Dict[str, List[int]] = defaultdict(list)
-    for k, name in enumerate(names_):
-        names[name].append(k)
-    kernels = []
-    for name, idx in sorted(names.items(), key=lambda kv: -len(kv[1]))[:LIST_KERNELS]:
-        ia = np.array(idx)
-        launched = ia[has[ia]]
-        kernels.append(KernelLaunchRow(
-            name=name, calls=len(idx), duration_mean_us=float(dur[ia].mean()),
-            launch_mean_us=float(l_dur[launched].mean()) if len(launched) else None,
-            launch_max_us=float(l_dur[launched].max()) if len(launched) else None,
-            delay_mean_us=float(delay[launched].mean()) if len(launched) else None,
-            delay_max_us=float(delay[launched].max()) if len(launched) else None,
-            short=int(short[ia].sum()),
-        ))
-    return LaunchStats(
-        events=len(names_), launched=int(has.sum()), launch_us=_stats(l_dur[has]), delay_us=_stats(delay[has]),
-        queue_depth_mean=q_mean, queue_depth_max=q_max, short_kernels=int(short.sum()),
-        short_kernel_us=float(dur[short].sum()) / n, launch_latency_us=L, kernels=tuple(kernels),
-        queue_depth_buckets=buckets, queue_depth_bucket_us=width,
-    )
+    return parts.launch_stats([e.name for e in ev], is_kernel, ts, dur, has, l_ts, l_dur, wall, L, n)
 
 
 def _ranges(trace: Trace, win: Window, part: Optional[Partition], W0: float) -> Tuple[RangeRow, ...]:
@@ -818,7 +617,7 @@ def _ranges(trace: Trace, win: Window, part: Optional[Partition], W0: float) -> 
             g["amounts"] += amounts[k]
     out = []
     for name, g in agg.items():
-        dec = _decomposition(name, g["at"], g["wall"], g["amounts"]) if part is not None else None
+        dec = parts.decomposition(name, g["at"], g["wall"], g["amounts"]) if part is not None else None
         out.append(RangeRow(name=name, calls=g["calls"], wall_us=g["wall"], ops=g["ops"], kernels=g["kernels"],
                             device_us=g["device"], decomposition=dec))
     out.sort(key=lambda r: -r.wall_us)
@@ -950,4 +749,4 @@ def _host_comm(trace: Trace, win: Window, n: int) -> Dict[str, Any]:
     return {"communication": stats, "collectives": timings}
 
 
-__all__ = ["analyze", "parse_copy_name"]
+__all__ = ["analyze"]

@@ -181,7 +181,7 @@ class _SetTimeline:
 
 def _set_timeline(rich: RichPass, sj: _SetJoin, submit_us: float) -> _SetTimeline:
     """Steps 3 and 4 of the module notes for one matched set."""
-    from floorcalc.timeline.analysis import step_decompositions
+    from floorcalc.timeline.parts import step_decompositions
 
     s = sj.s
     ts = np.array(s.ts_us)
@@ -353,7 +353,7 @@ def lean_timeline(rich: RichPass, timeline: Timeline, spec: DeviceSpec, cap: Cap
                   submit_us: float) -> Timeline:
     """The report's timeline from the lean passes (module notes), or ``timeline`` (the rich
     pass's) with :attr:`Timeline.step_times` saying why it stayed so."""
-    from floorcalc.timeline import analysis as A
+    from floorcalc.timeline import parts
 
     profiled_us = timeline.wall_us
     lean = cap.lean
@@ -377,7 +377,7 @@ def lean_timeline(rich: RichPass, timeline: Timeline, spec: DeviceSpec, cap: Cap
         total += st_.part.integrate(np.array([0.0]), np.array([st_.join.s.length_us]))[0]
     per_pass = total / n
     lean_wall = length / n
-    lean_dec = A._decomposition("pass (lean passes, as measured)", 0.0, lean_wall, per_pass)
+    lean_dec = parts.decomposition("pass (lean passes, as measured)", 0.0, lean_wall, per_pass)
     bare = [r for r in cap.bare_wall_us_runs or () if r > 0]
     u = statistics.median(bare) if bare else cap.bare_wall_us
     notes: List[str] = []
@@ -387,7 +387,7 @@ def lean_timeline(rich: RichPass, timeline: Timeline, spec: DeviceSpec, cap: Cap
         text += "; left out: " + "; ".join(why)
     if u:
         rec, residual = reconcile(per_pass, lean_wall, u)
-        dec = A._decomposition("pass (unprofiled step)", 0.0, u, rec)
+        dec = parts.decomposition("pass (unprofiled step)", 0.0, u, rec)
         if residual > 0:
             notes.append(f"the lean passes' device work ({float(per_pass[:5].sum()):,.1f} us per pass) is longer "
                          f"than the unprofiled step ({u:,.1f} us) by {residual:,.1f} us: kernels ran longer under the "
@@ -407,7 +407,7 @@ def lean_timeline(rich: RichPass, timeline: Timeline, spec: DeviceSpec, cap: Cap
     copies, copy_count, copy_totals = _copies(rich, sets, spec)
     launch = _launch(rich, sets, spec, n, lean.names)
     steps = tuple(d for st_ in sets for d in st_.steps)
-    spread = A._spread(steps)
+    spread = parts.spread(steps)
     busy = float(per_pass[:5].sum())
     idle_by_cause = {c: float(rec[COL[c]]) for c in GAP_CAUSES}
     wall = u if basis == "unprofiled" and u else lean_wall
@@ -430,7 +430,7 @@ def _label(trace: Trace, i: int) -> Tuple[str, str]:
 def _gaps(rich: RichPass, sets: Sequence[_SetTimeline], n: int) -> Tuple[Tuple[Gap, ...], Tuple[IdleRow, ...], int,
                                                                         Dict[GapCause, int]]:
     """The longest gaps of the lean sets, idle time by (cause, op), the gap counts per pass."""
-    from floorcalc.timeline.analysis import LIST_GAPS, LIST_IDLE_OPS
+    from floorcalc.timeline.parts import LIST_GAPS, LIST_IDLE_OPS
 
     trace = rich.trace
     idle: Dict[Tuple[GapCause, str, str], List[float]] = {}
@@ -488,7 +488,7 @@ def _gaps(rich: RichPass, sets: Sequence[_SetTimeline], n: int) -> Tuple[Tuple[G
 def _copies(rich: RichPass, sets: Sequence[_SetTimeline], spec: DeviceSpec
             ) -> Tuple[Tuple[CopyRow, ...], int, Dict[str, Dict[str, float]]]:
     """The copies of the lean sets, named and floored as the rich pass's twins are."""
-    from floorcalc.timeline.analysis import copy_rows
+    from floorcalc.timeline.parts import copy_rows
 
     evs: List[GpuEvent] = []
     ts: List[float] = []
@@ -506,7 +506,7 @@ def _copies(rich: RichPass, sets: Sequence[_SetTimeline], spec: DeviceSpec
 def _launch(rich: RichPass, sets: Sequence[_SetTimeline], spec: DeviceSpec, n: int,
             names: Sequence[str]) -> Optional[LaunchStats]:
     """Launch statistics over the lean sets, laid end to end."""
-    from floorcalc.timeline.analysis import launch_stats
+    from floorcalc.timeline.parts import launch_stats
 
     off = 0.0
     cols: Dict[str, List[np.ndarray]] = defaultdict(list)

@@ -20,7 +20,7 @@ from builders import with_lean_passes
 from floorcalc.analysis.driver import analyze
 from floorcalc.capture.lean import columns
 from floorcalc.records import LeanCapture, LeanSet, RuntimeCall, Trace
-from floorcalc.timeline.analysis import step_slices
+from floorcalc.timeline.parts import step_slices
 from floorcalc.timeline.lean import reconcile
 from floorcalc.timeline.partition import COL, COLUMNS
 from floorcalc.trace import kineto

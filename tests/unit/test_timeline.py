@@ -9,7 +9,7 @@ import pytest
 from builders import KinetoBuilder, tensor_args, toy_spec
 from floorcalc.analysis.driver import build_report
 from floorcalc.records import GAP_CAUSES, Decomposition, Figure
-from floorcalc.timeline.analysis import parse_copy_name
+from floorcalc.timeline.parts import parse_copy_name
 from floorcalc.timeline.partition import COLUMNS, Partition, busy_segments, merge, paint
 from floorcalc.trace import parse
 
