@@ -273,7 +273,7 @@ def _unrecorded(call: OpCall, out: Optional[TensorMeta], kind: str) -> Count:
     return _copy((out,), (out,), out.dtype, ("tensor list not recorded: the inputs taken as the output's size",))
 
 
-@formula("aten::cat", "aten::concat", "aten::concatenate", "aten::_cat")
+@formula("aten::cat", "aten::concat", "aten::concatenate")
 def cat(call: OpCall) -> Count:
     """tensors: [*, n_i, *] along ``dim`` -> [*, sum n_i, *]; each input read, the output
     written (legacy empty [0] inputs are skipped)."""

@@ -73,7 +73,9 @@ def _bound(fn: Callable[..., Count], doc: str, **kw: Any) -> Callable[[OpCall], 
 def _register_pools() -> None:
     for n in (1, 2, 3):
         sp = ", ".join(f"o{i}" for i in range(n))
-        formula(f"aten::max_pool{n}d", f"aten::mkldnn_max_pool{n}d", f"aten::quantized_max_pool{n}d")(_bound(
+        # oneDNN has no 1-d max pool op (aten::mkldnn_max_pool2d and 3d only)
+        mkldnn = (f"aten::mkldnn_max_pool{n}d",) if n > 1 else ()
+        formula(f"aten::max_pool{n}d", *mkldnn, f"aten::quantized_max_pool{n}d")(_bound(
             _pool, f"x: [N, C, *in{n}], kernel k, stride, padding, dilation, ceil_mode -> [N, C, {sp}]; "
                    "prod(k) compares per output.", n=n, dilation_at=4, ceil_at=5, indices=False))
         formula(f"aten::max_pool{n}d_with_indices")(_bound(
@@ -110,7 +112,9 @@ def _adaptive(call: OpCall, n: int, indices: bool) -> Count:
 
 def _register_adaptive() -> None:
     for n in (1, 2, 3):
-        formula(f"aten::adaptive_avg_pool{n}d", f"aten::_adaptive_avg_pool{n}d")(_bound(
+        # adaptive_avg_pool1d is a composite of the 2-d op: there is no aten::_adaptive_avg_pool1d
+        private = (f"aten::_adaptive_avg_pool{n}d",) if n > 1 else ()
+        formula(f"aten::adaptive_avg_pool{n}d", *private)(_bound(
             _adaptive, f"x: [N, C, *in{n}], output_size -> [N, C, *output_size]; FLOPs = the sum of the "
                        "adaptive window sizes.", n=n, indices=False))
         formula(f"aten::adaptive_max_pool{n}d")(_bound(
