@@ -16,6 +16,7 @@ Review the diff of a regenerated golden file like code: every changed number nee
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import sys
@@ -54,6 +55,19 @@ def analyze(name: str) -> dict:
             raise RuntimeError(f"analyze {name} exited {code}")
         rep = json.loads(out.read_text())
     return _normalised(rep)
+
+
+@functools.lru_cache(maxsize=None)
+def report(name: str) -> dict:
+    """:func:`analyze` of ``name``, made once per test session and shared by every test that
+    reads it (the one cache of the golden reports: read it, never change it)."""
+    return analyze(name)
+
+
+@functools.lru_cache(maxsize=None)
+def run(name: str) -> dict:
+    """:func:`analyze_run` of ``name``, made once per test session (read it, never change it)."""
+    return analyze_run(name)
 
 
 def _normalised(rep: dict) -> dict:

@@ -24,13 +24,7 @@ LATE_MS = 20.0          # FLOORCALC_EXAMPLE_LATE_MS of the late run
 PASSES = 8              # --iters of both runs
 PER_PASS = 2            # all_reduces per pass (attention, MLP)
 
-_cache = {}
-
-
-def run(name):
-    if name not in _cache:
-        _cache[name] = golden.analyze_run(name)
-    return _cache[name]
+run = golden.run  # the session's one cache of the golden documents
 
 
 @pytest.mark.parametrize("name", golden.CPU_RUNS)

@@ -20,13 +20,7 @@ def fixture_name(request):
     return request.param
 
 
-_cache = {}
-
-
-def report(name):
-    if name not in _cache:
-        _cache[name] = golden.analyze(name)
-    return _cache[name]
+report = golden.report  # the session's one cache of the golden documents
 
 
 def test_matches_golden(fixture_name):

@@ -10,13 +10,7 @@ import pytest
 import golden
 
 DATA = golden.DATA
-_cache = {}
-
-
-def report(name):
-    if name not in _cache:
-        _cache[name] = golden.analyze(name)
-    return _cache[name]
+report = golden.report  # the session's one cache of the golden documents
 
 
 def raw_events(name):

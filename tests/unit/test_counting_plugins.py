@@ -9,8 +9,9 @@ import pytest
 
 from floorcalc.counting import count, has_formula, plugins, registry
 from floorcalc.util.errors import FormulaError
-from floorcalc.records import OpCall, TensorMeta
+from floorcalc.records import OpCall
 from builders import KinetoBuilder, tensor_args
+from builders import tensor_meta as T
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "formulas" / "gpt_oss_moe.py"
@@ -45,10 +46,6 @@ def write(tmp_path, text, name="mine.py"):
     p = tmp_path / name
     p.write_text(text)
     return p
-
-
-def T(*shape, dtype="float32"):
-    return TensorMeta(tuple(shape), dtype)
 
 
 def test_a_formula_file_registers_its_ops_with_their_origin(tmp_path):

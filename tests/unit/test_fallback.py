@@ -4,7 +4,7 @@ GPU, L = 2 us)."""
 
 import pytest
 
-from builders import KinetoBuilder, tensor_args, toy_spec
+from builders import KinetoBuilder, tensor_args, tensor_meta, toy_spec
 from floorcalc.analysis.driver import build_report
 from floorcalc.classify.fallback import allocation, bytes_only, last_resort
 from floorcalc.records import OpCall, TensorMeta
@@ -12,7 +12,8 @@ from floorcalc.trace import children_index, parse
 
 
 def T(*shape, dtype="bfloat16"):
-    return TensorMeta(tuple(shape), dtype)
+    """builders.tensor_meta, in this file's dtype (the traces here are bfloat16)."""
+    return tensor_meta(*shape, dtype=dtype)
 
 
 def op_args(*items):

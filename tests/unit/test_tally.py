@@ -1,14 +1,11 @@
 """The tally of `floorcalc count` on hand-built recordings: inclusive module rows, depth,
 parameters, uncounted ops, families, and the comparison with other counters."""
 
-from floorcalc.records import OpCall, TensorMeta
+from builders import tensor_meta as T
+from floorcalc.records import OpCall
 from floorcalc.counting.tally import (ModuleInfo, OracleResult, RecordedOp, Recording, attention_full, compare,
                              family_of, gemm_only, tally)
 from floorcalc.counting import count
-
-
-def T(*shape, dtype="float32"):
-    return TensorMeta(tuple(shape), dtype)
 
 
 # Linear(8, 16) with bias on [4, 8] (K06): 1,024 + 64
