@@ -8,17 +8,30 @@ config folder of its own, and a check that it left no profiler or torch mode run
 - Each test runs in an empty working folder of its own, so none relies on being run from the
   repository root (find committed files from ``__file__``: ``golden.DATA``) and none leaves a
   default-named output (a ``MODEL.<time>.trace.json.gz``) in the checkout.
+- ``FLOORCALC_DEBUG=1`` for the whole session (and the processes tests start): a fault floorcalc
+  would otherwise report and survive (the timeline's analysis failing, an internal error the
+  CLI turns into exit 70) raises, so a test cannot pass over a broken stage. A test of what a
+  user sees of such a fault takes the ``user_mode`` fixture, which unsets it.
 - A test that leaves torch's profiler on, or a TorchDispatchMode / TorchFunctionMode pushed, would
   change what every later test records. The test that leaked fails (at teardown) and the state
   is cleaned up so the tests after it run as they would alone.
 """
 
+import os
 import sys
 from pathlib import Path
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
+os.environ["FLOORCALC_DEBUG"] = "1"
+
+
+@pytest.fixture
+def user_mode(monkeypatch):
+    """``FLOORCALC_DEBUG`` unset for this test: floorcalc as a user runs it (faults reported in
+    a note or as exit 70, never raised)."""
+    monkeypatch.delenv("FLOORCALC_DEBUG", raising=False)
 
 
 @pytest.fixture(autouse=True)

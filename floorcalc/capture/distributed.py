@@ -436,7 +436,7 @@ def _record_failure(e: BaseException, rank: int) -> int:
     else:
         code, name = _INTERNAL, "DistributedError"
         line = f"internal error: {type(e).__name__}: {_first_line(e)} (set FLOORCALC_DEBUG=1 for the traceback)"
-    if os.environ.get("FLOORCALC_DEBUG"):
+    if os.environ.get("FLOORCALC_DEBUG") and not isinstance(e, FloorcalcError):
         traceback.print_exception(type(e), e, e.__traceback__)
     record = {"message": line, "error": name, "exit_code": code, "peer": caused_by_peer(e)}
     if isinstance(e, FloorcalcError):

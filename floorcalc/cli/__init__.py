@@ -2,7 +2,10 @@
 
 :func:`main` returns the exit code, so tests call ``main([...])`` directly. User errors
 (:class:`floorcalc.util.errors.FloorcalcError`) print one line, ``floorcalc: error: ...``, and
-exit with the error's code; no traceback unless ``FLOORCALC_DEBUG=1``.
+exit with the error's code; when the user's code raised, its traceback follows (its frames only;
+with ``FLOORCALC_DEBUG=1``, the whole chain). An internal error (a bug in floorcalc) prints one
+line and exits 70; with ``FLOORCALC_DEBUG=1`` it is raised instead (its traceback), as are the
+faults a stage would otherwise report and survive (floorcalc.timeline.analyze).
 """
 
 from __future__ import annotations
@@ -59,9 +62,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     mark = written_count()  # what this command writes, for an interrupted one to name
     try:
         return int(args.run(args) or 0)
-    except FloorcalcError as e:
-        if os.environ.get("FLOORCALC_DEBUG"):
-            raise
+    except FloorcalcError as e:  # the user's error: one line and its exit code, FLOORCALC_DEBUG or not
         print(_line(f"floorcalc: error: {e}"), file=sys.stderr)
         _print_user_traceback(e)
         return e.exit_code
@@ -95,11 +96,18 @@ def _kept(since: int = 0) -> str:
 def _print_user_traceback(e: FloorcalcError) -> None:
     """After the error line of the user's code failing (its model, model file or --formulas
     file), the frames of that code where it raised (floorcalc.capture.guard.user_traceback; a
-    rank's, as the rank recorded it). Nothing for floorcalc's other errors."""
+    rank's, as the rank recorded it); with ``FLOORCALC_DEBUG=1``, the whole chain, every frame of
+    it. Nothing for floorcalc's other errors."""
     from floorcalc.util.errors import FormulaError, ModelFileError, ModelRunError
 
     text = getattr(e, "user_traceback", "")
     if not text and isinstance(e, (ModelRunError, ModelFileError, FormulaError)):
+        if os.environ.get("FLOORCALC_DEBUG") and e.__cause__ is not None:
+            # the whole chain: the user's exception with every frame, then floorcalc's it caused
+            import traceback
+
+            traceback.print_exception(type(e), e, e.__traceback__, file=sys.stderr)
+            return
         from floorcalc.capture.guard import user_traceback
 
         text = user_traceback(e)

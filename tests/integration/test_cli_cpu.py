@@ -100,7 +100,7 @@ def write(tmp_path, name, text):
     (lambda d: write(d, "m.py", "import torch\ndef get_model():\n    return torch.nn.Linear(3, 3)\n"
                                "def get_inputs():\n    return 5\n"), 3, "must return a tuple", None),
 ])
-def test_bad_model_files(tmp_path, capsys, make, code, message, where):
+def test_bad_model_files(tmp_path, capsys, make, code, message, where, user_mode):
     """One error line; when the user's code raised, their frames of it after that line (issue 27),
     never a Python traceback of floorcalc's."""
     path = make(tmp_path)

@@ -113,7 +113,7 @@ def write(tmp_path, name, text):
     (lambda d: EX / "mlp.py", ["-o", "/no/such/dir/x.json"], 8, "output folder does not exist"),
     (lambda d: EX / "mlp.py", ["-o", "x.weird"], 2, "cannot infer a format"),
 ])
-def test_bad_inputs_are_one_line(tmp_path, capsys, make, args, code, message):
+def test_bad_inputs_are_one_line(tmp_path, capsys, make, args, code, message, user_mode):
     """One error line; when the user's own code raised (get_model() here), their frames of it
     follow that line (issue 27), never a Python traceback of floorcalc's."""
     path = make(tmp_path)

@@ -13,6 +13,10 @@ import pytest
 
 from floorcalc.cli import main
 
+# what a user sees when their code raises: the error line and their frames only, as without
+# FLOORCALC_DEBUG (the session sets it; test_floorcalc_debug_shows_the_whole_chain sets it again)
+pytestmark = pytest.mark.usefixtures("user_mode")
+
 ROOT = Path(__file__).resolve().parents[2]
 RUN = ["--device", "cpu", "--warmup", "1", "--iters", "1", "-q"]
 
@@ -177,7 +181,7 @@ class Unprintable(Exception):
                    "its __str__ raised)"]
 
 
-def test_unprintable_exceptions_at_import_and_in_floorcalc(tmp_path, capsys, monkeypatch):
+def test_unprintable_exceptions_at_import_and_in_floorcalc(tmp_path, capsys, monkeypatch, user_mode):
     model = model_file(tmp_path, """
 class Unprintable(Exception):
     def __str__(self):

@@ -63,7 +63,7 @@ def test_csv_refuses_when_a_sibling_exists(tmp_path, capsys):
     assert (tmp_path / "r.kernels.csv").read_text() == "mine"
 
 
-def test_a_failure_while_rendering_writes_nothing(tmp_path, capsys, monkeypatch):
+def test_a_failure_while_rendering_writes_nothing(tmp_path, capsys, monkeypatch, user_mode):
     """Every output is rendered before the first is written: the JSON is not left without its plot."""
     from floorcalc.render import plot
 

@@ -188,7 +188,7 @@ def test_worked_example_counts_vllm_moe_forward(tmp_path, capsys):
     assert "uniform top-4 routing" in moe["note"]
 
 
-def test_a_bad_formula_file_on_the_command_line_exits_10(tmp_path, capsys):
+def test_a_bad_formula_file_on_the_command_line_exits_10(tmp_path, capsys, user_mode):
     trace = _vllm_step(tmp_path / "step.json")
     bad = write(tmp_path, "raise ValueError('bad')")
     rc, _ = _analyze(tmp_path, trace, "--formulas", str(bad))
