@@ -136,3 +136,11 @@ def test_the_graph_is_read_as_python_imports_it():
     assert "floorcalc.whatif" in graph["floorcalc.analysis.driver"]          # imported in a function
     assert _cycles({"a.x": {"a.y"}, "a.y": {"a.z"}, "a.z": {"a.x"}, "a.w": set()}) == [["a.x", "a.y", "a.z"]]
 
+
+
+def test_the_architecture_page_draws_the_stages_in_this_order():
+    # docs/architecture.md's table of stages lists them in STAGES' order
+    text = (ROOT / "docs" / "architecture.md").read_text()
+    rows = [line.split("|")[1].strip() for line in text.split("## The stages", 1)[1].split("\n## ", 1)[0].splitlines()
+            if line.startswith("| ") and not line.startswith("| stage") and not line.startswith("| ---")]
+    assert rows == [s for s in STAGES if s != "__main__"]
