@@ -14,14 +14,14 @@ Steps of :func:`analyze`:
    with its exit code.
 2. The device spec (floorcalc.device.choice.choose_spec): the one given, else the one matching
    the trace's GPU (or the CPU it ran on), with the launch latency capture measured folded in,
-   its warnings made warnings of the report (:func:`spec_notes`); and the datasheet spec to
+   its warnings made warnings of the report (floorcalc.analysis.notes.spec_notes); and the datasheet spec to
    compare with when that one holds calibrated peaks (floorcalc.device.choice.reference_spec).
 3. :func:`build_report`: device events that overrun the next one on their stream clipped (a trace defect,
    floorcalc.analysis.plausibility), the window (floorcalc.trace.window), the work units counted and
    floored once (floorcalc.classify.units), the op and kernel rows and the pass summary built from
    them, where the wall time goes (floorcalc.timeline), the figures no hardware can produce,
    each with its likely cause (floorcalc.analysis.plausibility), the op rows grouped
-   (floorcalc.classify.grouping), and the report's one list of notes and warnings (:func:`report_notes`):
+   (floorcalc.classify.grouping), and the report's one list of notes and warnings (floorcalc.analysis.notes):
    the analysis's own, the trace reader's and the timeline's, a partial trace, broken
    invariants, impossible figures and ops faster than their floor. Renderers print this list
    and say nothing else of their own, so every format carries the same notes.
@@ -31,21 +31,21 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
-from typing import List, Optional, Sequence, Tuple, Union
+from typing import Optional, Tuple, Union
 
 from floorcalc import __version__
 from floorcalc.util.errors import SpecError, TraceError, UsageError
 from floorcalc.util.gcpause import paused
 from floorcalc.classify.grouping import DEFAULT as DEFAULT_GROUP_BY
 from floorcalc.util.progress import NO_PROGRESS, Progress, Task
-from floorcalc.device.choice import SPEC_WARNING, SpecArg, choose_spec, no_spec_choice, reference_spec
-from floorcalc.records import (CaptureInfo, DeviceSpec, GroupBy, Implausible, Link, NcuProfile, Note, Report, SpecChoice,
-                               Target, Timeline, Trace)
+from floorcalc.analysis.notes import WARNING_PREFIX, PassFacts, analysis_notes, report_notes, spec_notes
+from floorcalc.device.choice import SpecArg, choose_spec, no_spec_choice, reference_spec
+from floorcalc.records import CaptureInfo, DeviceSpec, GroupBy, Link, NcuProfile, Note, Report, Target, Trace
 
 #: The version of the report's JSON document (docs/json-schema.md).
 SCHEMA_VERSION = 1
 
-__all__ = ["SCHEMA_VERSION", "analyze", "analyze_file", "build_report", "check_passes", "report_notes", "spec_notes"]
+__all__ = ["SCHEMA_VERSION", "analyze", "analyze_file", "build_report", "check_passes"]
 
 
 def check_passes(passes: Optional[int]) -> None:
@@ -199,41 +199,6 @@ def _analyze(trace: Trace, *, spec: SpecArg, passes: Optional[int], device: Opti
     return dataclasses.replace(report, notes=spec_notes(choice, report.notes))
 
 
-#: the spread of the unprofiled sets ((max - min) / median) above which a report says its
-#: timings are noisy (docs/timeline.md, "Lean timing")
-NOISE_SPREAD = 0.10
-
-
-def _distortion_words(profiled_us: float, bare_us: float, runs: Sequence[float], how: str, detail: str) -> str:
-    """One part of the profiler-distortion note: ``+45% {how} ({detail})``, or ``not measurable
-    {how} ({detail}; why)`` where classify.profiler_distortion cannot measure it: the profiled
-    step was faster than the bare one, or within the bare sets' own spread (noise)."""
-    from floorcalc.classify.units import bare_spread, profiler_distortion
-
-    d = profiler_distortion(profiled_us, bare_us, runs)
-    if d is not None:
-        return f"{d:+.0%} {how} ({detail})"
-    if profiled_us < bare_us:
-        why = f"faster than the {bare_us:.0f} us bare: noise"
-    else:
-        why = f"within the bare sets' own spread of {bare_spread(bare_us, runs):.0%}: noise"
-    return f"not measurable {how} ({detail}; {why})"
-
-
-def _not_measured_note(cap: CaptureInfo) -> str:
-    """What a trace floorcalc did not time leaves out, and how to get it: the step's time without
-    the profiler and the profiler's distortion need floorcalc's own unprofiled runs."""
-    if cap.profiler:
-        where = f"this trace came from your own {cap.profiler}, handed over by {cap.capture_command or 'floorcalc'}"
-    elif cap.recorded:
-        where = "floorcalc recorded no unprofiled run for this trace"
-    else:
-        where = "floorcalc did not record this trace"
-    return (f"not measured: the step's time without the profiler (wall, no profiler) and the profiler's distortion "
-            f"({where}); MFU and MBU are over the profiled wall time. floorcalc report MODEL.py (or "
-            "floorcalc.report(model, inputs)) times the step bare and measures both")
-
-
 def build_report(trace: Trace, spec: DeviceSpec, *, passes: Optional[int] = None,
                  reference: Optional[DeviceSpec] = None, capture: Optional[CaptureInfo] = None,
                  group_by: GroupBy = DEFAULT_GROUP_BY, link: Optional[Link] = None,
@@ -264,7 +229,6 @@ def _build_report(trace: Trace, spec: DeviceSpec, cap: CaptureInfo, *, passes: O
     from floorcalc.classify.grouping import group_ops
     from floorcalc.timeline import analyze as analyze_timeline
     from floorcalc.trace.window import window
-    from floorcalc.trace.window import launched_before_trace
 
     # an event that overruns the next one on its stream is a trace defect: clipped before anything
     # reads it (Programmatic Dependent Launch is not: kept, with a note)
@@ -282,72 +246,9 @@ def _build_report(trace: Trace, spec: DeviceSpec, cap: CaptureInfo, *, passes: O
     runs = list(cap.bare_wall_us_runs or ())
     summary = classify.summarise(trace, win, ops, spec, gpu=gpu, bare_wall_us=bare, reference=reference is not None,
                                  bare_wall_us_runs=runs)
-    wall = summary.wall_us
-    notes: List[str] = [f"window: {win.source}; figures are per pass (totals / {n})"]
-    if pdl_note:
-        notes.append(pdl_note)
-    table = cap.inductor_kernels
-    n_gen = sum(1 for u in units if u.kernel and u.count is not None)
-    if n_gen:
-        notes.append(f"torch.compile: {n_gen} launches of {len(table)} generated kernels counted from Inductor's own "
-                     "records (FLOPs of the FX nodes each kernel computes; bytes: its kernel_num_gb, the fusion's "
-                     "inputs and outputs); extern kernels counted as the aten ops they are")
-    no_shapes = cap.profiled_no_shapes_wall_us
-    if bare and no_shapes:
-        alone = _distortion_words(no_shapes, bare, runs, "with the profiler alone",
-                                  f"no shapes, no module ranges; {no_shapes:.0f} us per pass, host-timed")
-        full = _distortion_words(wall, bare, runs, "with shapes and module ranges",
-                                 "this trace" if summary.profiler_distortion is not None else
-                                 f"this trace, {wall:.0f} us per pass")
-        notes.append(f"profiler distortion: {alone}, {full}; timing figures (MFU, MBU) use the bare run, shapes come "
-                     "from this trace")
-    if not bare:
-        notes.append(_not_measured_note(cap))
-    if cap.compile and not table:
-        notes.append("torch.compile: Inductor left no kernel records for this run, so its generated kernels are "
-                     "uncounted (Torch-Compiled Region rows)")
-    launch_floor = sum(r.overhead_us for r in ops if r.floor_us is not None)
-    if gpu and summary.floor_us > 0:
-        notes.append(f"of the {summary.floor_us:.1f} us sum of floors, {launch_floor:.1f} us is launch latency "
-                     f"(L = {spec.launch_latency_us.value:.3g} us per launch): fewer launches lower it")
-    if cap.compile_fallback:
-        notes.append(f"torch.compile failed, so this run is eager: {cap.compile_fallback}")
-    if any(classify.TF32_UNKNOWN in r.note for r in ops):
-        notes.append("float32 matmuls floored at the TF32 tensor peak: neither the trace nor their kernels' names "
-                     "say whether TF32 ran")
-    gen = [u for u in units if u.floor is None and u.op is not None and classify.is_compiled_region(u.op.name)]
-    if gen:
-        gen_us = sum(u.duration_us for u in gen) / n
-        notes.append(f"torch.compile regions: {gen_us:.1f} us per pass of generated code is uncounted "
-                     f"({len(gen)} {'kernel launches' if gpu else 'region calls'} with no Inductor record in this "
-                     "trace; floorcalc report --compile records them)")
-    key, peak = summary.mfu_peak_key, summary.mfu_peak_flop_per_s
-    if key:
-        per = f" x {summary.devices} devices (the sum of their peaks)" if summary.devices > 1 else ""
-        notes.append(f"MFU uses {key} = {peak:.4g} FLOP/s ({spec.peak_flop_per_s[key].basis}){per}; "
-                     f"MBU uses DRAM {spec.mem_bytes_per_s.value:.4g} B/s ({spec.mem_bytes_per_s.basis}){per}; "
-                     f"both over the {'bare (unprofiled)' if bare else 'profiled'} wall time")
-    if bare and (wall < 0.9 * bare or classify.bare_spread(bare, runs) > NOISE_SPREAD):
-        notes.append(f"timing looks noisy: the unprofiled sets took {', '.join(f'{r:.0f}' for r in runs) or bare} us "
-                     f"per pass (spread {classify.bare_spread(bare, runs):.0%}, over the {NOISE_SPREAD:.0%} threshold, "
-                     f"or the profiled pass's {wall:.0f} us faster than them); another process may share this "
-                     "machine, or its clocks changed: treat the step time, MFU, MBU and the profiler's cost with care")
-    if not trace.has_shapes:
-        notes.append(no_shapes_note(trace))
-    early = [trace.gpu[i] for i in launched_before_trace(trace)]
-    if early:
-        kinds = ", ".join(f"{sum(1 for g in early if g.kind == k)} {k}s" for k in ("kernel", "memset", "memcpy")
-                          if any(g.kind == k for g in early))
-        notes.append(f"{kinds} ({sum(g.duration_us for g in early):.1f} us of device time, up to "
-                     f"{max(g.end_us for g in early) - win.start_us:.1f} us into the window) were launched before "
-                     "the trace began (their correlation ids precede every host call it holds: the tail of the work "
-                     "queued before the profiler started, such as the previous step's kernels); they are left out of "
-                     "the passes, whose first kernels waited for them")
-    if not spec.has_ceilings:
-        from floorcalc.device.spec import NO_SPEC_NOTE
-
-        notes.append(NO_SPEC_NOTE)
-    notes += cap.problems
+    # the analysis's own notes, one small function each (floorcalc.analysis.notes)
+    notes = analysis_notes(PassFacts(trace=trace, win=win, units=units, ops=ops, summary=summary, spec=spec, cap=cap,
+                                     gpu=gpu, pdl_note=pdl_note))
     # where the rest of the wall time goes: gaps, copies, decomposition (floorcalc.timeline)
     target: Target = "cuda" if gpu else "cpu"
     steps.update(3, detail="timeline: gaps, copies, waits")
@@ -373,68 +274,3 @@ def _build_report(trace: Trace, spec: DeviceSpec, cap: CaptureInfo, *, passes: O
     from floorcalc.whatif import section
 
     return dataclasses.replace(report, whatif=section(report, units, n, spec))
-
-
-def implausible_text(w: Implausible) -> str:
-    """An impossible figure as a warning's text: ``wrong spec: DETAIL`` (``, clipped`` after the
-    cause when the trace's figure was clipped)."""
-    return f"{w.cause.replace('_', ' ')}{', clipped' if w.clipped else ''}: {w.detail}"
-
-
-def no_shapes_note(trace: Trace) -> str:
-    """Why a trace's ops carry no shapes, in words that name the real cause: no CPU op events at
-    all (the profiler ran without ProfilerActivity.CPU: a trace of GPU activity, whatever its
-    header's ``record_shapes`` says), ops recorded with ``record_shapes`` off, or ops without
-    shapes in a trace whose header says they were recorded."""
-    said = trace.metadata.get("record_shapes")
-    if not trace.ops:
-        what = ("no CPU op events were recorded (a trace of GPU activity only: the profiler ran without "
-                "ProfilerActivity.CPU")
-        what += (", though the trace says record_shapes: 1)" if said in ("1", "true", "True") else ")")
-        return (f"{what}: nothing can be counted, and device work has no op to be attributed to; timeline only, and "
-                "idle time outside launch calls is 'unknown: no host events'")
-    if said in ("1", "true", "True"):
-        return ("the trace's ops carry no shapes though its header says record_shapes: 1 (a converter or "
-                "filter dropped them?): nothing can be counted, timeline only")
-    return "trace has no shapes (record_shapes was off): nothing can be counted, timeline only"
-
-
-def report_notes(analysis: List[str], trace: Trace, timeline: Optional[Timeline],
-                 implausible: Tuple[Implausible, ...] = ()) -> Tuple[Note, ...]:
-    """The report's one list of notes and warnings, in the order every format prints it: the
-    warnings first (a partial trace, broken invariants, the figures no hardware can produce
-    (``implausible``: ops faster than their floor among them)), then the analysis's ``analysis`` notes,
-    then the timeline's (which start with the trace reader's; the trace reader's alone when
-    there is no timeline)."""
-    warnings: List[str] = []
-    partial = timeline.partial if timeline is not None else trace.partial
-    if partial:
-        warnings.append(f"PARTIAL: {partial}; the figures cover what was read")
-    for chk in timeline.invariants if timeline is not None else ():
-        if not chk.ok:
-            warnings.append(f"invariant broken: {chk.name}: {chk.detail}")
-    # an op faster than its floor is one of them (floorcalc.analysis.plausibility names its likely cause)
-    warnings += [implausible_text(w) for w in implausible]
-    later = list(timeline.notes) if timeline is not None else list(trace.notes)
-    # a timeline note that starts with "warning: " is a warning (floorcalc.timeline's convention)
-    warnings += [n[len(WARNING_PREFIX):] for n in later if n.startswith(WARNING_PREFIX)]
-    later = [n for n in later if not n.startswith(WARNING_PREFIX)]
-    return (tuple(Note("warning", w) for w in warnings) + tuple(Note("note", n) for n in analysis)
-            + tuple(Note("note", n) for n in later))
-
-
-#: how a stage's plain-text note says it is a warning (floorcalc.timeline's notes)
-WARNING_PREFIX = "warning: "
-
-
-def spec_notes(choice: SpecChoice, notes: Tuple[Note, ...]) -> Tuple[Note, ...]:
-    """``notes`` with what the spec choice says: its warnings first (each worded
-    ``device spec: ...``, :data:`floorcalc.device.choice.SPEC_WARNING`), then, after every
-    warning, how the spec was found (``device: KEY (HOW)``)."""
-    dev = choice.spec
-    warned = tuple(Note("warning", f"{SPEC_WARNING}{w}") for w in choice.warnings)
-    if not choice.how:
-        return warned + notes
-    how = Note("note", f"device: {dev.key} ({choice.how})" if dev.has_ceilings else f"device: no spec ({choice.how})")
-    at = sum(1 for n in notes if n.kind == "warning")
-    return warned + notes[:at] + (how,) + notes[at:]

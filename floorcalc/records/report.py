@@ -79,7 +79,7 @@ class Report:
     units: Tuple[WorkUnit, ...] = field(default=(), compare=False, repr=False)
     window: Optional[Window] = field(default=None, compare=False, repr=False)
     #: physically impossible figures of this report and their likely causes (floorcalc.analysis.plausibility);
-    #: each is also a warning of ``notes``, worded by floorcalc.analysis.driver.report_notes
+    #: each is also a warning of ``notes``, worded by floorcalc.analysis.notes.report_notes
     warnings: Tuple[Implausible, ...] = ()
     #: projected step times under other conditions (floorcalc.whatif), None when not projected
     whatif: Optional[WhatIf] = None

@@ -64,7 +64,7 @@ def analyze(trace: Trace, win: Window, units: Sequence[WorkUnit], spec: DeviceSp
     """
     n = passes or win.passes
     # the reader's notes, then the timeline's own; a partial trace (Timeline.partial) and broken
-    # invariants (Timeline.invariants) are the report's warnings (floorcalc.analysis.driver.report_notes)
+    # invariants (Timeline.invariants) are the report's warnings (floorcalc.analysis.notes.report_notes)
     notes: List[str] = list(trace.notes)
     cold = _cold_window(trace)
     if target != "cuda" or not win.gpu_ids:
