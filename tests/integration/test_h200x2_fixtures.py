@@ -24,13 +24,7 @@ NVLINK = 450e9                     # devices/h200.yaml interconnect.nvlink_bytes
 LATENCY_US = 5.0                   # devices/h200.yaml interconnect.collective_latency_us (assumed)
 ROOT = Path(__file__).resolve().parents[2]
 
-_cache = {}
-
-
-def run(name):
-    if name not in _cache:
-        _cache[name] = golden.analyze_run(name)
-    return _cache[name]
+run = golden.run  # the session's one cache of the golden documents
 
 
 def sweep():
