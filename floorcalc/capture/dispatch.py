@@ -5,7 +5,8 @@ Steps of :func:`record`:
 
 1. Build the model under ``torch.device("meta")`` (parameters get shapes and dtypes, no
    storage: a 7B-parameter model costs nothing), passing ``device="meta"`` to the model file's
-   functions. Inputs from ``get_inputs()`` are made as the file makes them and moved to meta.
+   functions. Inputs from ``get_inputs()`` are made as the file makes them and moved to meta
+   (inputs it makes on meta are taken as they are).
 2. Run the forward in ``torch.inference_mode()`` (as ``floorcalc report`` does) under
    :class:`Recorder`. In inference mode the mode sees composite ops as the profiler shows them
    at the top of a trace (``aten::linear``, ``aten::scaled_dot_product_attention``). An op with
@@ -494,7 +495,13 @@ def record(path: Path, *, dtype: Optional[str] = None, fallback: bool = True) ->
                                 "drop --no-fallback to count a real CPU run instead") from None
     notice = f"the model could not run on the meta device ({why}): counted a real CPU run instead"
     mf = load_model_file(path)  # a fresh import: module state made on meta is gone
-    prep = prepare(mf, "cpu", dtype)
+    try:
+        prep = prepare(mf, "cpu", dtype)
+    except ModelFileError as e:
+        if "meta device" not in str(e):
+            raise
+        raise ModelRunError(f"the model cannot run on the meta device ({why}), and get_inputs() makes meta "
+                            "tensors, which cannot run on the CPU either") from None
     ops = run_recorded(prep)
     return Recording(ops=tuple(ops), modules=module_infos(prep.model), run="cpu", notice=notice,
                      dtypes=_dtypes(prep))
@@ -514,8 +521,9 @@ def compare_run(path: Path, recording: Recording, *, dtype: Optional[str] = None
     recording that FlopCounterMode ran beside, and both results.
 
     Both run on a real CPU copy of the model (what a user gets on a CPU machine) unless its
-    parameters exceed :data:`REAL_RUN_LIMIT_BYTES`; then FlopCounterMode runs on meta and
-    fvcore, whose jit trace cannot run on meta tensors, is skipped.
+    parameters exceed :data:`REAL_RUN_LIMIT_BYTES` or ``get_inputs()`` makes meta tensors;
+    then FlopCounterMode runs on meta and fvcore, whose jit trace cannot run on meta tensors,
+    is skipped, with the reason.
     """
     from torch.utils.flop_counter import FlopCounterMode
 
@@ -523,10 +531,20 @@ def compare_run(path: Path, recording: Recording, *, dtype: Optional[str] = None
 
     size = sum(m.param_bytes for m in recording.modules[:1])
     real = recording.run == "cpu" or size <= REAL_RUN_LIMIT_BYTES
-    device = "cpu" if real else "meta"
-    log(f"compare: running FlopCounterMode{' and fvcore' if real else ''} on {device}")
+    meta_inputs = False
     mf = load_model_file(path)
-    prep = prepare(mf, device, dtype)
+    if real:
+        try:
+            prep = prepare(mf, "cpu", dtype)
+        except ModelFileError as e:   # get_inputs() makes meta tensors: nothing to run for real
+            if "meta device" not in str(e) or recording.run == "cpu":
+                raise
+            real, meta_inputs = False, True
+            mf = load_model_file(path)
+    device = "cpu" if real else "meta"
+    if not real:
+        prep = prepare(mf, "meta", dtype)
+    log(f"compare: running FlopCounterMode{' and fvcore' if real else ''} on {device}")
     fcm = FlopCounterMode(display=False)
     ops = run_recorded(prep, oracle=fcm)
     rec = Recording(ops=tuple(ops), modules=recording.modules, run="meta" if device == "meta" else "cpu")
@@ -534,7 +552,10 @@ def compare_run(path: Path, recording: Recording, *, dtype: Optional[str] = None
     fcm_res = OracleResult(name="FlopCounterMode", ran=True, total=total,
                            by_op={str(k): int(v) for k, v in fcm.get_flop_counts().get("Global", {}).items()},
                            note=f"torch.utils.flop_counter, on {device}")
-    if not real:
+    if meta_inputs:
+        fv = OracleResult(name="fvcore", ran=False,
+                          note="its jit trace needs real tensors, and get_inputs() makes meta tensors")
+    elif not real:
         fv = OracleResult(name="fvcore", ran=False,
                           note=f"its jit trace needs real tensors, and the parameters take {size / 2**30:.1f} GiB "
                                f"(over {REAL_RUN_LIMIT_BYTES / 2**30:.0f} GiB)")

@@ -126,10 +126,15 @@ class _TraceDest:
 
 
 def _to_device(obj: Any, device: str) -> Any:
+    """Every tensor of ``obj`` (nested tuples, lists, dicts) moved to ``device``. A meta tensor
+    (a shape with no data) stays as it is for ``meta``, and is a ModelFileError for any other
+    device, which would have to run it; ModelRunError when a move raises."""
     import torch
 
     if isinstance(obj, torch.Tensor):
         if obj.is_meta:
+            if device == "meta":   # floorcalc count: a shape is all it needs
+                return obj
             raise ModelFileError("an input is a tensor on the meta device (a shape with no data), which cannot be "
                                  "run; make real tensors (floorcalc count counts a model on meta tensors)")
         try:

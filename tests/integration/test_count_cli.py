@@ -172,3 +172,50 @@ def test_a_failure_of_the_recorder_is_floorcalcs_not_the_models(tmp_path, monkey
     assert rc == 9
     assert err[-1].startswith("floorcalc: error: floorcalc count cannot record the higher-order operator flex_attention")
     assert "not an error in the model" in err[-1] and "0x" not in err[-1]
+
+
+MLP_BODY = """import torch
+
+def get_model():
+    return torch.nn.Sequential(torch.nn.Linear(64, 128), torch.nn.GELU(), torch.nn.Linear(128, 64))
+
+def get_inputs():
+    return ({inputs},)
+"""
+
+
+@pytest.mark.parametrize("inputs", ['torch.empty(8, 64, device="meta")', 'torch.randn(8, 64, device="meta")'])
+def test_inputs_made_on_meta_are_counted_as_real_ones(tmp_path, inputs, capsys):
+    # GIVEN the same model file twice: inputs made on the CPU, and made on the meta device
+    # (count runs on meta anyway; issue 25: it refused them)
+    real = tmp_path / "real.py"
+    real.write_text(MLP_BODY.format(inputs="torch.randn(8, 64)"))
+    meta = tmp_path / "meta.py"
+    meta.write_text(MLP_BODY.format(inputs=inputs))
+    # WHEN both are counted, THEN the meta one counts on meta exactly as the real one
+    a, b = count_json(tmp_path, real), count_json(tmp_path, meta)
+    assert b["run"] == "meta" and not b.get("notice")
+    assert (b["totals"], b["ops"]) == (a["totals"], a["ops"])
+    assert a["totals"]["flop"] > 0
+
+
+def test_meta_inputs_with_compare_run_flop_counter_on_meta_and_say_why_fvcore_did_not(tmp_path):
+    meta = tmp_path / "meta.py"
+    meta.write_text(MLP_BODY.format(inputs='torch.empty(8, 64, device="meta")'))
+    doc = count_json(tmp_path, meta, "--compare")
+    assert doc["run"] == "meta" and doc["compare"]["run"] == "meta"
+    oracles = {o["name"]: o for o in doc["compare"]["oracles"]}
+    assert oracles["FlopCounterMode"]["ran"] and "on meta" in oracles["FlopCounterMode"]["note"]
+    assert not oracles["fvcore"]["ran"] and "get_inputs() makes meta tensors" in oracles["fvcore"]["note"]
+
+
+def test_meta_inputs_of_a_model_that_needs_real_data_are_one_line(tmp_path, capsys):
+    # a forward that needs data (.item()) cannot run on meta, and its meta inputs cannot run on the CPU
+    m = tmp_path / "m.py"
+    m.write_text("import torch\n\nclass M(torch.nn.Module):\n    def forward(self, x):\n"
+                 "        return x * x.sum().item()\n\ndef get_model():\n    return M()\n\n"
+                 "def get_inputs():\n    return (torch.empty(4, device='meta'),)\n")
+    rc = main(["count", str(m), "-q"])
+    err = capsys.readouterr().err
+    assert rc == 4 and err.count("\n") == 1
+    assert "cannot run on the meta device" in err and "meta tensors, which cannot run on the CPU either" in err
