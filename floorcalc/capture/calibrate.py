@@ -22,10 +22,10 @@ from __future__ import annotations
 import datetime as _dt
 import functools
 import json
-import os
 import tempfile
 import time
 import warnings
+from pathlib import Path
 from typing import Any, Callable, List, Optional, Tuple
 
 from floorcalc.util.errors import OutputError
@@ -80,25 +80,19 @@ def _profiled_durations(device: str) -> List[float]:
         if device == "cuda":
             torch.cuda.synchronize()
     # the probe's trace goes to a scratch file in the system's temporary folder and is read
-    # back; Kineto reports no short write there (a full disk), so a cut file is an OutputError
-    try:
-        fd, tmp = tempfile.mkstemp(prefix="floorcalc-probe-", suffix=".json")
-        os.close(fd)
-    except OSError as e:
-        raise OutputError(f"the launch-latency probe cannot write its trace in {tempfile.gettempdir()}: "
-                          f"{e.strerror or e}") from None
-    try:
-        prof.export_chrome_trace(tmp)
-        with open(tmp, "rb") as f:
-            events = json.load(f).get("traceEvents", [])
-    except (OSError, ValueError):
-        raise OutputError(f"the launch-latency probe could not write its trace in {tempfile.gettempdir()} "
-                          "(no space left on the device?)") from None
-    finally:
+    # back; Kineto reports no short write there (a full disk), so a cut file is an OutputError,
+    # and the scratch file and Kineto's own temporary beside it are removed however it ends
+    from floorcalc.util.output import scratch_file
+
+    folder = Path(tempfile.gettempdir())
+    with scratch_file(folder, "floorcalc-probe", ".json", "the launch-latency probe's trace") as tmp:
         try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+            prof.export_chrome_trace(tmp)
+            with open(tmp, "rb") as f:
+                events = json.load(f).get("traceEvents", [])
+        except (OSError, ValueError):
+            raise OutputError(f"the launch-latency probe could not write its trace in {tempfile.gettempdir()} "
+                              "(no space left on the device?)") from None
     want = "kernel" if device == "cuda" else "cpu_op"
     return [float(e["dur"]) for e in events
             if e.get("ph") == "X" and e.get("cat") == want and (device == "cuda" or e.get("name") in CPU_PROBE_OPS)]

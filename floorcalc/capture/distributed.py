@@ -59,7 +59,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tupl
 
 from floorcalc.util import errors
 from floorcalc.capture.collectives import COLLECTIVE_ENV
-from floorcalc.util.errors import DistributedError, FloorcalcError, OutputError, UsageError
+from floorcalc.util.errors import DistributedError, FloorcalcError, OutputError, Terminated, UsageError
 
 #: Set in every worker's environment, always: NCCL's NVLink SHARP (NVLS) multicast, torch's
 #: symmetric-memory multicast and NVSHMEM's NVLS off (the lent multi-GPU hosts need it). The
@@ -514,6 +514,10 @@ def worker_main(argv: Sequence[str]) -> int:
 
         _run_rank(opts, rank, local_rank, log)
     except BaseException as e:  # noqa: B036 - every failure of a rank is recorded, then the process ends
+        if isinstance(e, Terminated):   # stopped while it wrote its trace, now cleaned up: end by that signal
+            sys.stderr.flush()
+            signal.signal(e.signum, signal.SIG_DFL)
+            os.kill(os.getpid(), e.signum)
         if isinstance(e, KeyboardInterrupt):
             os._exit(130)
         code = _record_failure(e, rank)

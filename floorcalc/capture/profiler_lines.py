@@ -1,5 +1,6 @@
-"""torch's own profiler start/stop lines kept off standard error while floorcalc drives the
-profiler: :func:`quiet_profiler_lines`.
+"""torch's own profiler start/stop lines (and its line for a trace it could not write, which
+floorcalc words itself) kept off standard error while floorcalc drives the profiler:
+:func:`quiet_profiler_lines`.
 
 Kineto (the profiler inside torch) writes one line to file descriptor 2 each time a profiling
 session starts or stops, ``USDT:2026-12-01 13:42:29 5029:5029 SyncActivityProfilerHandler.cpp:52]
@@ -35,8 +36,11 @@ from typing import Iterator, Optional
 
 __all__ = ["PROFILER_LINE", "quiet_profiler_lines", "release"]
 
-#: a whole line Kineto writes when a session starts or stops
-PROFILER_LINE = re.compile(rb"^USDT:[^\n]*\] profiler_(?:start|stop)\r?$")
+#: a whole line Kineto writes when a session starts or stops; or when it cannot write a trace
+#: (``ERROR:... output_json.cpp:977] Failed to write to log file!``: a full disk, a file-size
+#: limit), which floorcalc's own one-line error then replaces (floorcalc.capture.run.write_trace)
+PROFILER_LINE = re.compile(rb"^(?:USDT:[^\n]*\] profiler_(?:start|stop)"
+                           rb"|ERROR:[^\n]*output_json\.cpp:\d+\] Failed to write to log file!)\r?$")
 
 _lock = threading.Lock()
 _depth = 0

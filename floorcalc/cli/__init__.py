@@ -6,17 +6,21 @@ exit with the error's code; when the user's code raised, its traceback follows (
 with ``FLOORCALC_DEBUG=1``, the whole chain). An internal error (a bug in floorcalc) prints one
 line and exits 70; with ``FLOORCALC_DEBUG=1`` it is raised instead (its traceback), as are the
 faults a stage would otherwise report and survive (floorcalc.timeline.analyze).
+Ctrl-C is ``floorcalc: interrupted`` (130), SIGTERM or SIGHUP ``floorcalc: terminated (SIGTERM)``
+(128 + the signal), both after the same clean-up (:class:`floorcalc.util.errors.Terminated`) and
+naming the files kept.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 from typing import List, NoReturn, Optional
 
 from floorcalc import __version__
-from floorcalc.util.errors import FloorcalcError, describe_exception
+from floorcalc.util.errors import FloorcalcError, Terminated, describe_exception, terminate_as_interrupt
 
 INTERNAL_ERROR = 70  # EX_SOFTWARE
 
@@ -61,11 +65,15 @@ def main(argv: Optional[List[str]] = None) -> int:
 
     mark = written_count()  # what this command writes, for an interrupted one to name
     try:
-        return int(args.run(args) or 0)
+        with terminate_as_interrupt():
+            return int(args.run(args) or 0)
     except FloorcalcError as e:  # the user's error: one line and its exit code, FLOORCALC_DEBUG or not
         print(_line(f"floorcalc: error: {e}"), file=sys.stderr)
         _print_user_traceback(e)
         return e.exit_code
+    except Terminated as e:
+        print(_line(f"floorcalc: terminated ({signal.Signals(e.signum).name}); {_kept(mark)}"), file=sys.stderr)
+        return 128 + e.signum
     except KeyboardInterrupt:
         print(_line(f"floorcalc: interrupted; {_kept(mark)}"), file=sys.stderr)
         return 130

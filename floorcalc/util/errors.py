@@ -2,10 +2,16 @@
 
 Every error a user can cause (a missing file, a malformed trace, a bad spec, a device that
 is not there) is a :class:`FloorcalcError` subclass. The CLI prints ``str(error)`` on one
-line and exits with ``error.exit_code``; it never shows a traceback for these.
+line and exits with ``error.exit_code``; it never shows a traceback for these. SIGTERM is
+turned into an interrupt by :func:`terminate_as_interrupt` (:class:`Terminated`).
 """
 
 from __future__ import annotations
+
+import contextlib
+import signal
+import threading
+from typing import Iterator
 
 #: characters of an exception's message kept in an error line (describe_exception)
 MESSAGE_CHARS = 500
@@ -150,3 +156,41 @@ class CountersError(FloorcalcError):
 
     exit_code = 14
     kind = "counters"
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (or SIGHUP) delivered to floorcalc's process (the CLI's; a rank's of
+    ``--nproc-per-node`` while it writes its trace), raised in its main thread as an interrupt
+    by :func:`terminate_as_interrupt`, so that everything Ctrl-C cleans up (a hidden
+    ``.partial`` file while a trace is exported or gzipped, floorcalc.util.output) is cleaned up the
+    same way. ``signum``: the signal; the CLI then exits ``128 + signum`` (143 for SIGTERM), as
+    a shell reports a process that signal ended, and a rank ends by that signal."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+@contextlib.contextmanager
+def terminate_as_interrupt() -> Iterator[None]:
+    """Within the block, SIGTERM and SIGHUP raise :class:`Terminated` in the main thread, where
+    their action is still the default (ending the process on the spot, cleaning nothing); a
+    signal someone set to be ignored (``nohup``) or handled is left alone, and every handler is
+    put back when the block ends. Outside the main thread nothing changes (signals are only
+    delivered there)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def raise_terminated(signum: int, frame: object) -> None:
+        raise Terminated(signum)
+
+    saved = {}
+    for sig in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
+        if sig is not None and signal.getsignal(sig) == signal.SIG_DFL:
+            saved[sig] = signal.signal(sig, raise_terminated)
+    try:
+        yield
+    finally:
+        for sig, handler in saved.items():
+            signal.signal(sig, handler)

@@ -15,8 +15,9 @@ already in memory):
    free one (``alternatives``). On a file system without hard links the name is claimed with
    ``O_CREAT | O_EXCL`` and the finished file renamed over the claim (there, for that instant,
    the name shows an empty file).
-3. Whatever stops it (an error, a full disk, Ctrl-C), the hidden file is removed and nothing is
-   left under the name.
+3. Whatever stops it (an error, a full disk, Ctrl-C, SIGTERM: the CLI raises it as an
+   interrupt, floorcalc.util.errors.Terminated), the hidden file is removed and nothing is left under
+   the name.
 
 Every OSError becomes one :class:`OutputError` line (exit code 8) that names the file and the
 cause; :func:`check_new_file` says the same before any work is done, so a bad output path never
@@ -280,7 +281,10 @@ def written_count() -> int:
 def scratch_file(folder: Path, prefix: str, suffix: str, what: str = "output") -> Iterator[str]:
     """A new empty hidden file ``folder/.PREFIX.<hex>SUFFIX`` for the block to use (for a tool
     that writes only to a path, such as Kineto's export), removed when the block ends, however
-    it ends (Ctrl-C included). OutputError when it cannot be created."""
+    it ends (Ctrl-C, SIGTERM included), with every file of the folder whose name begins with
+    its name: the tool's own temporaries (Kineto writes ``NAME.tmp`` and renames it to NAME
+    when done, and leaves it behind when the write fails). OutputError when it cannot be
+    created."""
     names: List[Optional[str]] = [None]
     try:
         try:
@@ -290,6 +294,22 @@ def scratch_file(folder: Path, prefix: str, suffix: str, what: str = "output") -
         yield str(names[0])
     finally:
         _remove(names[0])
+        _remove_siblings(names[0])
+
+
+def _remove_siblings(path: Optional[str]) -> None:
+    """Remove the files beside ``path`` whose names begin with its name (``path.tmp``...): the
+    random part of a scratch name makes them this run's."""
+    if path is None:
+        return
+    folder, name = os.path.split(path)
+    try:
+        entries = os.listdir(folder or ".")
+    except OSError:
+        return
+    for entry in entries:
+        if entry.startswith(name) and entry != name:
+            _remove(os.path.join(folder, entry))
 
 
 def _link_exclusive(tmp: str, path: Path) -> None:

@@ -47,9 +47,12 @@ def leftovers(folder: Path):
     return [p.name for p in folder.iterdir() if p.name.endswith(".partial")]
 
 
-def floorcalc(*args, cwd, preexec_fn=None, timeout=300):
-    """``python -m floorcalc ARGS`` in a process of its own: (exit code, stdout, stderr)."""
+def floorcalc(*args, cwd, preexec_fn=None, timeout=300, tmpdir=None):
+    """``python -m floorcalc ARGS`` in a process of its own (its TMPDIR ``tmpdir`` when given):
+    (exit code, stdout, stderr)."""
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    if tmpdir is not None:
+        env["TMPDIR"] = str(tmpdir)
     p = subprocess.run([sys.executable, "-m", "floorcalc", *map(str, args)], cwd=cwd, env=env, capture_output=True,
                        text=True, timeout=timeout, preexec_fn=preexec_fn)
     return p.returncode, p.stdout, p.stderr
@@ -168,13 +171,19 @@ def test_a_full_disk_while_the_trace_is_exported(tmp_path):
 
 
 def test_a_full_disk_during_a_report_run(tmp_path):
+    # 1 kB: the launch-latency probe's trace, in the temporary folder, is the first that fails
     model = model_file(tmp_path, LINEAR)
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
     code, out, err = floorcalc("report", model, "--device", "cpu", "--warmup", "0", "--iters", "1", "-q",
                                "--trace-out", tmp_path / "t.trace.json.gz", "--format", "json", cwd=tmp_path,
-                               preexec_fn=_file_size_limit(1_000))
+                               preexec_fn=_file_size_limit(1_000), tmpdir=tmp)
     assert code == 8 and out == ""
     assert "trace" in one_error_line(err)
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.py"]
+    assert err.strip().splitlines() == [one_error_line(err)]   # Kineto's own "Failed to write" line is not shown
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.py", "tmp"]
+    # nothing left in the temporary folder either: not the probe's file, not Kineto's NAME.tmp beside it
+    assert [p.name for p in tmp.iterdir() if not p.name.startswith("torchinductor_")] == []
 
 
 # -- paths that cannot be written -----------------------------------------------------------
