@@ -35,8 +35,6 @@ without torch.
 
 from __future__ import annotations
 
-import os
-import tempfile
 import time
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Sequence, Tuple
@@ -53,7 +51,8 @@ def lean_set(step: Callable[[], Any], iters: int, scratch: Path) -> Tuple[Trace,
     notes). Returns the set's trace as read back, the host clock (``perf_counter_ns``) at each
     pass's start, after the opening synchronise and after the closing one.
     ``scratch``: the folder for the exported trace (removed after reading). Raises what the step
-    raises (the caller's :class:`~floorcalc.errors.ModelRunError`)."""
+    raises (the caller's :class:`~floorcalc.errors.ModelRunError`), and OutputError when its trace cannot
+    be exported whole (floorcalc.capture.export.exported_trace)."""
     import torch
     from torch.profiler import ProfilerActivity, profile
 
@@ -70,16 +69,11 @@ def lean_set(step: Callable[[], Any], iters: int, scratch: Path) -> Tuple[Trace,
             step()
         torch.cuda.synchronize()
         t1 = time.perf_counter_ns()
-    fd, raw = tempfile.mkstemp(prefix=".floorcalc-lean-", suffix=".json", dir=str(scratch))
-    os.close(fd)
-    try:
-        prof.export_chrome_trace(raw)
+    from floorcalc.capture.export import exported_trace
+
+    # exported whole or an OutputError, and removed with Kineto's own temporary however it ends
+    with exported_trace(prof, scratch, "floorcalc-lean") as raw:
         trace = kineto.load(raw)
-    finally:
-        try:
-            os.unlink(raw)
-        except OSError:
-            pass
     return trace, starts, t0, t1
 
 

@@ -31,7 +31,6 @@ import datetime as _dt
 import gzip
 import itertools
 import json
-import os
 import shutil
 import statistics
 import time
@@ -39,10 +38,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterator, List, Optional, Union
 
+from floorcalc.capture.export import exported_trace
 from floorcalc.capture.modelfile import ModelFile, call_user, describe_exception
-from floorcalc.util.errors import (DeviceUnavailableError, ModelFileError, ModelRunError, OutputError, UsageError,
-                                   terminate_as_interrupt)
-from floorcalc.util.output import AtomicFile, check_new_file, os_error, scratch_file, shown
+from floorcalc.util.errors import DeviceUnavailableError, ModelFileError, ModelRunError, OutputError, UsageError
+from floorcalc.util.output import AtomicFile, check_new_file, os_error, shown
 from floorcalc.util.progress import NO_PROGRESS, Progress
 from floorcalc.records import LeanCapture, LeanSet, CaptureInfo, Figure
 from floorcalc.trace.capture_info import KEY as METADATA_KEY
@@ -347,25 +346,16 @@ def write_trace(prof: Any, dest: Union[Path, _TraceDest], force: bool = False,
     partial, behind. Returns the path written (for a default name, the first that was free).
 
     Kineto writes the JSON itself, into a hidden file beside the trace, and does not report a
-    short write (a full disk): the JSON must end with its closing brace, or OutputError.
+    short write (a full disk): floorcalc.capture.export checks that it ends as a whole trace
+    does, or OutputError.
     ``metadata``: called once the profiler's JSON is exported (a probe that runs a profiler of
     its own must wait until then: a new profiler session clears what an unexported one holds),
     it gives a JSON object's text, put in as the trace's top-level ``floorcalc`` key (for a
     profiler that has stopped, which ``add_metadata_json`` no longer reaches: the user's own,
     floorcalc.capture.user_profiler).
     """
-    from floorcalc.capture.profiler_lines import quiet_profiler_lines
-
     target = dest if isinstance(dest, _TraceDest) else _TraceDest(dest, force, dest.stem, dest.parent)
-    # SIGTERM while it writes (a rank stopped by torchelastic, a job killed) is an interrupt
-    # too, so its temporaries go as Ctrl-C's do
-    with terminate_as_interrupt(), scratch_file(target.folder, target.label[:100] or "trace", ".json.partial",
-                                                "trace") as raw:
-        with quiet_profiler_lines():   # Kineto's own line for a failed write: the error below says it
-            prof.export_chrome_trace(raw)
-        if not _ends_whole(raw):
-            raise OutputError(f"the profiler could not write the whole trace into {shown(target.folder)} "
-                              "(no space left on the device?)")
+    with exported_trace(prof, target.folder, target.label[:100] or "trace") as raw:
         entry = f'"{METADATA_KEY}": {metadata()},\n'.encode() if metadata is not None else None
         out = target.open()
         with out as f:
@@ -393,39 +383,6 @@ def _copy_head_with_key(src: Any, dst: Any, entry: bytes) -> None:
             dst.write(chunk[at + 1:])
             return
         dst.write(chunk)
-
-
-def _ends_whole(path: str) -> bool:
-    """Whether the JSON trace at ``path`` ends as a whole Kineto trace does, read from its last
-    64 KiB: its ``traceEvents`` array closed (a ``]`` right after an event's ``}``, or after
-    ``[``), then nothing but the top-level keys written after it (``"traceName": "..."``) and
-    the object's closing brace. A file cut after one event's ``}`` ends in a brace too, but
-    what follows its last ``]`` is the rest of that event's arguments, not top-level keys."""
-    try:
-        with open(path, "rb") as f:
-            f.seek(0, os.SEEK_END)
-            f.seek(max(0, f.tell() - 65536))
-            tail = f.read()
-    except OSError:
-        return False
-    if not tail.rstrip().endswith(b"}"):
-        return False
-    pos = len(tail)
-    for _ in range(64):
-        pos = tail.rfind(b"]", 0, pos)
-        if pos < 0:
-            return False
-        if not tail[:pos].rstrip().endswith((b"}", b"[")):
-            continue
-        rest = tail[pos + 1:].strip()
-        if rest == b"}":
-            return True
-        if rest.startswith(b","):
-            try:
-                return isinstance(json.loads(b"{" + rest[1:]), dict)
-            except ValueError:
-                continue
-    return False
 
 
 def capture(mf: ModelFile, device: str, *, warmup: int = 3, iters: int = 5, trace_out: Optional[Path] = None,

@@ -237,3 +237,26 @@ def test_sigterm_while_report_exports_its_trace(tmp_path):
     else:                               # the signal came after the trace was written
         assert json.loads(gzip.decompress(trace.read_bytes()))["traceEvents"]
     assert [n for n in every_file(out) if n.startswith(".")] == [] and left_in_tmp(tmp) == []
+
+
+class KinetoFailing:
+    """Fails as Kineto does on a full disk: its NAME.tmp holds part of the trace, never renamed."""
+
+    def export_chrome_trace(self, path: str) -> None:
+        Path(path + ".tmp").write_text(KinetoLike(200).text()[:5000])
+        os.unlink(path)
+
+
+def test_every_export_of_a_trace_leaves_nothing_when_kineto_fails(tmp_path):
+    # the shared export (the captured trace, and each lean set's trace on a GPU) cleans up what
+    # Kineto leaves behind, and reads nothing back
+    from floorcalc.capture.export import exported_trace
+    from floorcalc.capture.run import write_trace
+
+    with pytest.raises(OutputError, match="could not write the whole trace"):
+        with exported_trace(KinetoFailing(), tmp_path, "floorcalc-lean"):
+            pytest.fail("a cut trace was handed on")
+    assert every_file(tmp_path) == []
+    with pytest.raises(OutputError, match="could not write the whole trace"):
+        write_trace(KinetoFailing(), tmp_path / "t.trace.json.gz")
+    assert every_file(tmp_path) == []
