@@ -1,5 +1,3 @@
-import sys
+from floorcalc.cli import console
 
-from floorcalc.cli import main
-
-sys.exit(main())
+console()

@@ -56,7 +56,9 @@ def percentile(values: List[float], q: float) -> float:
 
 def _profiled_durations(device: str) -> List[float]:
     import torch
-    from torch.profiler import ProfilerActivity, profile
+    from torch.profiler import ProfilerActivity
+
+    from floorcalc.capture.profiling import profile
 
     from floorcalc.capture.profiler_lines import quiet_profiler_lines
 
@@ -367,7 +369,9 @@ def _kernel_times_s(fn, n: int, op_names) -> List[float]:
     """Device time (s) of each of ``n`` back-to-back calls of ``fn``: the summed CUPTI durations
     of the kernels each call's op (named in ``op_names``) launched, read from torch.profiler."""
     import torch
-    from torch.profiler import ProfilerActivity, profile
+    from torch.profiler import ProfilerActivity
+
+    from floorcalc.capture.profiling import profile
 
     quiet_profiler_warnings()
     with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:

@@ -54,7 +54,9 @@ def lean_set(step: Callable[[], Any], iters: int, scratch: Path) -> Tuple[Trace,
     raises (the caller's :class:`~floorcalc.errors.ModelRunError`), and OutputError when its trace cannot
     be exported whole (floorcalc.capture.export.exported_trace)."""
     import torch
-    from torch.profiler import ProfilerActivity, profile
+    from torch.profiler import ProfilerActivity
+
+    from floorcalc.capture.profiling import profile
 
     from floorcalc.trace import kineto
 

@@ -537,10 +537,11 @@ def _capture_step(step: Callable[[], Any], model: Any, device: str, dest: _Trace
     between the unprofiled ones and keep them in the trace.
     """
     import torch
-    from torch.profiler import ProfilerActivity, profile, record_function
+    from torch.profiler import ProfilerActivity, record_function
 
     from floorcalc.capture import calibrate
     from floorcalc.capture.profiler_lines import quiet_profiler_lines
+    from floorcalc.capture.profiling import profile
 
     stage: Callable[[str], None] = between or (lambda name: None)
     with quiet_profiler_lines(), torch.inference_mode():  # torch's profiler_start/stop lines dropped

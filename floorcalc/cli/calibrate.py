@@ -23,9 +23,7 @@ from pathlib import Path
 
 from floorcalc.util.errors import DeviceUnavailableError, OutputError, UsageError
 from floorcalc.util.output import check_new_file, write_atomic
-from floorcalc.render.base import stdout_width
 from floorcalc.render.progress import progress_display
-from floorcalc.render.terminal import PlainTable, make_console, plain
 
 NAME = "calibrate"
 HELP = "measure this GPU's (or CPU's) peak FLOP/s, bandwidths and latencies; write a spec YAML"
@@ -65,6 +63,8 @@ def _run_gpu(args: argparse.Namespace) -> int:
     import torch
 
     from floorcalc.capture.calibrate import calibrate_gpu
+    from floorcalc.render.base import stdout_width
+    from floorcalc.render.terminal import PlainTable, make_console
     from floorcalc.device import match_spec
     from floorcalc.device.calibration import Calibration, summary_rows, to_yaml
 
@@ -111,10 +111,11 @@ def _run_gpu(args: argparse.Namespace) -> int:
 
 
 def _run_cpu(args: argparse.Namespace) -> int:
-
     from floorcalc.capture.calibrate import launch_latency, measure_cpu_ceilings
     from floorcalc.device.cpu import cpu_spec, load_cached_ceilings, store_ceilings
     from floorcalc.device.calibration import cpu_spec_yaml
+    from floorcalc.render.base import stdout_width
+    from floorcalc.render.terminal import PlainTable, make_console, plain
 
     out = args.output or args.cwd / "cpu-host-calibrated.yaml"
     check_new_file(out, args.force)
