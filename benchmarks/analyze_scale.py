@@ -5,6 +5,7 @@ parse of the same file (gunzip + ``orjson.loads``), and optionally HolisticTrace
     python3 benchmarks/analyze_scale.py --sizes 1000000 --repeat 5
     python3 benchmarks/analyze_scale.py --source h200_llama_decode_eager   # another committed trace
     python3 benchmarks/analyze_scale.py --keep /tmp/scale --hta            # keep the traces; add HTA
+    python3 benchmarks/analyze_scale.py --sizes 10000000 --tools floorcalc   # 10M events: floorcalc alone
 
 Steps:
 
@@ -27,8 +28,13 @@ Steps:
    * HTA (``--hta``): ``TraceAnalysis(trace_dir=DIR)`` then ``get_idle_time_breakdown()``
      (``pip install HolisticTraceAnalysis``; not a floorcalc dependency).
 
+   ``--tools`` picks the tools (default ``bare,floorcalc``): the bare parse of a 10M-event
+   trace (3.2 GB of JSON) needs about 27 GB, more than the project's machine has, so at that
+   size floorcalc runs alone.
+
 3. Print one row per size: the medians over the repeats of each tool's CPU seconds, its largest
-   peak RSS, and the median of floorcalc's CPU time over the bare parse's in the same pair.
+   peak RSS, and the median of floorcalc's CPU time over the bare parse's in the same pair; then
+   the load average (a shared machine's figures are read against it).
 
 No number here is asserted anywhere: timings depend on the machine. Wall time is not reported:
 on a shared machine it measures the neighbours.
@@ -167,6 +173,7 @@ def main(argv: List[str] | None = None) -> int:
     p.add_argument("--sizes", type=int, nargs="+", default=[100_000, 300_000, 1_000_000])
     p.add_argument("--repeat", type=int, default=3, help="runs of each tool per size (medians reported)")
     p.add_argument("--source", default="h200_gpt2", help="the committed trace tests/data/NAME.trace.json.gz repeated")
+    p.add_argument("--tools", default="bare,floorcalc", help="comma list of the tools to run: bare, floorcalc")
     p.add_argument("--hta", action="store_true", help="also run HolisticTraceAnalysis (installed separately)")
     p.add_argument("--keep", type=Path, default=None, help="build the traces in this folder and keep them")
     args = p.parse_args(argv)
@@ -174,11 +181,16 @@ def main(argv: List[str] | None = None) -> int:
     SOURCE = ROOT / "tests" / "data" / f"{args.source}.trace.json.gz"
     work = args.keep or Path(tempfile.mkdtemp(prefix="analyze_scale."))
     work.mkdir(parents=True, exist_ok=True)
-    tools = [("bare", run_bare), ("floorcalc", run_floorcalc)]
+    known = {"bare": run_bare, "floorcalc": run_floorcalc}
+    picked = [t.strip() for t in args.tools.split(",") if t.strip()]
+    if not picked or any(t not in known for t in picked):
+        p.error(f"--tools: a comma list of {', '.join(known)} (got {args.tools!r})")
+    tools = [(name, known[name]) for name in picked]
     if args.hta:
         tools.append(("hta", run_hta))
     print(f"source: {SOURCE.name}; {args.repeat} runs per tool and size; CPU = user + system of the child process")
     cols = "".join(f" {name + ' CPU s':>14} {name + ' MB':>12}" for name, _ in tools)
+    print(f"load average {os.getloadavg()[0]:.1f} at the start", flush=True)
     print(f"{'events':>10} {'file MB':>8}{cols} {'floorcalc/bare':>15}  status")
     for n in args.sizes:
         trace = work / f"scale_{args.source}_{n}.trace.json.gz"
@@ -199,9 +211,11 @@ def main(argv: List[str] | None = None) -> int:
                 rss[name].append(r)
                 if code != 0:
                     status.append(f"{name} exit {code}: {err.strip().splitlines()[-1] if err.strip() else ''}")
-        ratio = statistics.median(f / b for f, b in zip(cpu["floorcalc"], cpu["bare"]))
+        ratio = (f"{statistics.median(f / b for f, b in zip(cpu['floorcalc'], cpu['bare'])):>15.2f}"
+                 if "floorcalc" in cpu and "bare" in cpu else f"{'-':>15}")
         figures = "".join(f" {statistics.median(cpu[name]):>14.2f} {max(rss[name]):>12.0f}" for name, _ in tools)
-        print(f"{count:>10,} {size_mb:>8.1f}{figures} {ratio:>15.2f}  {'; '.join(status) or 'ok'}", flush=True)
+        print(f"{count:>10,} {size_mb:>8.1f}{figures} {ratio}  {'; '.join(status) or 'ok'}", flush=True)
+    print(f"load average {os.getloadavg()[0]:.1f} {os.getloadavg()[1]:.1f} at the end", flush=True)
     if args.keep is None:
         import shutil
 

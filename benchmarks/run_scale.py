@@ -5,6 +5,7 @@ two-rank run, read by one process and by a local process pool.
     python3 benchmarks/run_scale.py --source RUN_FOLDER --workers 1,2,16 --ranks 64 --events 100000
     python3 benchmarks/run_scale.py --synthetic                    # no real run at hand: tests/builders' TP pair
     python3 benchmarks/run_scale.py --source RUN_FOLDER --keep /tmp/run64   # keep the built traces
+    python3 benchmarks/run_scale.py --source RUN_FOLDER --workers 1,2 --repeat 3   # medians of 3 rounds
 
 Steps:
 
@@ -20,11 +21,15 @@ Steps:
    ``host_name`` is its own (``host-i``), as on separate hosts, so the clocks must be aligned
    (ranks naming one host share one clock and would be left as they are).
 2. Run ``floorcalc analyze FOLDER --format json -o OUT --workers W`` in a subprocess for each
-   ``W`` (1: one process, the map step in the parent; more: the local pool), and measure its
-   wall time and peak memory: the largest resident set of any one process (``ru_maxrss`` of the
-   child and its children, from ``getrusage``) and the peak of the whole process tree's summed
-   RSS (sampled every 50 ms with psutil, when it is installed).
-3. Print one row per W: ranks, events per rank, wall seconds, speed-up over W = 1, peak RSS.
+   ``W`` (1: one process, the map step in the parent; more: the local pool), ``--repeat`` rounds
+   taking turns (W = 1, 2, 1, 2...: a shared machine drifts, and each round sees the same drift),
+   and measure its wall time, its CPU time (user + system of the command and every process it
+   started and waited for, the pool's workers included: ``getrusage(RUSAGE_CHILDREN)`` of a
+   wrapper), and peak memory: the largest resident set of any one process (``ru_maxrss`` of the
+   same) and the peak of the whole process tree's summed RSS (sampled every 50 ms with psutil,
+   when it is installed).
+3. Print one row per W: ranks, medians over the rounds of the wall seconds, speed-up over the
+   first W, CPU seconds and CPU seconds per rank, and the largest peak RSS of any round.
 
 No number here is asserted anywhere: timings depend on the machine.
 """
@@ -36,6 +41,7 @@ import gzip
 import json
 import os
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -199,13 +205,15 @@ def _tree_rss(pid: int) -> int:
 
 
 #: Runs a command and prints, last, the largest RSS (kB) of any process it started (its
-#: children, waited for; a process pool's workers included).
+#: children, waited for; a process pool's workers included) and their CPU seconds (user + system).
 _WRAP = ("import resource, subprocess, sys; c = subprocess.run(sys.argv[1:]).returncode; "
-         "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr); sys.exit(c)")
+         "u = resource.getrusage(resource.RUSAGE_CHILDREN); "
+         "print(u.ru_maxrss, u.ru_utime + u.ru_stime, file=sys.stderr); sys.exit(c)")
 
 
-def run(folder: Path, workers: int, out: Path, spec: Optional[str]) -> Tuple[float, float, Optional[float], int]:
-    """(wall s, max RSS of one process MB, peak summed RSS of the tree MB or None, exit code)."""
+def run(folder: Path, workers: int, out: Path, spec: Optional[str]) -> Tuple[float, float, Optional[float], int, float]:
+    """(wall s, max RSS of one process MB, peak summed RSS of the tree MB or None, exit code,
+    CPU s of the command and its workers)."""
     cmd = [sys.executable, "-m", "floorcalc", "analyze", str(folder), "--format", "json", "-o", str(out),
            "--force", "--workers", str(workers)]
     if spec:
@@ -235,8 +243,10 @@ def run(folder: Path, workers: int, out: Path, spec: Optional[str]) -> Tuple[flo
     lines = err.decode().strip().splitlines()
     if proc.returncode:
         sys.stderr.write("\n".join(lines[-20:]) + "\n")
-    one = float(lines[-1]) / 1024.0 if lines and lines[-1].isdigit() else float("nan")
-    return wall, one, (peak[0] / 2**20 if th is not None else None), proc.returncode
+    last = lines[-1].split() if lines else []
+    one = float(last[0]) / 1024.0 if len(last) == 2 and last[0].isdigit() else float("nan")
+    cpu = float(last[1]) if len(last) == 2 else float("nan")
+    return wall, one, (peak[0] / 2**20 if th is not None else None), proc.returncode, cpu
 
 
 def main() -> int:
@@ -248,6 +258,7 @@ def main() -> int:
     ap.add_argument("--workers", default="1,2", help="comma list of --workers values to time")
     ap.add_argument("--spec", default=None, help="--spec for floorcalc analyze")
     ap.add_argument("--keep", type=Path, default=None, help="build the traces here and keep them")
+    ap.add_argument("--repeat", type=int, default=1, help="rounds of every W, taking turns (medians reported)")
     args = ap.parse_args()
     if not args.source and not args.synthetic:
         ap.error("give --source RUN_FOLDER (a real two-rank run) or --synthetic")
@@ -263,13 +274,29 @@ def main() -> int:
               f"in {time.perf_counter() - t:.1f} s", flush=True)
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     print(f"{cpus} CPUs; python {sys.version.split()[0]}", flush=True)
-    print(f"{'workers':>8} {'ranks':>6} {'wall s':>9} {'speed-up':>9} {'max RSS/proc MB':>16} {'peak RSS tree MB':>17}")
+    widths = [int(x) for x in args.workers.split(",")]
+    rounds: Dict[int, List[Tuple[float, float, Optional[float], int, float]]] = {w: [] for w in widths}
+    for i in range(args.repeat):
+        for w in widths:
+            rounds[w].append(run(folder, w, base / f"out{w}.json", args.spec))
+            wall, one, tree, code, cpu = rounds[w][-1]
+            print(f"  round {i + 1}, {w} workers: {wall:.1f} s wall, {cpu:.1f} s CPU, {one:.0f} MB/proc, "
+                  f"{(f'{tree:.0f}' if tree is not None else '-')} MB tree" + (f" (exit {code})" if code else ""),
+                  flush=True)
+    print(f"load average {os.getloadavg()[0]:.1f} {os.getloadavg()[1]:.1f} at the end", flush=True)
+    print(f"{'workers':>8} {'ranks':>6} {'wall s':>9} {'speed-up':>9} {'CPU s':>8} {'CPU s/rank':>11} "
+          f"{'max RSS/proc MB':>16} {'peak RSS tree MB':>17}")
     first = None
-    for w in [int(x) for x in args.workers.split(",")]:
-        wall, one, tree, code = run(folder, w, base / f"out{w}.json", args.spec)
+    for w in widths:
+        wall = statistics.median(r[0] for r in rounds[w])
+        cpu = statistics.median(r[4] for r in rounds[w])
+        one = max(r[1] for r in rounds[w])
+        trees = [r[2] for r in rounds[w] if r[2] is not None]
+        codes = sorted({r[3] for r in rounds[w] if r[3]})
         first = first or wall
-        print(f"{w:>8} {args.ranks:>6} {wall:>9.1f} {first / wall:>8.2f}x {one:>16.0f} "
-              f"{(f'{tree:.0f}' if tree is not None else '-'):>17}" + (f"  (exit {code})" if code else ""), flush=True)
+        print(f"{w:>8} {args.ranks:>6} {wall:>9.1f} {first / wall:>8.2f}x {cpu:>8.1f} {cpu / args.ranks:>11.2f} "
+              f"{one:>16.0f} {(f'{max(trees):.0f}' if trees else '-'):>17}"
+              + (f"  (exit {codes})" if codes else ""), flush=True)
     return 0
 
 
