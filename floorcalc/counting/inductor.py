@@ -112,6 +112,27 @@ def _split_args(text: str) -> List[str]:
     return out
 
 
+#: the name prefixes of the kernels Inductor generates (Triton on GPUs, C++ on CPUs); every
+#: other launch of its code is an extern kernel or a fallback to an aten op
+_GENERATED = ("triton_", "cpp_")
+
+
+def _generated(handle: str) -> bool:
+    return handle.startswith(_GENERATED)
+
+
+def _computed_by(handle: str, nodes: List[str], graph: Dict[str, Tuple[OpCall, TensorMeta]]) -> List[str]:
+    """The nodes an extern or fallback launch itself computes: those whose aten op is the one it
+    calls (a fallback's provenance also lists the nodes that made its inputs, which a generated
+    kernel computed), or all of them when none is (``extern_kernels.addmm`` for an ``addmm`` node
+    is the usual case; the handle's op name can differ from the node's in other versions)."""
+    kernel = handle.rsplit(":", 1)[0]
+    parts = kernel.split(".")
+    op = parts[-2] if parts[-1] in ("default", "Tensor", "Scalar", "out") and len(parts) > 1 else parts[-1]
+    own = [n for n in nodes if n in graph and graph[n][0].name.split("::")[-1] == op]
+    return own or list(nodes)
+
+
 def kernel_counts(folder: Path) -> List[KernelCount]:
     """The counted kernel launches of one compiled graph's debug folder, in launch order.
 
@@ -121,15 +142,17 @@ def kernel_counts(folder: Path) -> List[KernelCount]:
     prov = json.loads((folder / "inductor_provenance_tracking_node_mappings.json").read_text())
     num_gb = {k: float(v) for k, v in _META.findall((folder / "output_code.py").read_text())}
     mapping = prov.get("cppCodeToPost", {})
-    # nodes an extern kernel computes are counted there (as the aten op the trace shows), even
-    # when a generated kernel's provenance also names them (it prepares their inputs)
-    extern_nodes = {n for h, ns in mapping.items() if h.startswith("extern_kernels.") for n in ns}
+    # nodes an extern kernel (``extern_kernels.mm``) or a fallback to an aten op
+    # (``torch.ops.aten._scaled_dot_product_cudnn_attention.default``) computes are counted
+    # there, as the aten op the trace shows, even when a generated kernel's provenance also names
+    # them (it prepares their inputs or reads their output)
+    extern_nodes = {n for h, ns in mapping.items() if not _generated(h) for n in _computed_by(h, ns, graph)}
     out = []
     for handle, nodes in sorted(mapping.items(), key=lambda kv: int(kv[0].rsplit(":", 1)[1])):
         kernel = handle.rsplit(":", 1)[0]
         flop, node_bytes, unit, dtype, missing = 0, 0, "vector", "float32", []
         for n in nodes:
-            if n in extern_nodes and not kernel.startswith("extern_kernels."):
+            if n in extern_nodes and _generated(handle):
                 continue
             if n not in graph:
                 missing.append(n)
@@ -157,8 +180,8 @@ def kernel_counts(folder: Path) -> List[KernelCount]:
 def counts_for_folders(folders: List[Path]) -> Dict[str, List[dict]]:
     """Triton kernel name -> its launches' counts (dicts, JSON-ready), over every compiled graph.
 
-    Extern kernels (``extern_kernels.*``) are left out: they run as ordinary aten ops, which the
-    trace shows and floorcalc counts as usual.
+    Extern kernels (``extern_kernels.*``) and fallbacks to aten ops (``torch.ops.aten.*``) are
+    left out: they run as ordinary aten ops, which the trace shows and floorcalc counts as usual.
     """
     table: Dict[str, List[dict]] = {}
     for f in folders:
@@ -167,7 +190,7 @@ def counts_for_folders(folders: List[Path]) -> Dict[str, List[dict]]:
         except (FileNotFoundError, ValueError):
             continue
         for k in kcs:
-            if k.kernel.startswith("extern_kernels."):
+            if not _generated(k.kernel):
                 continue
             table.setdefault(k.kernel, []).append({"flop": k.flop, "bytes": k.bytes, "unit": k.unit, "dtype": k.dtype,
                                                    "method": k.method, "graph": f.name})

@@ -1,5 +1,6 @@
 """Counting Inductor's generated kernels from its debug output (committed from an H200 run)."""
 
+import json
 from pathlib import Path
 
 from floorcalc.counting.inductor import counts_for_folders, find_graph_folders, kernel_counts, parse_graph
@@ -68,3 +69,40 @@ def test_a_flex_attention_node_is_counted_at_the_dense_bound():
     c = count(call)
     # every (query, key) pair: 2 * 8 * 1024 * 1024 * (64 + 64), said to be the dense bound
     assert c.flop == 2 * 8 * 1024 * 1024 * 128 and "dense bound" in c.note
+
+
+def test_a_fallback_kernels_node_is_not_counted_again_in_the_kernel_that_prepares_its_inputs():
+    """The Llama decode graph (H200, torch 2.11): SDPA runs as a fallback to
+    aten::_scaled_dot_product_cudnn_attention (the trace shows and counts it as that op), and the
+    provenance of the Triton kernel that applies RoPE to its query names the attention node too.
+    Counting it there doubled the attention's FLOPs (report --compile 63,780,370 against eager
+    59,563,282 on the H200)."""
+    ks = kernel_counts(INDUCTOR / "model__1_inference_1.1")
+    graph = parse_graph((INDUCTOR / "model__1_inference_1.1" / "fx_graph_readable.py").read_text())
+    prep = [k for k in ks if k.kernel.startswith("triton_") and "_scaled_dot_product_cudnn_attention" in k.nodes]
+    assert prep, "the fixture's RoPE kernel names the attention node"
+    for k in prep:
+        counted = [n for n in k.nodes if graph.get(n) and graph[n][0].name == "aten::_scaled_dot_product_cudnn_attention"]
+        assert counted and k.flop < 10_000, (k.kernel, k.flop)   # RoPE's few multiplies and adds, not the attention's
+    fallback = [k for k in ks if k.kernel.startswith("torch.ops.aten._scaled_dot_product_cudnn_attention")]
+    assert fallback and fallback[0].flop > 1_000_000   # counted once, where it runs
+
+
+def test_a_fallback_launch_leaves_the_nodes_of_its_inputs_to_the_generated_kernel(tmp_path):
+    """A fallback's provenance lists the nodes that made its inputs (here a mul and an add that a
+    C++ kernel computed): those stay counted in the generated kernel."""
+    g = tmp_path / "model__0_inference_0.0"
+    g.mkdir()
+    (g / "fx_graph_readable.py").write_text(
+        "class <lambda>(torch.nn.Module):\n"
+        '    def forward(self, arg0_1: "f32[1, 4, 4, 16]"):\n'
+        '        mul: "f32[1, 4, 4, 16]" = torch.ops.aten.mul.Tensor(arg0_1, 2)\n'
+        '        add: "f32[1, 4, 4, 16]" = torch.ops.aten.add.Tensor(mul, 1);  mul = None\n'
+        "        _scaled_dot_product_flash_attention_for_cpu = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu.default(add, arg0_1, arg0_1);  add = arg0_1 = None\n")
+    (g / "inductor_provenance_tracking_node_mappings.json").write_text(json.dumps({"cppCodeToPost": {
+        "cpp_fused__scaled_dot_product_flash_attention_for_cpu_add_mul_0:1": ["_scaled_dot_product_flash_attention_for_cpu", "add", "mul"],
+        "torch.ops.aten._scaled_dot_product_flash_attention_for_cpu.default:2": ["_scaled_dot_product_flash_attention_for_cpu", "add", "mul"]}}))
+    (g / "output_code.py").write_text("# no Triton kernels\n")
+    ks = {k.handle: k for k in kernel_counts(g)}
+    assert ks["cpp_fused__scaled_dot_product_flash_attention_for_cpu_add_mul_0:1"].flop == 2 * 4 * 4 * 16
+    assert set(counts_for_folders([g])) == {"cpp_fused__scaled_dot_product_flash_attention_for_cpu_add_mul_0"}
