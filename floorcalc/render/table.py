@@ -10,7 +10,7 @@ from rich.console import Console
 
 from floorcalc.records import Report
 from floorcalc.render.base import Renderer, captured
-from floorcalc.render.figures import (BOUND_MEANING, bound_label, ceilings_line, format_us, range_text, step_time_rows, grouped, groups_of, groups_title,
+from floorcalc.render.figures import (BOUND_MEANING, bound_label, ceilings_line, format_us, pass_figures, range_text, step_time_rows, grouped, groups_of, groups_title,
                                       outlier_text, spread_text)
 from floorcalc.render.terminal import Part, PlainTable, make_console, plain, styled
 
@@ -198,8 +198,12 @@ class TableRenderer(Renderer):
             st.add_row("wall time", f"{format_us(s.wall_us)} us",
                        "window / passes (host start of pass 1 to end of last work)")
         if report.target == "cuda":
-            st.add_row("GPU busy", f"{format_us(s.gpu_busy_us)} us", "union of kernel/memcpy/memset intervals")
-            st.add_row("GPU idle", f"{format_us(s.idle_us)} us", "wall - busy")
+            # the same rows as every other format's (figures.pass_figures): where the figures are
+            # of the unprofiled step, the profiled pass's busy and idle are labelled as such and
+            # the lean passes' busy and the unprofiled step's idle follow them
+            for f in pass_figures(report):
+                if f.key in ("gpu_busy_us", "idle_us", "unprofiled_gpu_busy_us", "unprofiled_idle_us"):
+                    st.add_row(f.label, f"{format_us(f.value)} us", f.definition)
         st.add_row("sum of floors", f"{format_us(s.floor_us)} us" if d.has_ceilings else "-", "counted ops: max(F/P, B/W) + L per launch"
                    + (f", {_label(d)} ceilings" if report.reference is not None else ""))
         if report.reference is not None and s.reference_floor_us is not None:
