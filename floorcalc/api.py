@@ -550,15 +550,18 @@ def diff(a: Union[Report, ReportRecord, str, Path], b: Union[Report, ReportRecor
                            group_by=group_by)
 
 
-def report(model: Any, inputs: Any, device: str = "auto", warmup: int = 3, iters: int = 5,
+def report(model: Any, inputs: Any, device: str = "auto", warmup: Optional[int] = None, iters: Optional[int] = None,
            trace_out: Union[None, str, Path] = None, spec: SpecArg = None, *, modules: bool = True,
-           force: bool = False, quiet: bool = True, absolute_paths: bool = False) -> Report:
+           force: bool = False, quiet: bool = True, absolute_paths: bool = False, quick: bool = False) -> Report:
     """Profile a live ``nn.Module`` called with ``inputs`` as ``floorcalc report`` profiles a
     model file, and return its :class:`Report`.
 
     ``inputs``: a tensor, a tuple or list of positional args, or a dict of keyword args.
     ``device``: ``auto`` (cuda when there is a GPU), ``cuda`` or ``cpu``. ``warmup``/``iters``:
-    unprofiled and profiled passes. ``trace_out``: where the Kineto trace goes (None: a new
+    unprofiled and profiled passes (default 3 and 5; ``quick``: 1 and 1). ``quick``: as
+    ``floorcalc report --quick``, the fewest passes (one unprofiled set, no set under the
+    profiler without shapes), the figures left out named in the report's notes and
+    ``capture.quick_not_measured``/``quick_without_spread``. ``trace_out``: where the Kineto trace goes (None: a new
     ``<ModelClass>.<time>.trace.json.gz`` in the current folder; never overwritten unless
     ``force``). ``spec``, ``absolute_paths``: as for :func:`analyze`. ``quiet``: no progress
     lines on stderr.
@@ -569,16 +572,23 @@ def report(model: Any, inputs: Any, device: str = "auto", warmup: int = 3, iters
     from floorcalc.analysis.driver import analyze as analyze_trace
     from floorcalc.capture.run import capture_model, resolve_device
 
+    from floorcalc.capture.run import QUICK_ITERS, QUICK_WARMUP
+
     dev = resolve_device(device)
+    if warmup is None:
+        warmup = QUICK_WARMUP if quick else 3
+    if iters is None:
+        iters = QUICK_ITERS if quick else 5
 
     def log(msg: str) -> None:
         if not quiet:
             print(f"floorcalc: {msg}", file=sys.stderr, flush=True)
 
-    command = f"floorcalc.report({type(model).__name__}, device={device!r}, warmup={warmup}, iters={iters})"
+    command = (f"floorcalc.report({type(model).__name__}, device={device!r}, warmup={warmup}, iters={iters}"
+               + (", quick=True)" if quick else ")"))
     result = capture_model(model, inputs, dev, warmup=warmup, iters=iters,
                            trace_out=Path(trace_out) if trace_out is not None else None, force=force,
-                           modules=modules, log=log, command=command)
+                           modules=modules, log=log, command=command, quick=quick)
     trace = trace_mod.load(result.trace_path)
     return Report(_shared(analyze_trace(trace, spec=spec, device=dev, command=command, live=True), absolute_paths, spec),
                   trace)

@@ -55,6 +55,26 @@ def window(p: PassFacts) -> Iterator[str]:
     yield f"window: {p.win.source}; figures are per pass (totals / {p.passes})"
 
 
+def quick(p: PassFacts) -> Iterator[str]:
+    """A quick capture (``report --quick``): the passes it ran, and the figures it left out or
+    measured only once, as the capture recorded them (floorcalc.capture.run.quick_figures)."""
+    cap = p.cap
+    if not cap.quick:
+        return
+    lean = len(cap.lean.sets) if cap.lean is not None else 0
+    warm, iters = cap.warmup or 0, cap.iters or 0
+    passes = (f"{warm} warm-up pass{'' if warm == 1 else 'es'}, one unprofiled set of {cap.timed_passes} passes"
+              + (", one lean set of as many" if lean else "") + f", {iters} profiled pass{'' if iters == 1 else 'es'}")
+    parts = [f"quick report ({passes})"]
+    if cap.quick_not_measured:
+        parts.append("not measured: " + "; ".join(cap.quick_not_measured))
+    if cap.quick_without_spread:
+        parts.append("without spread: " + "; ".join(cap.quick_without_spread))
+    yield (": ".join(parts[:2]) + "".join(f". {x}" for x in parts[2:])
+           + ". A report without --quick measures them (3 warm-up passes, 3 unprofiled sets, a set under the "
+           "profiler without shapes, 5 profiled passes)")
+
+
 def programmatic_dependent_launch(p: PassFacts) -> Iterator[str]:
     """Kernels that overlap the previous one's tail by Programmatic Dependent Launch, kept as recorded."""
     if p.pdl_note:
@@ -226,7 +246,7 @@ def capture_problems(p: PassFacts) -> Iterator[str]:
 
 #: The analysis's notes, in the order the report prints them.
 NOTES: Tuple[Callable[[PassFacts], Iterable[str]], ...] = (
-    window, programmatic_dependent_launch, generated_kernels, distortion, not_measured, compile_without_records,
+    window, quick, programmatic_dependent_launch, generated_kernels, distortion, not_measured, compile_without_records,
     launch_share, compile_fallback, tf32_unknown, uncounted_regions, mfu_basis, noisy_host, no_shapes,
     launched_before_trace, no_spec, capture_problems,
 )

@@ -18,6 +18,17 @@ Steps of :func:`capture`:
 6. Write the trace to disk, gzipped, before anything analyses it; never over an existing file
    unless ``force``.
 
+**The quick schedule** (``report --quick``, ``floorcalc.report(..., quick=True)``; each cut and
+the figure it costs, named in the trace's capture record and so in every report on it,
+:func:`quick_figures`): step 2 runs :data:`QUICK_WARMUP` pass by default (the profiled
+session's untimed pass of step 5 is one more); step 3 one round, an unprofiled set of
+``max(QUICK_TIMED_PASSES, iters)`` passes (and on a GPU one lean set of as many), so the step,
+MFU and MBU have no min-max and the sets cannot be checked against each other; no set under
+the profiler without shapes (the profiler's own cost is not measured); step 4 as always (L is a
+term of every floor); step 5 profiles ``iters`` passes, :data:`QUICK_ITERS` by default (each
+op's time one sample), after the same untimed pass. A CPU report runs 6 passes of the model
+instead of 30, a GPU report 10 instead of 48.
+
 ``between(stage)``, when given, is called at the start of each stage (``"warm-up"``, ``"bare
 timing"``, ``"profiler timing"``, ``"profiled passes"``): a run over several processes
 (:mod:`floorcalc.capture.distributed`) puts a barrier there, so every rank warms up, times and
@@ -46,6 +57,35 @@ from floorcalc.util.progress import NO_PROGRESS, Progress
 from floorcalc.records import LeanCapture, LeanSet, CaptureInfo, Figure
 from floorcalc.trace.capture_info import KEY as METADATA_KEY
 from floorcalc.trace.capture_info import capture_metadata, read_capture_info
+
+
+#: the quick schedule (module notes): warm-up passes and profiled passes by default, and the
+#: fewest passes of its one unprofiled set (fewer would time the synchronise as much as the step)
+QUICK_WARMUP = 1
+QUICK_ITERS = 1
+QUICK_TIMED_PASSES = 3
+
+
+def quick_timed_passes(iters: int) -> int:
+    """The passes of a quick capture's one unprofiled set (and lean set) for ``iters`` profiled ones."""
+    return max(QUICK_TIMED_PASSES, iters)
+
+
+def quick_figures(iters: int, lean_sets: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """What a quick capture of ``iters`` profiled passes and ``lean_sets`` lean sets leaves out:
+    (the figures not measured, the figures measured once, without min-max), each in words, as
+    the capture record keeps them (CaptureInfo.quick_not_measured, quick_without_spread)."""
+    not_measured = ("the profiler's own cost apart from shapes and module ranges (no set under the profiler "
+                    "without shapes)",)
+    once = ["the unprofiled step, MFU and MBU (one unprofiled set: no min-max, and no check of the sets against "
+            "each other, so noise is not told from the profiler's distortion)"]
+    if lean_sets:
+        once.append("the lean passes' step (one lean set: no min-max; if it does not match the profiled pass "
+                    "kernel by kernel, the figures are the profiled pass's)")
+    if iters == 1:
+        once.append("each op's and kernel's time and the decomposition (one profiled pass: one sample, no "
+                    "spread between steps)")
+    return not_measured, tuple(once)
 
 
 @dataclass
@@ -389,8 +429,10 @@ def capture(mf: ModelFile, device: str, *, warmup: int = 3, iters: int = 5, trac
             force: bool = False, modules: bool = True, log: Callable[[str], None] = lambda s: None,
             profile_memory: bool = False, command: str = "", cuda_graphs: bool = False,
             compile: bool = False, between: Optional[Callable[[str], None]] = None, trace_dir: Optional[Path] = None,
-            trace_label: Optional[str] = None, progress: Progress = NO_PROGRESS, lean: bool = True) -> CaptureResult:
+            trace_label: Optional[str] = None, progress: Progress = NO_PROGRESS, lean: bool = True,
+            quick: bool = False) -> CaptureResult:
     """Capture ``iters`` warmed-up passes of the model file on ``device`` (see module notes).
+    ``quick``: the quick schedule (module notes).
     ``compile``: run it through ``torch.compile`` and store what Inductor knows of each
     generated kernel in the trace (see :func:`_compiled_step`); a model that fails to compile
     falls back to eager, with a notice.
@@ -425,7 +467,7 @@ def capture(mf: ModelFile, device: str, *, warmup: int = 3, iters: int = 5, trac
     return _capture_step(step, model, device, dest, gpu_name=gpu_name, warmup=warmup, iters=iters,
                          modules=modules, log=log, model_file=str(mf.path), profile_memory=profile_memory,
                          command=command, cuda_graphs=cuda_graphs, extra_meta=extra, between=between,
-                         progress=progress, lean=lean)
+                         progress=progress, lean=lean, quick=quick)
 
 
 def _compiled_step(mf: ModelFile, device: str, log: Callable[[str], None]):
@@ -476,9 +518,10 @@ def _compiled_step(mf: ModelFile, device: str, log: Callable[[str], None]):
 def capture_model(model: Any, inputs: Any, device: str, *, warmup: int = 3, iters: int = 5,
                   trace_out: Optional[Path] = None, force: bool = False, modules: bool = True,
                   log: Callable[[str], None] = lambda s: None, command: str = "",
-                  progress: Progress = NO_PROGRESS, lean: bool = True) -> CaptureResult:
+                  progress: Progress = NO_PROGRESS, lean: bool = True, quick: bool = False) -> CaptureResult:
     """Capture a live ``nn.Module`` called with ``inputs`` (a tensor, a tuple or list of
-    positional args, or a dict of keyword args), as :func:`capture` does a model file.
+    positional args, or a dict of keyword args), as :func:`capture` does a model file
+    (``quick``: the quick schedule, module notes).
 
     The model is moved to ``device`` and put in eval mode; tensors among the inputs are moved
     to ``device`` (copies: the caller's are left where they are). ``trace_out`` None: a new
@@ -515,7 +558,7 @@ def capture_model(model: Any, inputs: Any, device: str, *, warmup: int = 3, iter
 
     return _capture_step(forward, model, device, dest, gpu_name=gpu_name, warmup=warmup, iters=iters,
                          modules=modules, log=log, model_file=f"<{label} object>", command=command,
-                         progress=progress, lean=lean)
+                         progress=progress, lean=lean, quick=quick)
 
 
 def _capture_step(step: Callable[[], Any], model: Any, device: str, dest: _TraceDest, *, gpu_name: Optional[str],
@@ -523,7 +566,7 @@ def _capture_step(step: Callable[[], Any], model: Any, device: str, dest: _Trace
                   model_file: str, profile_memory: bool = False, command: str = "",
                   cuda_graphs: bool = False, extra_meta: Optional[Dict[str, Any]] = None,
                   between: Optional[Callable[[str], None]] = None, progress: Progress = NO_PROGRESS,
-                  lean: bool = True) -> CaptureResult:
+                  lean: bool = True, quick: bool = False) -> CaptureResult:
     """Steps 2 to 6 of the module notes for a per-pass callable (and the model whose modules
     label the ops, or None).
 
@@ -534,7 +577,8 @@ def _capture_step(step: Callable[[], Any], model: Any, device: str, dest: _Trace
     ``between``: see the module notes. ``progress``: as for :func:`capture`; a pass is counted
     when it has been issued (on a GPU it may still be running; the stage ends with a
     synchronise). ``lean``: on a GPU, run the lean timing sets (floorcalc.capture.lean)
-    between the unprofiled ones and keep them in the trace.
+    between the unprofiled ones and keep them in the trace. ``quick``: the quick schedule (module
+    notes): one round of timed sets, no set under the profiler without shapes.
     """
     import torch
     from torch.profiler import ProfilerActivity, record_function
@@ -560,9 +604,12 @@ def _capture_step(step: Callable[[], Any], model: Any, device: str, dest: _Trace
         calibrate.quiet_profiler_warnings()
         activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if device == "cuda" else [])
         with_lean = lean and device == "cuda"
-        log(f"timing {iters} passes without the profiler (3 sets)"
-            + (", each followed by a lean set (CUDA activity only)" if with_lean else ""))
-        sets = timed_sets(step, device, iters, lean=with_lean, scratch=dest.folder, progress=progress)
+        rounds, timed = (1, quick_timed_passes(iters)) if quick else (3, iters)
+        log(f"timing {timed} passes without the profiler ({rounds} set{'s' if rounds > 1 else ''})"
+            + ((", each followed by a lean set (CUDA activity only)" if rounds > 1 else
+                ", then a lean set (CUDA activity only)") if with_lean else ""))
+        sets = timed_sets(step, device, timed, lean=with_lean, scratch=dest.folder, progress=progress,
+                          repeats=rounds)
         bare = sets.bare
         log("measuring launch latency")
         launch = calibrate.launch_latency(device)
@@ -579,15 +626,19 @@ def _capture_step(step: Callable[[], Any], model: Any, device: str, dest: _Trace
         # the profiler's own cost, apart from shape recording and module ranges: the same passes
         # timed on the host under a profiler that records neither (its events are discarded)
         stage("profiler timing")
-        log(f"timing {iters} passes under the profiler without shapes")
-        with profile(activities=activities), progress.task("timing under the profiler (no shapes)"):
-            step()  # untimed: the first pass under a new profiler session pays its buffer set-up
-            _sync(device)
-            t0 = time.perf_counter()
-            for _ in range(iters):
-                step()
-            _sync(device)
-            no_shapes_us = (time.perf_counter() - t0) * 1e6 / iters
+        no_shapes_us: Optional[float] = None
+        if not quick:  # quick: the profiler's own cost is not measured (quick_figures)
+            log(f"timing {iters} passes under the profiler without shapes")
+            with profile(activities=activities), progress.task("timing under the profiler (no shapes)"):
+                step()  # untimed: the first pass under a new profiler session pays its buffer set-up
+                _sync(device)
+                t0 = time.perf_counter()
+                for _ in range(iters):
+                    step()
+                _sync(device)
+                no_shapes_us = (time.perf_counter() - t0) * 1e6 / iters
+        not_measured, once = quick_figures(iters, len(sets.lean.sets) if sets.lean is not None else 0) \
+            if quick else ((), ())
         info = CaptureInfo(
             recorded=True, capture_command=command, floorcalc_version=_version(),
             device="cuda" if device == "cuda" else "cpu", gpu_name=gpu_name, model_file=model_file, warmup=warmup,
@@ -604,6 +655,8 @@ def _capture_step(step: Callable[[], Any], model: Any, device: str, dest: _Trace
             cpu_peak_flop_per_s=dict(here.peak_flop_per_s) if here is not None else {},
             cuda_graphs=cuda_graphs, compile=extra.get("compile"), compile_fallback=extra.get("compile_fallback"),
             inductor_kernels=read_capture_info({"inductor_kernels": extra.get("inductor_kernels")}).inductor_kernels,
+            quick=quick, timed_passes=timed if quick else None, quick_not_measured=not_measured,
+            quick_without_spread=once,
         )
         log(f"profiling {iters} passes")
         try:

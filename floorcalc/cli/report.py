@@ -25,9 +25,14 @@ HELP = "profile a model file and report each op against its hardware floor"
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("model", type=Path, help="Python file defining get_model()/get_inputs() or step()")
     p.add_argument("--device", default="auto", help="auto (default: cuda if present), cuda or cpu")
-    p.add_argument("--warmup", type=int, default=3, help="unprofiled warm-up passes (default 3)")
-    p.add_argument("--iters", type=int, default=5,
-                   help="profiled passes (default 5); the bare timing runs 3 sets of as many passes")
+    p.add_argument("--warmup", type=int, default=None, help="unprofiled warm-up passes (default 3; --quick: 1)")
+    p.add_argument("--iters", type=int, default=None,
+                   help="profiled passes (default 5; --quick: 1); the bare timing runs 3 sets of as many passes "
+                        "(--quick: one set of at least 3)")
+    p.add_argument("--quick", action="store_true",
+                   help="the fewest passes that give every figure: 1 warm-up pass, one unprofiled set of 3 passes "
+                        "(on a GPU one lean set too), 1 profiled pass, no set under the profiler without shapes; "
+                        "the report names what it leaves out (the profiler's own cost) and what has no spread")
     p.add_argument("--trace-out", type=Path, default=None,
                    help="where to write the Kineto trace (default: a new MODEL.<time>.trace.json.gz here)")
     p.add_argument("--no-modules", action="store_true", help="do not record nn.Module ranges")
@@ -78,12 +83,16 @@ def run(args: argparse.Namespace) -> int:
     its prints go to stderr, and its exits are errors."""
     from floorcalc.capture.guard import UserCode
     from floorcalc.capture.modelfile import load_model_file
-    from floorcalc.capture.run import resolve_device
+    from floorcalc.capture.run import QUICK_ITERS, QUICK_WARMUP, resolve_device
     from floorcalc.util.output import check_new_file
 
     check_output(args)
     load_formulas(args)
     output_format(args)
+    if args.warmup is None:
+        args.warmup = QUICK_WARMUP if args.quick else 3
+    if args.iters is None:
+        args.iters = QUICK_ITERS if args.quick else 5
     if args.warmup < 0 or args.iters < 1:
         raise UsageError(f"need --warmup >= 0 and --iters >= 1 (got {args.warmup} and {args.iters})")
     guard = UserCode()
@@ -206,7 +215,7 @@ def _one_run(args: argparse.Namespace, mf, device: str, log, guard, *, compile: 
         result = capture(mf, device, warmup=args.warmup, iters=args.iters, trace_out=trace_out,
                          force=args.force, modules=not args.no_modules, log=log, profile_memory=args.profile_memory,
                          command=command, cuda_graphs=cuda_graphs, compile=compile, trace_dir=args.cwd,
-                         trace_label=label, progress=progress, lean=not args.no_lean)
+                         trace_label=label, progress=progress, lean=not args.no_lean, quick=args.quick)
     log(f"trace written: {result.trace_path}")
     profile = None
     if getattr(args, "counters", False):
@@ -240,7 +249,7 @@ def _run_distributed(args: argparse.Namespace, log) -> int:
     if n < 1:
         raise UsageError(f"--nproc-per-node must be at least 1 (got {n})")
     for flag, on in (("--modes", args.modes), ("--compile", args.compile), ("--cuda-graphs", args.cuda_graphs),
-                     ("--counters", args.counters)):
+                     ("--counters", args.counters), ("--quick", args.quick)):
         if on:
             raise UsageError(f"{flag} cannot be combined with --nproc-per-node yet")
     timeout_s = distributed.DEFAULT_TIMEOUT_S if args.rank_timeout is None else args.rank_timeout

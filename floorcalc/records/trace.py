@@ -288,6 +288,10 @@ class CaptureInfo:
     ``profiled_no_shapes_wall_us_runs`` (each CPU + CUDA set without shapes),
     ``profiler`` (the settings of the user's own torch.profiler in words, when the trace came
     from it: floorcalc.analyze(prof), floorcalc.on_trace_ready; "" when floorcalc profiled).
+    ``quick`` (``report --quick``: the fewest passes, floorcalc.capture.run's quick schedule),
+    ``timed_passes`` (the passes of each unprofiled set when not ``iters``: a quick capture's),
+    ``quick_not_measured`` and ``quick_without_spread`` (the figures a quick capture left out,
+    and those it measured once, with no min-max, each in words).
     ``problems``: what the reader could not read in the metadata.
 
     The analysis: ``command`` (the command that made this report), ``trace`` (the trace
@@ -325,6 +329,10 @@ class CaptureInfo:
     lean: Optional[LeanCapture] = None
     profiled_no_shapes_wall_us_runs: Optional[Tuple[float, ...]] = None
     profiler: str = ""
+    quick: bool = False
+    timed_passes: Optional[int] = None
+    quick_not_measured: Tuple[str, ...] = ()
+    quick_without_spread: Tuple[str, ...] = ()
     problems: Tuple[str, ...] = ()
     command: str = ""
     trace: str = ""

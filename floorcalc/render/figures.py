@@ -219,10 +219,13 @@ def step_time_rows(report: Report) -> List[Tuple[str, str, str]]:
     if st is None:
         return []
     rows: List[Tuple[str, str, str]] = []
+    quick = report.capture.quick  # one set of each: no median, no min-max
     u = st.unprofiled
     if u is not None:
         rows.append(("step, unprofiled", f"{format_us(u.median)} us {range_text(u)}" if u.samples > 1
-                     else f"{format_us(u.median)} us", f"median [min-max] of {u.over}: the user's step"))
+                     else f"{format_us(u.median)} us",
+                     f"per pass over {u.over}, no min-max: the user's step" if quick else
+                     f"median [min-max] of {u.over}: the user's step"))
 
     def cost(x: Optional[float]) -> str:
         if x is None or u is None or not u.median:
@@ -231,7 +234,8 @@ def step_time_rows(report: Report) -> List[Tuple[str, str, str]]:
 
     if st.lean is not None:
         rows.append(("step, lean passes", f"{format_us(st.lean.median)} us{cost(st.lean_cost_us)}",
-                     f"median of {st.lean.over}, CUDA activity only: the profiler's own cost"))
+                     f"{'per pass over' if quick else 'median of'} {st.lean.over}, CUDA activity "
+                     "only: the profiler's own cost"))
     rows.append(("step, profiled pass", f"{format_us(st.profiled_us)} us{cost(st.profiled_cost_us)}",
                  "this trace's window per pass (CPU ops, shapes, module ranges)"))
     what = ("the unprofiled step: device time from the lean passes, causes from the profiled pass"

@@ -111,7 +111,9 @@ def capture_dict(c: CaptureInfo) -> Dict[str, Any]:
     A report made by the run that captured it (``live``) gives the capture's every field; a
     trace read back gives this ``command``, the ``capture_command`` that recorded it (null when
     floorcalc did not capture it) and the capture's fields the trace records; both end with
-    ``cuda_graphs: true`` for a pass replayed from a CUDA graph.
+    ``cuda_graphs: true`` for a pass replayed from a CUDA graph, and a ``quick`` object for a
+    quick capture (``report --quick``: its one unprofiled set's passes, the figures not measured
+    and those without spread).
     """
     runs = list(c.bare_wall_us_runs) if c.bare_wall_us_runs is not None else None
     out: Dict[str, Any]
@@ -138,9 +140,13 @@ def capture_dict(c: CaptureInfo) -> Dict[str, Any]:
 
 def _graphs(out: Dict[str, Any], c: CaptureInfo) -> Dict[str, Any]:
     """``cuda_graphs: true`` where the pass was replayed from a CUDA graph (floorcalc whatif keeps
-    such a run's host part); written only then, so that other reports are unchanged."""
+    such a run's host part), and ``quick`` for a quick capture; each written only then, so that
+    other reports are unchanged."""
     if c.cuda_graphs:
         out["cuda_graphs"] = True
+    if c.quick:  # written only then, as cuda_graphs
+        out["quick"] = {"unprofiled_sets": len(c.bare_wall_us_runs or ()), "unprofiled_passes": c.timed_passes,
+                        "not_measured": list(c.quick_not_measured), "without_spread": list(c.quick_without_spread)}
     return out
 
 

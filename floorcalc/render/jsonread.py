@@ -353,6 +353,10 @@ def _capture(c: Dict[str, Any], where: str) -> CaptureInfo:
     live = "capture_command" not in c
     known = ("command", "trace", "gpu_name", "device") + _RECORDED if live else ("command", "trace") + _RECORDED
     fields = {k: c[k] for k in known + ("cuda_graphs",) if k in c}
+    if "quick" in c:  # a quick capture (jsonfmt.capture_dict)
+        q = _get(c, "quick", where)
+        fields.update(quick=True, timed_passes=q.get("unprofiled_passes"),
+                      quick_not_measured=q.get("not_measured", []), quick_without_spread=q.get("without_spread", []))
     if not live:
         fields["capture_command"] = c["capture_command"] if c["capture_command"] is not None else ""
         # a CPU build of torch records no CUDA version: written as null beside the torch version

@@ -301,15 +301,24 @@ def _spread(values: Sequence[float], over: str) -> Optional[Spread]:
     return Spread(low=v[0], median=statistics.median(v), high=v[-1], samples=len(v), over=over)
 
 
+def _sets(n: int, kind: str, passes: int, quick: bool) -> str:
+    """What a Spread is over: ``3 unprofiled sets of 5 passes`` (a quick capture's one set: ``one
+    unprofiled set of 3 passes``)."""
+    if quick and n == 1:
+        return f"one {kind} set of {passes} passes"
+    return f"{n} {kind} sets of {passes} passes"
+
+
 def step_times(cap: CaptureInfo, profiled_us: float, basis: str, join_text: str, matched: int,
                lean_walls: Sequence[float]) -> StepTimes:
     """The :class:`StepTimes` of a capture (its timed sets) and the profiled pass."""
     iters = cap.iters or 0
+    timed = cap.timed_passes or iters  # a quick capture's sets are longer than its profiled passes
     bare = [r for r in cap.bare_wall_us_runs or () if r > 0]
     if not bare and cap.bare_wall_us:
         bare = [cap.bare_wall_us]
-    unprofiled = _spread(bare, f"{len(bare)} unprofiled sets of {iters} passes")
-    lean_sp = _spread(list(lean_walls), f"{len(lean_walls)} lean sets of {iters} passes")
+    unprofiled = _spread(bare, _sets(len(bare), "unprofiled", timed, cap.quick))
+    lean_sp = _spread(list(lean_walls), _sets(len(lean_walls), "lean", timed, cap.quick))
     ns_runs = list(cap.profiled_no_shapes_wall_us_runs or ())
     if not ns_runs and cap.profiled_no_shapes_wall_us:
         ns_runs = [cap.profiled_no_shapes_wall_us]

@@ -74,6 +74,15 @@ class _Reader:
         self._bad(key, "a list of numbers")
         return None
 
+    def get_strs(self, key: str) -> Tuple[str, ...]:
+        v = self.meta.get(key)
+        if v is None:
+            return ()
+        if isinstance(v, list) and all(isinstance(x, str) for x in v):
+            return tuple(v)
+        self._bad(key, "a list of strings")
+        return ()
+
     def get_measured(self, value_key: str, source_key: str) -> Optional[Figure]:
         """A figure capture measured: present when its value is a non-zero number."""
         v = self.meta.get(value_key)
@@ -245,6 +254,10 @@ def read_capture_info(raw: Any) -> CaptureInfo:
         lean=r.get_lean("lean"),
         profiled_no_shapes_wall_us_runs=r.get_floats("profiled_no_shapes_wall_us_runs"),
         profiler=r.get_str("profiler") or "",
+        quick=bool(r.get_bool("quick")),
+        timed_passes=r.get_int("timed_passes"),
+        quick_not_measured=r.get_strs("quick_not_measured"),
+        quick_without_spread=r.get_strs("quick_without_spread"),
         problems=tuple(r.problems),
     )
 
@@ -291,4 +304,7 @@ def capture_metadata(info: CaptureInfo) -> Dict[str, Any]:
         meta["note"] = info.note
     if info.profiler:
         meta["profiler"] = info.profiler
+    if info.quick:  # written only for a quick capture: every other trace's metadata is unchanged
+        meta.update(quick=True, timed_passes=info.timed_passes, quick_not_measured=list(info.quick_not_measured),
+                    quick_without_spread=list(info.quick_without_spread))
     return meta

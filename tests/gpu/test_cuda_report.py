@@ -99,3 +99,42 @@ def test_compiled_kernels_are_counted_like_eager(tmp_path, model):
     assert comp["summary"]["flop"] == pytest.approx(eager["summary"]["flop"], rel=0.01)
     assert comp["summary"]["uncounted_share"] < 0.01
     assert any(n["text"].startswith("torch.compile:") for n in comp["notes"])  # Note records {kind, text}
+
+
+def test_quick_on_cuda_runs_one_lean_set_and_says_so(tmp_path):
+    """report --quick on a GPU: 1 warm-up + one unprofiled set of 3 passes, one lean set of 3
+    (after its untimed pass), the profiled session's untimed pass + 1 profiled pass; the lean
+    set joined (the figures of the unprofiled step), and the note names the one lean set."""
+    from floorcalc.cli import main
+
+    model = tmp_path / "counting.py"
+    log = tmp_path / "calls.txt"
+    model.write_text(f'''
+import torch
+
+X = None
+
+
+def setup(device):
+    global X
+    X = torch.randn(256, 256, device=device)
+
+
+def step():
+    with open({str(log)!r}, "a") as f:
+        f.write("%d\\n" % torch.autograd.profiler._is_profiler_enabled)
+    return X @ X
+''')
+    out = tmp_path / "q.json"
+    assert main(["report", str(model), "--device", "cuda", "-q", "--quick", "--trace-out",
+                 str(tmp_path / "q.trace.json.gz"), "-o", str(out)]) == 0
+    calls = log.read_text().split()
+    assert (calls.count("0"), calls.count("1")) == (4, 4 + 2), calls
+    rep = json.loads(out.read_text())
+    q = rep["capture"]["quick"]
+    assert q["unprofiled_sets"] == 1 and any("one lean set" in x for x in q["without_spread"])
+    notes = [n["text"] for n in rep["notes"]]
+    assert any(t.startswith("quick report (1 warm-up pass, one unprofiled set of 3 passes, one lean set of as many")
+               for t in notes), notes
+    st = rep["timeline"]["step_times"]
+    assert st["basis"] == "unprofiled" and st["lean"]["samples"] == 1, st

@@ -43,3 +43,18 @@ def test_bad_metadata_is_said_not_raised():
     assert not info.inductor_kernels
     assert len(info.problems) == 3 and any("warmup" in p for p in info.problems)
     assert read_capture_info("{not json").problems
+
+
+def test_a_quick_capture_reads_back_equal_and_others_write_no_quick_keys():
+    import dataclasses
+
+    quick = dataclasses.replace(FULL, quick=True, timed_passes=3, bare_wall_us_runs=(100.5,),
+                                profiled_no_shapes_wall_us=None, quick_not_measured=("the profiler's own cost",),
+                                quick_without_spread=("the unprofiled step", "each op's time"))
+    meta = json.loads(json.dumps(capture_metadata(quick)))
+    assert meta["quick"] is True and meta["timed_passes"] == 3
+    assert read_capture_info(meta) == quick
+    # a capture that is not quick writes the metadata it always wrote
+    assert not {"quick", "timed_passes", "quick_not_measured", "quick_without_spread"} & set(capture_metadata(FULL))
+    bad = read_capture_info({"quick": True, "quick_not_measured": "one string"})
+    assert bad.quick and bad.quick_not_measured == () and any("quick_not_measured" in p for p in bad.problems)
