@@ -19,7 +19,7 @@ from floorcalc.device.choice import SPEC_WARNING
 from floorcalc.records import (CaptureInfo, DeviceSpec, Implausible, Note, OpRow, SpecChoice, Summary, Timeline, Trace,
                                Window, WorkUnit)
 
-__all__ = ["NOISE_SPREAD", "NOTES", "PassFacts", "WARNING_PREFIX", "analysis_notes", "implausible_text", "no_shapes_note",
+__all__ = ["NOISE_SPREAD", "NOTES", "QUICK_NOTE", "PassFacts", "WARNING_PREFIX", "analysis_notes", "implausible_text", "no_shapes_note",
            "report_notes", "spec_notes"]
 
 
@@ -55,6 +55,10 @@ def window(p: PassFacts) -> Iterator[str]:
     yield f"window: {p.win.source}; figures are per pass (totals / {p.passes})"
 
 
+#: how the note of a quick capture starts (render/modes.py finds it by this)
+QUICK_NOTE = "quick report ("
+
+
 def quick(p: PassFacts) -> Iterator[str]:
     """A quick capture (``report --quick``): the passes it ran, and the figures it left out or
     measured only once, as the capture recorded them (floorcalc.capture.run.quick_figures)."""
@@ -65,7 +69,7 @@ def quick(p: PassFacts) -> Iterator[str]:
     warm, iters = cap.warmup or 0, cap.iters or 0
     passes = (f"{warm} warm-up pass{'' if warm == 1 else 'es'}, one unprofiled set of {cap.timed_passes} passes"
               + (", one lean set of as many" if lean else "") + f", {iters} profiled pass{'' if iters == 1 else 'es'}")
-    parts = [f"quick report ({passes})"]
+    parts = [f"{QUICK_NOTE}{passes})"]
     if cap.quick_not_measured:
         parts.append("not measured: " + "; ".join(cap.quick_not_measured))
     if cap.quick_without_spread:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from typing import Dict, Optional, Sequence, Tuple
 
+from floorcalc.analysis.notes import QUICK_NOTE
 from floorcalc.records import Report
 from floorcalc.render.base import Renderer, captured
 from floorcalc.render.figures import format_us
@@ -59,6 +60,14 @@ def render_table(reports: Sequence[Tuple[str, Report]], console=None) -> None:
     console.print(plain("step us: the step timed without the profiler; MFU/MBU over it; host overhead: share of the "
                         "profiled wall time the device was idle while the host launched or ran Python; the traces: "
                         + ", ".join(f"{m}: {r.capture.trace}" for m, r in reports), style="dim"))
+    # a quick capture's note (what it left out) is said here too: the table shows no other note
+    quick = [(m, n.text) for m, r in reports for n in r.notes if n.text.startswith(QUICK_NOTE)]
+    if len({t for _, t in quick}) == 1:
+        console.print(plain(f"note: {quick[0][1]}" + ("" if len(quick) == len(reports) else
+                                                      f" (modes {', '.join(m for m, _ in quick)})")))
+    else:
+        for m, text in quick:
+            console.print(plain(f"note ({m}): {text}"))
 
 
 class ModesTableRenderer(Renderer):

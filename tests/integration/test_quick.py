@@ -154,3 +154,15 @@ def test_a_quick_json_report_reads_back_with_what_it_left_out(quick_and_default,
     back = floorcalc.load_report(path)
     assert back.capture.quick and back.capture.timed_passes == 3
     assert back.to_dict()["capture"]["quick"] == rep["capture"]["quick"]
+
+
+def test_modes_say_quick_too(tmp_path):
+    """--modes prints one table of the modes and no other note: the quick one is said under it."""
+    for out in (tmp_path / "modes.txt", tmp_path / "modes.json"):
+        assert main(["report", str(MLP), "--device", "cpu", "-q", "--quick", "--modes", "eager",
+                     "--trace-out", str(tmp_path / f"{out.suffix[1:]}.trace.json.gz"), "-o", str(out)]) == 0
+    text = " ".join((tmp_path / "modes.txt").read_text().split())
+    assert "note: quick report (1 warm-up pass, one unprofiled set of 3 passes, 1 profiled pass)" in text
+    doc = json.loads((tmp_path / "modes.json").read_text())
+    assert "quick" in doc["modes"]["eager"]["capture"]
+    assert any(n["text"].startswith("quick report (") for n in doc["modes"]["eager"]["notes"])
