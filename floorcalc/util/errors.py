@@ -123,6 +123,22 @@ class ReportFileError(TraceError):
     kind = "report"
 
 
+class DocumentError(TraceError):
+    """A JSON document floorcalc reads (a report, a run, a trace's capture metadata) holds a
+    value its record type refuses (floorcalc.util.codec.decode): the wrong type, a value out of
+    its range, a missing field. ``path`` is where in the document (``ops[3].duration_us``, ""
+    for the whole), ``problem`` what is wrong; ``str()`` is ``"path: problem"``. Readers of a
+    file catch it and raise their own error naming the file (exit code 6, as an unreadable
+    input)."""
+
+    kind = "document"
+
+    def __init__(self, path: str, problem: str) -> None:
+        super().__init__(f"{path}: {problem}" if path else problem)
+        self.path = path
+        self.problem = problem
+
+
 class DistributedError(FloorcalcError):
     """A run over several processes (``report --nproc-per-node``) failed for a reason of its own:
     a rank died (a signal, a crash, an exit outside floorcalc), or timed out waiting for its peers
