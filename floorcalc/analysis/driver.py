@@ -41,9 +41,11 @@ from floorcalc.util.progress import NO_PROGRESS, Progress, Task
 from floorcalc.analysis.notes import WARNING_PREFIX, PassFacts, analysis_notes, report_notes, spec_notes
 from floorcalc.device.choice import SpecArg, choose_spec, no_spec_choice, reference_spec
 from floorcalc.records import CaptureInfo, DeviceSpec, GroupBy, Link, NcuProfile, Note, Report, Target, Trace
+from floorcalc.records.documents import REPORT_SCHEMA_VERSION
 
-#: The version of the report's JSON document (docs/json-schema.md).
-SCHEMA_VERSION = 1
+#: The version of the report's JSON document (docs/json-schema.md;
+#: floorcalc.records.documents.ReportDocument).
+SCHEMA_VERSION = REPORT_SCHEMA_VERSION
 
 __all__ = ["SCHEMA_VERSION", "analyze", "analyze_file", "build_report", "check_passes"]
 

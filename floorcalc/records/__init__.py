@@ -20,9 +20,14 @@ The modules, each importing only those above it:
 * ``report``: ``Implausible``, ``Note``, ``Report``;
 * ``distributed``: ``RankRecord``, ``RunReport``...;
 * ``count``: ``floorcalc count``'s ``Recording``, ``CountReport``...;
-* ``builder``: ``record_builder``.
+* ``builder``: ``record_builder``;
+* ``documents``: the JSON documents floorcalc writes, as records (``ReportDocument`` and its
+  parts), written and read by floorcalc.util.codec; imported from their module
+  (``from floorcalc.records.documents import ReportDocument``), not re-exported here.
 
-Every public name is re-exported here: ``from floorcalc.records import Trace``.
+Every public name of the other modules is re-exported here: ``from floorcalc.records import Trace``.
+Field metadata ``NONNEGATIVE``/``POSITIVE`` (records.kinds) are range checks applied when a
+document is read.
 """
 
 from __future__ import annotations

@@ -4,12 +4,12 @@ kernel rows, the pass's summary, and the op rows grouped (floorcalc.classify.gro
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Optional, Tuple
 
 from floorcalc.records.counting import CommCount, Count
 from floorcalc.records.floor import EventFloor, Floor
-from floorcalc.records.kinds import Bound, EventKind, FloorSplit, GroupBy, KernelRole
+from floorcalc.records.kinds import NONNEGATIVE, Bound, EventKind, FloorSplit, GroupBy, KernelRole
 from floorcalc.records.trace import CollectiveCall, CpuOp, GpuEvent
 
 #: The op name of device work that no op launched.
@@ -89,24 +89,29 @@ class OpRow:
 
     name: str
     module: str
-    calls: float
-    kernels: float
-    duration_us: float
-    flop: Optional[float]
-    bytes: Optional[float]
-    compute_us: Optional[float]
-    memory_us: Optional[float]
-    overhead_us: float
-    floor_us: Optional[float]
+    calls: float = field(metadata=NONNEGATIVE)
+    kernels: float = field(metadata=NONNEGATIVE)
+    duration_us: float = field(metadata=NONNEGATIVE)
+    flop: Optional[float] = field(metadata=NONNEGATIVE)
+    bytes: Optional[float] = field(metadata=NONNEGATIVE)
+    compute_us: Optional[float] = field(metadata=NONNEGATIVE)
+    memory_us: Optional[float] = field(metadata=NONNEGATIVE)
+    overhead_us: float = field(metadata=NONNEGATIVE)
+    floor_us: Optional[float] = field(metadata=NONNEGATIVE)
     bound: Bound
-    efficiency: Optional[float]
+    efficiency: Optional[float] = field(metadata=NONNEGATIVE)
     peak_key: str = ""
     formula: str = ""
     shapes: str = ""
     note: str = ""
     level: str = ""
-    reference_floor_us: Optional[float] = None
-    reference_efficiency: Optional[float] = None
+    reference_floor_us: Optional[float] = field(default=None, metadata=NONNEGATIVE)
+    reference_efficiency: Optional[float] = field(default=None, metadata=NONNEGATIVE)
+    #: the order of the JSON document's keys (floorcalc.util.codec), derived ones among them
+    __json_layout__ = ("name", "module", "calls", "kernels", "duration_us", "flop", "bytes", "compute_us", "memory_us",
+                       "overhead_us", "floor_us", "bound", "efficiency", "floor_violation", "achieved_flop_per_s",
+                       "achieved_bytes_per_s", "peak_key", "level", "reference_floor_us", "reference_efficiency",
+                       "formula", "shapes", "note")
 
     @property
     def floor_violation(self) -> bool:
@@ -141,13 +146,16 @@ class KernelRow:
     op: str
     module: str
     stream: int
-    calls: float
-    duration_us: float
-    floor_us: Optional[float]
+    calls: float = field(metadata=NONNEGATIVE)
+    duration_us: float = field(metadata=NONNEGATIVE)
+    floor_us: Optional[float] = field(metadata=NONNEGATIVE)
     bound: Bound
-    efficiency: Optional[float]
+    efficiency: Optional[float] = field(metadata=NONNEGATIVE)
     floor_split: FloorSplit = "whole"
     role: KernelRole = "main"
+    #: the order of the JSON document's keys (floorcalc.util.codec), derived ones among them
+    __json_layout__ = ("name", "kind", "op", "module", "stream", "calls", "duration_us", "floor_us", "bound",
+                       "efficiency", "floor_violation", "floor_split", "role")
 
     @property
     def floor_violation(self) -> bool:
@@ -265,6 +273,11 @@ class OpGroup:
     outlier_us: Optional[float] = None
     level: str = ""
     formula: str = ""
+    #: the JSON document's keys (floorcalc.util.codec): ``formula`` is not written (the groups
+    #: are rebuilt from the ops when a report is read)
+    __json_layout__ = ("name", "module", "shapes", "instances", "calls", "duration_us", "floor_us", "flop", "bytes",
+                       "efficiency", "floor_violation", "bound", "level", "median_us", "min_us", "max_us", "outlier",
+                       "outlier_us")
 
     @property
     def floor_violation(self) -> bool:

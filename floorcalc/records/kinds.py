@@ -4,7 +4,16 @@ code iterates over them. A leaf: imports nothing of floorcalc.
 
 from __future__ import annotations
 
-from typing import Literal, Tuple, get_args
+from types import MappingProxyType
+from typing import Any, Literal, Mapping, Tuple, get_args
+
+#: Field metadata of a number never below zero (times, counts, bytes, FLOPs): checked when a
+#: document is read (floorcalc.util.codec) and written into its JSON Schema.
+NONNEGATIVE: Mapping[str, Any] = MappingProxyType({"min": 0})
+#: Field metadata of a number above zero (a peak, a bandwidth).
+POSITIVE: Mapping[str, Any] = MappingProxyType({"gt": 0})
+#: Field metadata of a field that is not part of the JSON document (kept in memory only).
+OMIT: Mapping[str, Any] = MappingProxyType({"json": False})
 
 #: What a run was analysed as: work on a CUDA device, or CPU ops only.
 Target = Literal["cuda", "cpu"]

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal, Mapping, Optional, Tuple
 
-from floorcalc.records.kinds import ColdStartKind, EventKind, GapCause, IdleTerm, Level, SliceBound, Target, WaitKind
+from floorcalc.records.kinds import OMIT, ColdStartKind, EventKind, GapCause, IdleTerm, Level, SliceBound, Target, WaitKind
 from floorcalc.records.classify import Spread
 from floorcalc.records.trace import CollectiveCall
 
@@ -460,7 +460,7 @@ class Timeline:
     profiled_decomposition: Optional[Decomposition] = None
     lean_decomposition: Optional[Decomposition] = None
     #: the idle pieces of the window by cause, for the picture (not serialised)
-    idle_spans: IdleSpans = field(default_factory=IdleSpans, compare=False, repr=False)
+    idle_spans: IdleSpans = field(default_factory=IdleSpans, compare=False, repr=False, metadata=OMIT)
     #: one lane per device when the window's work ran on several GPUs of this process
     #: (floorcalc.timeline.devices); empty for one device
     devices: Tuple["DeviceLane", ...] = ()
@@ -494,4 +494,4 @@ class DeviceLane:
     decomposition: Decomposition
     peer_copy_bytes: float = 0.0
     #: its idle pieces by cause, for the picture's lane of this device (not serialised)
-    idle_spans: IdleSpans = field(default_factory=IdleSpans, compare=False, repr=False)
+    idle_spans: IdleSpans = field(default_factory=IdleSpans, compare=False, repr=False, metadata=OMIT)

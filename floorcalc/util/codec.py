@@ -30,7 +30,10 @@ decode, and written into the schema (``minimum``, ``exclusiveMinimum``, ``maximu
 with ``metadata={"json": False}`` is not part of the document (neither written nor read: its
 default is taken). A record class may set ``__json_layout__`` (a tuple of names): its keys in
 that order, fields and properties (a property's value is written, a *derived* key, and not
-read back); a field it leaves out is not written (it needs a default). The description of a field in the schema is its ``metadata["doc"]``, else
+read back); a field it leaves out is not written (it needs a default). More metadata: ``key``
+(the key's name when it is not the field's: ``"pass"``), ``omit_none`` (the key is left out
+when the value is None, and reads as the field's default when absent), ``omit_if`` (a
+predicate of the record: the key is left out when it is true). The description of a field in the schema is its ``metadata["doc"]``, else
 the ``#:`` comment above it in its class, else nothing; a record's description is its
 docstring's first paragraph.
 
@@ -49,25 +52,19 @@ from __future__ import annotations
 import collections.abc
 import dataclasses
 import enum
+import functools
 import inspect
 import math
 import textwrap
-import types
 import typing
 from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple, Type, TypeVar, Union
 
+from floorcalc.records.kinds import NONNEGATIVE, OMIT, POSITIVE
 from floorcalc.util.errors import DocumentError
 
-__all__ = ["encode", "decode", "schema", "schemas", "field_docs", "NONNEGATIVE", "POSITIVE", "OMIT", "DocumentError"]
+__all__ = ["encode", "decode", "schema", "field_docs", "document_fields", "NONNEGATIVE", "POSITIVE", "OMIT", "DocumentError"]
 
 R = TypeVar("R")
-
-#: field metadata: a number never below zero (times, counts, bytes, FLOPs)
-NONNEGATIVE: Mapping[str, Any] = types.MappingProxyType({"min": 0})
-#: field metadata: a number above zero (a peak, a bandwidth, a number of passes)
-POSITIVE: Mapping[str, Any] = types.MappingProxyType({"gt": 0})
-#: field metadata: not part of the JSON document (kept in memory only)
-OMIT: Mapping[str, Any] = types.MappingProxyType({"json": False})
 
 _Enc = Callable[[Any], Any]
 _Dec = Callable[[Any, str], Any]
@@ -146,23 +143,42 @@ def _written(cls: type) -> List[Tuple[str, Any, Optional[dataclasses.Field[Any]]
     return out
 
 
+def document_fields(cls: type) -> Tuple[str, ...]:
+    """The names of the fields of ``cls`` that its document holds (read and written), in order."""
+    return tuple(name for name, _, f in _written(cls) if f is not None)
+
+
 class _Plan:
     """A record class's document: its keys ``(name, encoder, decoder, check, required)`` in
     order, and which of them are fields (derived keys are written, not read)."""
 
-    __slots__ = ("cls", "fields", "keys")
+    __slots__ = ("cls", "fields", "keys", "omits", "required")
 
     def __init__(self, cls: type) -> None:
         self.cls = cls
-        self.keys: List[Tuple[str, _Enc]] = []
-        self.fields: List[Tuple[str, _Enc, _Dec, Optional[Callable[[Any, str], None]], bool]] = []
+        #: (attribute, key, encoder) of each key written, in order
+        self.keys: List[Tuple[str, str, _Enc]] = []
+        #: attribute -> when the key is left out: a predicate of the record
+        self.omits: Dict[str, Callable[[Any], bool]] = {}
+        #: (attribute, key, decoder, check, required) of each field read
+        self.fields: List[Tuple[str, str, _Dec, Optional[Callable[[Any, str], None]], bool]] = []
         for name, hint, f in _written(cls):
-            enc = _encoder(hint)
-            self.keys.append((name, enc))
+            meta: Mapping[str, Any] = f.metadata if f is not None else {}
+            key = meta.get("key", name)
+            self.keys.append((name, key, _encoder(hint)))
+            if meta.get("omit_none"):
+                self.omits[name] = functools.partial(_attr_is_none, name)
+            elif meta.get("omit_if") is not None:
+                self.omits[name] = meta["omit_if"]
             if f is None:
                 continue
             required = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
-            self.fields.append((name, enc, _decoder(hint), _checker(f.metadata), required))
+            self.fields.append((name, key, _decoder(hint), _checker(meta), required))
+        self.required = frozenset(k for _, k, _, _, r in self.fields if r)
+
+
+def _attr_is_none(name: str, record: Any) -> bool:
+    return getattr(record, name) is None
 
 
 _PLANS: Dict[type, _Plan] = {}
@@ -240,7 +256,11 @@ def _key_encoder(hint: Any) -> _Enc:
 
 
 def _encode_record(r: Any) -> Dict[str, Any]:
-    return {name: enc(getattr(r, name)) for name, enc in _plan(type(r)).keys}
+    plan = _plan(type(r))
+    if not plan.omits:
+        return {key: enc(getattr(r, name)) for name, key, enc in plan.keys}
+    omits = plan.omits
+    return {key: enc(getattr(r, name)) for name, key, enc in plan.keys if name not in omits or not omits[name](r)}
 
 
 def encode(value: Any) -> Any:
@@ -337,6 +357,20 @@ def _make_decoder(hint: Any) -> _Dec:
             one = opts[0]
             return lambda v, path: None if v is None else one(v, path)
 
+        records = [a for a in args if a is not type(None)]
+        if all(_is_record(a) for a in records):
+            def by_keys(v: Any, path: str) -> Any:
+                """A union of records: the first whose required keys are all there (its
+                errors are the ones shown), else the last."""
+                if v is None and nullable:
+                    return None
+                if isinstance(v, dict):
+                    for a, d in zip(records, opts):
+                        if _plan(a).required <= v.keys():
+                            return d(v, path)
+                return opts[-1](v, path)
+            return by_keys
+
         def union(v: Any, path: str) -> Any:
             if v is None and nullable:
                 return None
@@ -395,15 +429,15 @@ def _decode_record(cls: Type[R], v: Any, path: str) -> R:
     if not isinstance(v, dict):
         raise _bad(path, f"{_show(v)}, not an object")
     kwargs: Dict[str, Any] = {}
-    for name, _, dec, check, required in _plan(cls).fields:
-        if name in v:
-            where = _at(path, name)
-            x = dec(v[name], where)
+    for name, key, dec, check, required in _plan(cls).fields:
+        if key in v:
+            where = _at(path, key)
+            x = dec(v[key], where)
             if check is not None:
                 check(x, where)
             kwargs[name] = x
         elif required:
-            raise _bad(path or "the document", f"no {name!r}")
+            raise _bad(path or "the document", f"no {key!r}")
     try:
         return cls(**kwargs)
     except (TypeError, ValueError) as e:  # a record's own __post_init__ check
@@ -458,7 +492,7 @@ def field_docs(cls: type) -> List[Tuple[str, str, str]]:
     out = []
     for name, hint, f in _written(cls):
         desc = (f.metadata.get("doc") if f is not None else None) or notes.get(name) or _property_doc(cls, name)
-        out.append((name, _words(hint), desc))
+        out.append((f.metadata.get("key", name) if f is not None else name, _words(hint), desc))
     return out
 
 
@@ -531,7 +565,7 @@ class _SchemaBuilder:
         if hint is str:
             return {"type": "string"}
         if origin is typing.Literal:
-            return {"enum": list(args)}
+            return {"const": args[0]} if len(args) == 1 else {"enum": list(args)}
         if isinstance(hint, type) and issubclass(hint, enum.Enum):
             return {"enum": [m.value for m in hint]}
         if _is_record(hint):
@@ -545,6 +579,8 @@ class _SchemaBuilder:
                     return {"type": [nodes[0]["type"], "null"]}
                 if len(nodes) == 1 and set(nodes[0]) == {"enum"}:
                     return {"enum": nodes[0]["enum"] + [None]}
+                if len(nodes) == 1 and set(nodes[0]) == {"const"}:
+                    return {"enum": [nodes[0]["const"], None]}
                 nodes.append({"type": "null"})
             return nodes[0] if len(nodes) == 1 else {"anyOf": nodes}
         if origin in (tuple, list, frozenset, set):
@@ -576,9 +612,12 @@ class _SchemaBuilder:
             desc = meta.get("doc") or notes.get(key) or _property_doc(cls, key)
             if desc:
                 node = {"description": desc, **node} if "$ref" not in node else {"description": desc, "allOf": [node]}
-            props[key] = node
-            if f is None or (f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING):
-                required.append(key)  # a derived key is always written
+            written_as = meta.get("key", key)
+            props[written_as] = node
+            omitted = meta.get("omit_none") or meta.get("omit_if") is not None
+            if not omitted and (f is None or (f.default is dataclasses.MISSING
+                                              and f.default_factory is dataclasses.MISSING)):
+                required.append(written_as)  # a derived key is always written
         body: Dict[str, Any] = {"x-record": f"{cls.__module__}.{cls.__qualname__}"}
         doc = _first_paragraph(cls.__doc__)
         if doc and not doc.startswith(f"{name}("):  # not the dataclass's generated signature
@@ -587,7 +626,7 @@ class _SchemaBuilder:
         self.defs[name] = body
 
 
-def schema(cls: type, title: str = "", schema_id: str = "") -> Dict[str, Any]:
+def schema(cls: type, title: str = "", schema_id: str = "", description: str = "") -> Dict[str, Any]:
     """The JSON Schema (draft 2020-12) of what :func:`encode` writes for a ``cls`` record: every
     record type it nests under ``$defs`` (by class name), each field's type, range (from its
     metadata) and description, required where the field has no default; other keys are allowed
@@ -599,12 +638,8 @@ def schema(cls: type, title: str = "", schema_id: str = "") -> Dict[str, Any]:
         out["$id"] = schema_id
     if title:
         out["title"] = title
+    if description:
+        out["description"] = description
     out["$ref"] = f"#/$defs/{cls.__name__}"
     out["$defs"] = dict(sorted(b.defs.items()))
     return out
-
-
-def schemas(documents: Mapping[str, type]) -> Dict[str, Dict[str, Any]]:
-    """:func:`schema` of each ``name -> record type`` (the file name is ``<name>.schema.json``)."""
-    return {name: schema(cls, title=f"floorcalc {name} document", schema_id=f"{name}.schema.json")
-            for name, cls in documents.items()}

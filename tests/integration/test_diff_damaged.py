@@ -41,7 +41,7 @@ def damaged(doc, how):
 
 @pytest.mark.parametrize("how, needle", [
     ("ops are numbers", "ops[0]: 1, not an object"),
-    ("summary figures are strings", "not a number"),
+    ("summary figures are strings", "not an integer"),
     ("ops miss their fields", "ops[0]: no "),
     ("an op misses its time", "ops[0]: no 'duration_us'"),
     ("a negative time", "ops[0].duration_us: -5.0 is negative"),

@@ -46,18 +46,18 @@ def test_json_validates_against_the_published_schema(rep):
     jsonschema.Draft202012Validator.check_schema(schema)
     errors = list(jsonschema.Draft202012Validator(schema).iter_errors(rep))
     assert not errors, [f"{list(e.path)}: {e.message}" for e in errors[:5]]
-    assert rep["schema_version"] == 1
+    assert rep["schema_version"] == 2
 
 
 def test_schema_rejects_what_it_should(rep):
     jsonschema = pytest.importorskip("jsonschema")
     v = jsonschema.Draft202012Validator(json.loads(SCHEMA.read_text()))
     bad = json.loads(json.dumps(rep))
-    bad["schema_version"] = 2
+    bad["schema_version"] = 3
     bad["ops"][0]["bound"] = "fast"
     del bad["summary"]["mfu"]
     messages = " ".join(e.message for e in v.iter_errors(bad))
-    assert "1 was expected" in messages and "'fast' is not one of" in messages and "'mfu' is a required" in messages
+    assert "2 was expected" in messages and "'fast' is not one of" in messages and "'mfu' is a required" in messages
 
 
 # -- csv ----------------------------------------------------------------------------------------

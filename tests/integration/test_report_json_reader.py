@@ -106,10 +106,10 @@ def _set(path, value):
     (_set(["ops", 1, "duration_us"], "fast"), "ops[1].duration_us: 'fast', not a number"),
     (_set(["ops", 0, "bound"], "lazy"), "ops[0].bound: 'lazy' is not one of compute, memory, overhead, communication, uncounted"),
     (_set(["kernels"], {}), "kernels: {}, not a list"),
-    (lambda d: d["device"]["figures"].pop("mem_bytes_per_s"), "device.figures.mem_bytes_per_s: None, not an object"),
+    (lambda d: d["device"]["figures"].pop("mem_bytes_per_s"), "device.figures: no 'mem_bytes_per_s'"),
     (lambda d: d["summary"].pop("wall_us"), "summary: no 'wall_us'"),
     (_set(["timeline", "gaps", "longest", 0, "by_cause_us"], [1, 2]), "timeline.gaps.longest[0].by_cause_us: [1, 2], not an object"),
-    (_set(["capture", "warmup"], "three"), "capture.warmup: 'three', not a number"),
+    (_set(["capture", "warmup"], "three"), "capture.warmup: 'three', not an integer"),
 ])
 def test_a_damaged_report_is_one_line_naming_the_key(tmp_path, capsys, edit, needle):
     # GIVEN a report edited by hand (what analyzing it printed left out)

@@ -17,7 +17,7 @@ import jsonschema
 import pytest
 
 import floorcalc.records as R
-from floorcalc.util.codec import NONNEGATIVE, OMIT, POSITIVE, decode, encode, field_docs, schema
+from floorcalc.util.codec import NONNEGATIVE, OMIT, POSITIVE, decode, document_fields, encode, field_docs, schema
 from floorcalc.util.errors import DocumentError, FloorcalcError
 
 RECORDS = sorted((getattr(R, n) for n in R.__all__
@@ -63,9 +63,7 @@ def sample(hint: Any, seed: int = 1, depth: int = 0) -> Any:
 
 def build(cls: type, seed: int = 1, depth: int = 0) -> Any:
     hints = typing.get_type_hints(cls)
-    kwargs = {f.name: sample(hints[f.name], seed + i, depth) for i, f in enumerate(dataclasses.fields(cls))
-              if f.init and f.metadata.get("json", True) is not False}
-    return cls(**kwargs)
+    return cls(**{name: sample(hints[name], seed + i, depth) for i, name in enumerate(document_fields(cls))})
 
 
 

@@ -1,0 +1,67 @@
+"""The JSON Schema of every document floorcalc writes, generated from its record type
+(floorcalc.records.documents) by floorcalc.util.codec.schema; committed under docs/schema/ and
+checked equal to what this module makes (tests/unit/test_schemas.py).
+
+    python -m floorcalc.render.schemas docs/schema           # write docs/schema/<name>.schema.json
+    python -m floorcalc.render.schemas docs/schema --check   # exit 1 when a committed one differs
+
+:data:`DOCUMENTS` names each document and its record: ``report`` (``floorcalc analyze``/``report
+--format json``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any, Dict, List, Mapping, Optional
+
+from floorcalc.records.documents import REPORT_SCHEMA_VERSION, ReportDocument
+from floorcalc.util.codec import schema
+
+#: document name -> (its record type, its title, a description for readers)
+DOCUMENTS: Mapping[str, Any] = {
+    "report": (ReportDocument, f"floorcalc report, schema_version {REPORT_SCHEMA_VERSION}",
+               "The JSON that `floorcalc analyze` and `floorcalc report` write for one trace (docs/json-schema.md). "
+               "Generated from floorcalc.records.documents.ReportDocument by `python -m floorcalc.render.schemas "
+               "docs/schema`: do not edit. Times are microseconds, rates per second, bytes bytes; null means not "
+               "known (a figure that is not finite is null)."),
+}
+
+
+def document_schemas() -> Dict[str, Dict[str, Any]]:
+    """Each document's schema, by name (file ``<name>.schema.json``)."""
+    return {name: schema(cls, title=title, description=desc, schema_id=f"https://floorcalc.invalid/schema/{name}.schema.json")
+            for name, (cls, title, desc) in DOCUMENTS.items()}
+
+
+def schema_text(doc: Dict[str, Any]) -> str:
+    """A schema as the committed file's text."""
+    return json.dumps(doc, indent=1) + "\n"
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    """Write (or with ``--check`` compare) every document's schema in the folder given."""
+    p = argparse.ArgumentParser(prog="python -m floorcalc.render.schemas", description=__doc__.splitlines()[0])
+    p.add_argument("folder", type=Path)
+    p.add_argument("--check", action="store_true", help="compare, write nothing; exit 1 when one differs")
+    args = p.parse_args(argv)
+    stale = []
+    for name, doc in document_schemas().items():
+        path = args.folder / f"{name}.schema.json"
+        text = schema_text(doc)
+        if args.check:
+            if not path.exists() or path.read_text() != text:
+                stale.append(str(path))
+        else:
+            path.write_text(text)
+            print(f"wrote {path}")
+    if stale:
+        print(f"out of date (run python -m floorcalc.render.schemas {args.folder}): {', '.join(stale)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
