@@ -213,7 +213,7 @@ def test_the_cli_with_any_output_path(tmp_path_factory, case):
     if code == 8:
         assert snapshot(root) == before
     else:
-        assert json.loads(path.read_text())["schema_version"] == 1
+        assert json.loads(path.read_text())["schema_version"] == 2
         assert not any(k.endswith(".partial") for k in snapshot(root))
 
 

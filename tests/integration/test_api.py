@@ -145,7 +145,7 @@ def test_writers(rep, tmp_path):
     paths = rep.to_csv(tmp_path / "r.csv")
     assert [p.name for p in paths] == ["r.csv", "r.kernels.csv", "r.groups.csv", "r.summary.csv"]
     rep.to_json(tmp_path / "r.json")
-    assert json.loads((tmp_path / "r.json").read_text())["schema_version"] == 1
+    assert json.loads((tmp_path / "r.json").read_text())["schema_version"] == 2
     assert rep.annotate_trace(tmp_path / "t.json.gz").exists()
     assert rep.to_latex(top=3).count("\\texttt{aten::") == 3
     assert rep.to_markdown().startswith("# floorcalc") and "<h2>Pass summary</h2>" in rep.to_html()

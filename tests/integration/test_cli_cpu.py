@@ -27,7 +27,7 @@ def mlp_run(tmp_path_factory):
 def test_report_on_cpu_writes_trace_and_json(mlp_run):
     code, trace, rep = mlp_run
     assert code == 0 and trace.exists() and trace.read_bytes()[:2] == b"\x1f\x8b"
-    assert rep["schema_version"] == 1 and rep["target"] == "cpu" and rep["summary"]["passes"] == 2
+    assert rep["schema_version"] == 2 and rep["target"] == "cpu" and rep["summary"]["passes"] == 2
     ops = {(o["name"], o["module"]): o for o in rep["ops"]}
     # the three Linear layers are counted at aten::linear with their module paths
     lin = ops[("aten::linear", "1")]
@@ -170,7 +170,7 @@ def test_output_errors(tmp_path, capsys, mlp_run):
     assert existing.read_text() == "keep me"
     assert main(["analyze", str(trace), "-o", str(tmp_path / "x.unknownext")]) == 2
     assert main(["analyze", str(trace), "-o", str(existing), "--force"]) == 0
-    assert json.loads(existing.read_text())["schema_version"] == 1
+    assert json.loads(existing.read_text())["schema_version"] == 2
 
 
 def test_device_command_offline(capsys):

@@ -91,7 +91,7 @@ def test_a_model_that_prints_leaves_json_on_stdout(tmp_path, capfd):
         '        ctypes.CDLL(None).printf(b"from printf\\n")'))
     assert main(["report", str(model), *RUN, "--format", "json", "--trace-out", str(tmp_path / "t.json.gz")]) == 0
     out, err = capfd.readouterr()
-    assert json.loads(out)["schema_version"] == 1
+    assert json.loads(out)["schema_version"] == 2
     for line in ("at import", "from forward", "raw fd 1", "from printf"):
         assert line in err and line not in out
     print("after: stdout is ours again")

@@ -239,7 +239,7 @@ def test_two_runs_given_the_same_output(tmp_path):
     assert sorted(code for code, _ in results) == [0, 8], results
     err = next(e for code, e in results if code == 8)
     assert "exists" in one_error_line(err)
-    assert json.loads(out.read_text())["schema_version"] == 1
+    assert json.loads(out.read_text())["schema_version"] == 2
     assert sorted(p.name for p in tmp_path.iterdir()) == ["same.json"]
 
 

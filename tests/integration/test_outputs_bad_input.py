@@ -112,7 +112,7 @@ def test_format_from_extension(tmp_path):
         out = tmp_path / f"r{ext}"
         assert main(["analyze", TINY, "-o", str(out)]) == 0
         assert out.read_text().startswith(start), ext
-    assert json.loads((tmp_path / "r.json").read_text())["schema_version"] == 1
+    assert json.loads((tmp_path / "r.json").read_text())["schema_version"] == 2
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
         ["r.json", "r.md", "r.tex", "r.csv", "r.kernels.csv", "r.groups.csv", "r.summary.csv", "r.txt"])
 
