@@ -40,6 +40,8 @@ class Implausible:
     cause: ImplausibleCause
     detail: str
     clipped: bool = False
+    #: the order of the JSON document's keys (floorcalc.util.codec)
+    __json_layout__ = ("level", "figure", "subject", "value", "limit", "count", "cause", "clipped", "detail")
 
 
 @dataclass(frozen=True)

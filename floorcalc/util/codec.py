@@ -334,7 +334,11 @@ def _make_decoder(hint: Any) -> _Dec:
         words = ", ".join(map(str, args))
 
         def literal(v: Any, path: str) -> Any:
-            if (type(v), v) not in allowed:
+            try:
+                ok = (type(v), v) in allowed
+            except TypeError:  # a list or an object: unhashable, and none of the values
+                ok = False
+            if not ok:
                 raise _bad(path, f"{_show(v)} is not one of {words}")
             return v
         return literal

@@ -214,3 +214,9 @@ def test_layout_orders_keys_adds_derived_ones_and_leaves_out_the_rest() -> None:
     assert list(s["properties"]) == ["a", "twice", "b"] and s["required"] == ["a", "twice", "b"]
     assert s["properties"]["twice"]["description"] == "derived: ``a`` doubled."
     jsonschema.validate(v, schema(Laid))
+
+
+def test_an_unhashable_value_where_a_literal_is_due_is_refused() -> None:
+    with pytest.raises(DocumentError) as e:
+        decode(Outer, {"duration_us": 1, "rows": [{"peak": 1, "kind": ["a"]}]})
+    assert e.value.path == "rows[0].kind"
