@@ -23,10 +23,11 @@ from typing import Any, Literal, Mapping, Optional, Tuple, Union
 
 from floorcalc.records.classify import KernelRow, OpGroup, OpRow, Spread
 from floorcalc.records.device import Figure
-from floorcalc.records.kinds import NONNEGATIVE, POSITIVE, CollectiveKind, DeviceKind, GapCause, GroupBy, Target
+from floorcalc.records.kinds import NONNEGATIVE, POSITIVE, Basis, CollectiveKind, DeviceKind, GapCause, GroupBy, Target
 from floorcalc.records.report import Implausible, Note
 from floorcalc.records.timeline import (ColdStart, CopyRow, Decomposition, DeviceLane, Gap, HostWait, IdleRow,
                                         InvariantCheck, KernelLaunchRow, MemoryStats, RangeRow, StepTimes)
+from floorcalc.records.trace import GeneratedKernel
 from floorcalc.records.whatif import WhatIf
 
 #: The report document's version: 2 since its writer and reader are floorcalc.util.codec on
@@ -358,3 +359,70 @@ class ReportDocument:
     partial: Optional[str]
     timeline: Optional[TimelineDocument]
     whatif: Optional[WhatIf]
+
+
+def _empty(name: str) -> Any:
+    """Field metadata: the key is left out when the value is empty ("", {}, None)."""
+    return {"omit_if": lambda d: not getattr(d, name)}
+
+
+@dataclass(frozen=True)
+class CaptureMetadata:
+    """What floorcalc's capture records in a trace: the JSON object under the trace's top-level
+    ``floorcalc`` key (``prof.add_metadata_json``; floorcalc.trace.capture_info writes it from a
+    :class:`~floorcalc.records.CaptureInfo` and reads it back). The keys are the record's field
+    names, except ``command`` (the record's ``capture_command``), the measured figures (a value
+    and its source each) and ``cpu_peak_flop_per_s`` (peak key -> ``[value, basis, source]``).
+    Figures are range-checked when a trace is read: a launch latency below zero, a peak or a
+    bandwidth of zero is refused (exit code 6)."""
+
+    floorcalc_version: Optional[str]
+    #: ``cuda`` or ``cpu``
+    device: Optional[str]
+    gpu_name: Optional[str]
+    warmup: Optional[int] = field(metadata=_NONNEG)
+    iters: Optional[int] = field(metadata=_NONNEG)
+    torch_version: Optional[str]
+    cuda_version: Optional[str]
+    allow_tf32: Optional[bool]
+    float32_matmul_precision: Optional[str]
+    cudnn_allow_tf32: Optional[bool]
+    sm_count: Optional[int] = field(metadata=_POS)
+    compute_capability: Optional[str]
+    model_file: Optional[str]
+    #: the per-pass wall time of the step timed without the profiler, microseconds
+    bare_wall_us: Optional[float] = field(metadata=_NONNEG)
+    bare_wall_us_runs: Optional[Tuple[float, ...]] = field(metadata=_NONNEG)
+    #: the command line that captured the trace
+    command: str
+    cuda_graphs: Optional[bool]
+    compile: Optional[bool] = field(default=None, metadata={"omit_none": True})
+    compile_fallback: Optional[str] = field(default=None, metadata={"omit_none": True})
+    #: the kernels Inductor generated, by name: each launch's work (written with ``compile``)
+    inductor_kernels: Mapping[str, Tuple[GeneratedKernel, ...]] = field(
+        default_factory=dict, metadata={"omit_if": lambda d: not d.compile})
+    #: the launch floor capture measured, microseconds (never below zero), and how
+    launch_latency_us: Optional[float] = field(default=None, metadata={"omit_none": True, **_NONNEG})
+    launch_latency_source: Optional[str] = field(default=None, metadata={"omit_none": True})
+    #: the CPU's memory bandwidth capture measured, bytes/s (positive), and how
+    cpu_bandwidth_bytes_per_s: Optional[float] = field(default=None, metadata={"omit_none": True, **_POS})
+    cpu_bandwidth_source: Optional[str] = field(default=None, metadata={"omit_none": True})
+    cpu_name: Optional[str] = field(default=None, metadata={"omit_none": True})
+    #: the CPU's peaks: key -> ``[FLOP/s (positive), basis, source]``
+    cpu_peak_flop_per_s: Mapping[str, Tuple[float, Basis, str]] = field(
+        default_factory=dict, metadata={**_POS, **_empty("cpu_peak_flop_per_s")})
+    profiled_no_shapes_wall_us: Optional[float] = field(default=None, metadata={"omit_none": True, **_NONNEG})
+    profiled_no_shapes_wall_us_runs: Optional[Tuple[float, ...]] = field(
+        default=None, metadata={"omit_none": True, **_NONNEG})
+    #: the lean timing passes, in columns (floorcalc.trace.capture_info.lean_metadata)
+    lean: Any = field(default=None, metadata={"omit_none": True})
+    note: str = field(default="", metadata=_empty("note"))
+    profiler: str = field(default="", metadata=_empty("profiler"))
+    #: ``report --quick``: the fewest passes (this key and the three after it written only then)
+    quick: bool = field(default=False, metadata=_empty("quick"))
+    #: the passes of the one unprofiled set
+    timed_passes: Optional[int] = field(default=None, metadata={"omit_if": lambda d: not d.quick, **_NONNEG})
+    #: the figures a quick capture does not measure, in words
+    quick_not_measured: Tuple[str, ...] = field(default=(), metadata={"omit_if": lambda d: not d.quick})
+    #: the figures it measured once, with no min-max, in words
+    quick_without_spread: Tuple[str, ...] = field(default=(), metadata={"omit_if": lambda d: not d.quick})

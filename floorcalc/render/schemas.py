@@ -6,7 +6,7 @@ checked equal to what this module makes (tests/unit/test_schemas.py).
     python -m floorcalc.render.schemas docs/schema --check   # exit 1 when a committed one differs
 
 :data:`DOCUMENTS` names each document and its record: ``report`` (``floorcalc analyze``/``report
---format json``).
+--format json``), ``capture`` (the capture metadata in a trace floorcalc recorded).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional
 
-from floorcalc.records.documents import REPORT_SCHEMA_VERSION, ReportDocument
+from floorcalc.records.documents import REPORT_SCHEMA_VERSION, CaptureMetadata, ReportDocument
 from floorcalc.util.codec import schema
 
 #: document name -> (its record type, its title, a description for readers)
@@ -27,6 +27,10 @@ DOCUMENTS: Mapping[str, Any] = {
                "Generated from floorcalc.records.documents.ReportDocument by `python -m floorcalc.render.schemas "
                "docs/schema`: do not edit. Times are microseconds, rates per second, bytes bytes; null means not "
                "known (a figure that is not finite is null)."),
+    "capture": (CaptureMetadata, "floorcalc capture metadata (a trace's 'floorcalc' key)",
+                "What floorcalc's capture records in a trace, under its top-level `floorcalc` key "
+                "(floorcalc.trace.capture_info). Generated from floorcalc.records.documents.CaptureMetadata by "
+                "`python -m floorcalc.render.schemas docs/schema`: do not edit."),
 }
 
 

@@ -7,18 +7,25 @@ module reads that key.
 The metadata keys are the record's field names, except ``command`` (the record's
 ``capture_command``), ``launch_latency_us``/``launch_latency_source`` and
 ``cpu_bandwidth_bytes_per_s``/``cpu_bandwidth_source`` (a measured Figure each), and
-``cpu_peak_flop_per_s`` (peak key -> ``[value, basis, source]``). Reading never raises: a value
-of the wrong type is left out, and said in ``problems``.
+``cpu_peak_flop_per_s`` (peak key -> ``[value, basis, source]``): the record
+:class:`floorcalc.records.documents.CaptureMetadata` (its schema docs/schema/capture.schema.json),
+written by floorcalc.util.codec. Reading is lenient on types (a value of the wrong type is left
+out, and said in ``problems``) and strict on ranges: a figure out of its field's range (a
+negative launch latency, a zero peak) is refused, as a spec's is.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import typing
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from floorcalc.records import (BASES, TARGETS, UNITS, Basis, CaptureInfo, Figure, GeneratedKernel, LeanCapture,
                                LeanSet, Target)
+from floorcalc.records.documents import CaptureMetadata
+from floorcalc.util.codec import check_key, checked_fields, encode
+from floorcalc.util.errors import DocumentError
 
 #: the metadata key floorcalc's capture writes its record under
 KEY = "floorcalc"
@@ -202,10 +209,29 @@ def _kernel(e: Any) -> GeneratedKernel:
                            method=str(e["method"]), graph=str(e.get("graph", "")))
 
 
+def _check_ranges(meta: Mapping[str, Any]) -> None:
+    """Refuse a figure of the right type out of its range (the ranges of
+    :class:`~floorcalc.records.documents.CaptureMetadata`'s fields: a launch latency below zero,
+    a peak or a bandwidth of zero): :class:`DocumentError` naming the key, as a spec's figure
+    out of range is refused. A value of the wrong type is left to the reader (ignored, said)."""
+    for key in checked_fields(CaptureMetadata):
+        v = meta.get(key)
+        if v is None or (isinstance(v, float) and not math.isfinite(v)):
+            continue
+        try:
+            check_key(CaptureMetadata, key, v, f"capture metadata: {key}")
+        except DocumentError as e:
+            if e.out_of_range:
+                raise
+
+
 def read_capture_info(raw: Any) -> CaptureInfo:
     """The :class:`CaptureInfo` of a trace's ``floorcalc`` metadata value: the JSON object
     capture stored (a dict, or its JSON text), or None for a trace floorcalc did not capture
-    (an empty record). Never raises."""
+    (an empty record). A value of the wrong type is ignored and said in ``problems``; a figure
+    out of its range (:class:`~floorcalc.records.documents.CaptureMetadata`: a negative launch
+    latency, a zero peak) raises :class:`~floorcalc.util.errors.DocumentError` naming the key
+    (the trace reader makes it a one-line TraceError naming the trace, exit code 6)."""
     if raw is None or raw == "":
         return CaptureInfo()
     meta = raw
@@ -216,6 +242,7 @@ def read_capture_info(raw: Any) -> CaptureInfo:
             return CaptureInfo(problems=("capture metadata: the 'floorcalc' field is not JSON; ignored",))
     if not isinstance(meta, dict):
         return CaptureInfo(problems=("capture metadata: the 'floorcalc' field is not a JSON object; ignored",))
+    _check_ranges(meta)
     r = _Reader(meta)
     device = r.get_str("device")
     target: Optional[Target] = None
@@ -264,47 +291,24 @@ def read_capture_info(raw: Any) -> CaptureInfo:
 
 def capture_metadata(info: CaptureInfo) -> Dict[str, Any]:
     """The JSON object capture stores under the trace's ``floorcalc`` key for ``info`` (its
-    capture part; :func:`read_capture_info` reads it back to an equal record)."""
-    meta: Dict[str, Any] = {
-        "floorcalc_version": info.floorcalc_version, "device": info.device, "gpu_name": info.gpu_name,
-        "warmup": info.warmup, "iters": info.iters, "torch_version": info.torch_version,
-        "cuda_version": info.cuda_version, "allow_tf32": info.allow_tf32,
-        "float32_matmul_precision": info.float32_matmul_precision, "cudnn_allow_tf32": info.cudnn_allow_tf32,
-        "sm_count": info.sm_count, "compute_capability": info.compute_capability, "model_file": info.model_file,
-        "bare_wall_us": info.bare_wall_us,
-        "bare_wall_us_runs": list(info.bare_wall_us_runs) if info.bare_wall_us_runs is not None else None,
-        "command": info.capture_command, "cuda_graphs": info.cuda_graphs,
-    }
-    if info.compile is not None:
-        meta["compile"] = info.compile
-    if info.compile_fallback is not None:
-        meta["compile_fallback"] = info.compile_fallback
-    if info.compile:
-        meta["inductor_kernels"] = {
-            name: [{"flop": k.flop, "bytes": k.bytes, "unit": k.unit, "dtype": k.dtype, "method": k.method,
-                    "graph": k.graph} for k in launches]
-            for name, launches in info.inductor_kernels.items()}
-    if info.launch_latency is not None:
-        meta["launch_latency_us"] = info.launch_latency.value
-        meta["launch_latency_source"] = info.launch_latency.source
-    if info.cpu_bandwidth is not None:
-        meta["cpu_bandwidth_bytes_per_s"] = info.cpu_bandwidth.value
-        meta["cpu_bandwidth_source"] = info.cpu_bandwidth.source
-    if info.cpu_name is not None:
-        meta["cpu_name"] = info.cpu_name
-    if info.cpu_peak_flop_per_s:
-        meta["cpu_peak_flop_per_s"] = {k: [f.value, f.basis, f.source] for k, f in info.cpu_peak_flop_per_s.items()}
-    if info.profiled_no_shapes_wall_us is not None:
-        meta["profiled_no_shapes_wall_us"] = info.profiled_no_shapes_wall_us
-    if info.profiled_no_shapes_wall_us_runs is not None:
-        meta["profiled_no_shapes_wall_us_runs"] = list(info.profiled_no_shapes_wall_us_runs)
-    if info.lean is not None:
-        meta["lean"] = lean_metadata(info.lean)
-    if info.note:
-        meta["note"] = info.note
-    if info.profiler:
-        meta["profiler"] = info.profiler
-    if info.quick:  # written only for a quick capture: every other trace's metadata is unchanged
-        meta.update(quick=True, timed_passes=info.timed_passes, quick_not_measured=list(info.quick_not_measured),
-                    quick_without_spread=list(info.quick_without_spread))
-    return meta
+    capture part, as a :class:`~floorcalc.records.documents.CaptureMetadata` written by
+    floorcalc.util.codec; :func:`read_capture_info` reads it back to an equal record)."""
+    la, bw = info.launch_latency, info.cpu_bandwidth
+    doc = CaptureMetadata(
+        floorcalc_version=info.floorcalc_version, device=info.device, gpu_name=info.gpu_name, warmup=info.warmup,
+        iters=info.iters, torch_version=info.torch_version, cuda_version=info.cuda_version,
+        allow_tf32=info.allow_tf32, float32_matmul_precision=info.float32_matmul_precision,
+        cudnn_allow_tf32=info.cudnn_allow_tf32, sm_count=info.sm_count, compute_capability=info.compute_capability,
+        model_file=info.model_file, bare_wall_us=info.bare_wall_us, bare_wall_us_runs=info.bare_wall_us_runs,
+        command=info.capture_command, cuda_graphs=info.cuda_graphs, compile=info.compile,
+        compile_fallback=info.compile_fallback, inductor_kernels=info.inductor_kernels if info.compile else {},
+        launch_latency_us=la.value if la is not None else None, launch_latency_source=la.source if la is not None else None,
+        cpu_bandwidth_bytes_per_s=bw.value if bw is not None else None,
+        cpu_bandwidth_source=bw.source if bw is not None else None, cpu_name=info.cpu_name,
+        cpu_peak_flop_per_s={k: (f.value, f.basis, f.source) for k, f in info.cpu_peak_flop_per_s.items()},
+        profiled_no_shapes_wall_us=info.profiled_no_shapes_wall_us,
+        profiled_no_shapes_wall_us_runs=info.profiled_no_shapes_wall_us_runs,
+        lean=lean_metadata(info.lean) if info.lean is not None else None, note=info.note, profiler=info.profiler,
+        quick=info.quick, timed_passes=info.timed_passes, quick_not_measured=info.quick_not_measured,
+        quick_without_spread=info.quick_without_spread)
+    return typing.cast(Dict[str, Any], encode(doc))

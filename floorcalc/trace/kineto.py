@@ -72,7 +72,7 @@ from typing import Any, Dict, Iterator, List, Optional, Tuple, TypeVar, Union
 import msgspec
 import numpy as np
 
-from floorcalc.util.errors import TraceError
+from floorcalc.util.errors import DocumentError, TraceError
 from floorcalc.util.gcpause import paused
 from floorcalc.util.output import shown
 from floorcalc.util.progress import NO_PROGRESS, Progress
@@ -759,7 +759,11 @@ class _Acc:
         self._dupes: Dict[str, int] = {}
         op, rt, dev = (_concat(self.op, _OP_COLS), _concat(self.rt, _RT_COLS), _concat(self.dev, _DEV_ALL))
         self.op = self.rt = self.dev = []
-        capture = read_capture_info(data.get(KEY))
+        try:
+            capture = read_capture_info(data.get(KEY))
+        except DocumentError as e:  # a figure out of range: refused, as a spec's is
+            raise TraceError(f"trace {path}: {e} (the trace's '{KEY}' metadata, recorded by floorcalc's capture: "
+                             "edited, or written by another tool?)") from None
         scale, why = timeunit.decide(data, op, rt, dev, kernel_kind=KIND_CODE["kernel"],
                                      transfer_kinds=(KIND_CODE["memcpy"], KIND_CODE["memset"]),
                                      steps=[(ts, dur) for _n, ts, dur, _p in self.steps],

@@ -62,7 +62,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple, Type, Ty
 from floorcalc.records.kinds import NONNEGATIVE, OMIT, POSITIVE
 from floorcalc.util.errors import DocumentError
 
-__all__ = ["encode", "decode", "schema", "field_docs", "document_fields", "NONNEGATIVE", "POSITIVE", "OMIT", "DocumentError"]
+__all__ = ["encode", "decode", "schema", "field_docs", "document_fields", "checked_fields", "check_key", "NONNEGATIVE", "POSITIVE", "OMIT", "DocumentError"]
 
 R = TypeVar("R")
 
@@ -457,6 +457,29 @@ def decode(cls: Type[R], value: Any, path: str = "") -> R:
     return typing.cast(R, _decoder(cls)(value, path))
 
 
+def checked_fields(cls: type) -> Tuple[str, ...]:
+    """The keys of ``cls``'s document whose fields carry a range check (``min``, ``gt``, ``max``)."""
+    return tuple(key for _, key, _, check, _ in _plan(cls).fields if check is not None)
+
+
+def check_key(cls: type, key: str, value: Any, path: str = "") -> Any:
+    """``value`` read as the field of key ``key`` of ``cls`` and range-checked: the value read.
+    Raises :class:`DocumentError` (its path ``path`` or ``key``) for a value of the wrong type or
+    out of range; ``DocumentError.out_of_range`` tells which."""
+    for _, k, dec, check, _ in _plan(cls).fields:
+        if k == key:
+            where = path or key
+            x = dec(value, where)
+            if check is not None:
+                try:
+                    check(x, where)
+                except DocumentError as e:
+                    e.out_of_range = True
+                    raise
+            return x
+    raise KeyError(f"{cls.__name__} has no key {key!r}")
+
+
 # --------------------------------------------------------------------------------------------
 # the JSON Schema of a record type
 
@@ -543,7 +566,9 @@ def _range(meta: Mapping[str, Any], node: Dict[str, Any]) -> Dict[str, Any]:
     t = node.get("type")
     if t in ("number", "integer") or (isinstance(t, list) and ("number" in t or "integer" in t)):
         return {**node, **extra}
-    if t == "array" and "items" in node:
+    if t == "array" and "prefixItems" in node:
+        return {**node, "prefixItems": [_range(meta, n) for n in node["prefixItems"]]}
+    if t == "array" and isinstance(node.get("items"), dict):
         return {**node, "items": _range(meta, node["items"])}
     if t == "object" and isinstance(node.get("additionalProperties"), dict):
         return {**node, "additionalProperties": _range(meta, node["additionalProperties"])}

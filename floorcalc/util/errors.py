@@ -133,6 +133,9 @@ class DocumentError(TraceError):
 
     kind = "document"
 
+    #: True when the value is of the right type but out of its field's range
+    out_of_range: bool = False
+
     def __init__(self, path: str, problem: str) -> None:
         super().__init__(f"{path}: {problem}" if path else problem)
         self.path = path

@@ -58,3 +58,43 @@ def test_a_quick_capture_reads_back_equal_and_others_write_no_quick_keys():
     assert not {"quick", "timed_passes", "quick_not_measured", "quick_without_spread"} & set(capture_metadata(FULL))
     bad = read_capture_info({"quick": True, "quick_not_measured": "one string"})
     assert bad.quick and bad.quick_not_measured == () and any("quick_not_measured" in p for p in bad.problems)
+
+
+import pytest
+
+from floorcalc.cli import main
+from floorcalc.util.errors import DocumentError
+
+
+@pytest.mark.parametrize("meta, key, words", [
+    ({"launch_latency_us": -5, "launch_latency_source": "probe"}, "launch_latency_us", "negative"),
+    ({"cpu_peak_flop_per_s": {"vector.float32": [0, "derived", "cores x clock"]}}, "cpu_peak_flop_per_s", "not positive"),
+    ({"cpu_bandwidth_bytes_per_s": -1.0}, "cpu_bandwidth_bytes_per_s", "not positive"),
+    ({"sm_count": 0}, "sm_count", "not positive"),
+    ({"bare_wall_us_runs": [1.0, -2.0]}, "bare_wall_us_runs[1]", "negative"),
+])
+def test_a_figure_out_of_range_is_refused_naming_its_key(meta, key, words):
+    with pytest.raises(DocumentError) as e:
+        read_capture_info(meta)
+    assert e.value.out_of_range and e.value.path.startswith(f"capture metadata: {key}") and words in str(e.value)
+
+
+def test_a_trace_whose_metadata_has_a_negative_launch_latency_is_one_line_exit_6(tmp_path, capsys):
+    b = KinetoBuilder()
+    b.meta["floorcalc"] = {"device": "cuda", "launch_latency_us": -5, "launch_latency_source": "edited"}
+    b.op("aten::relu", 0.0, 1.0)
+    trace = b.write(tmp_path / "t.json")
+    assert main(["analyze", str(trace), "-o", str(tmp_path / "r.json")]) == 6
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "capture metadata: launch_latency_us: -5 is negative" in err[0], err
+    assert not (tmp_path / "r.json").exists()
+
+
+def test_what_capture_writes_validates_against_its_schema():
+    import jsonschema
+
+    from floorcalc.render.schemas import document_schemas
+
+    meta = json.loads(json.dumps(capture_metadata(FULL)))
+    jsonschema.validate(meta, document_schemas()["capture"])
+    jsonschema.validate(json.loads(json.dumps(capture_metadata(CaptureInfo()))), document_schemas()["capture"])
