@@ -162,6 +162,9 @@ class CollectiveRow:
     floor_us: Optional[float]
     late_rank: Optional[int]
     late_share: float
+    #: the order of the JSON document's keys (floorcalc.util.codec), ``efficiency`` derived
+    __json_layout__ = ("group", "kind", "ranks", "message_bytes", "calls", "measured_us", "transfer_us", "floor_us",
+                       "efficiency", "skew_us", "max_skew_us", "wait_us", "late_rank", "late_share")
 
     @property
     def efficiency(self) -> Optional[float]:

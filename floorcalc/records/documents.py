@@ -22,8 +22,10 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Mapping, Optional, Tuple, Union
 
 from floorcalc.records.classify import KernelRow, OpGroup, OpRow, Spread
+from floorcalc.records.distributed import CollectiveRow
 from floorcalc.records.device import Figure
-from floorcalc.records.kinds import NONNEGATIVE, POSITIVE, Basis, CollectiveKind, DeviceKind, GapCause, GroupBy, Target
+from floorcalc.records.kinds import (NONNEGATIVE, POSITIVE, Basis, CollectiveKind, DeviceKind, GapCause, GroupBy, RankStatus,
+                                     SliceBound, Target)
 from floorcalc.records.report import Implausible, Note
 from floorcalc.records.timeline import (ColdStart, CopyRow, Decomposition, DeviceLane, Gap, HostWait, IdleRow,
                                         InvariantCheck, KernelLaunchRow, MemoryStats, RangeRow, StepTimes)
@@ -373,29 +375,30 @@ class CaptureMetadata:
     :class:`~floorcalc.records.CaptureInfo` and reads it back). The keys are the record's field
     names, except ``command`` (the record's ``capture_command``), the measured figures (a value
     and its source each) and ``cpu_peak_flop_per_s`` (peak key -> ``[value, basis, source]``).
-    Figures are range-checked when a trace is read: a launch latency below zero, a peak or a
+    Every key may be missing (a trace recorded by an older floorcalc has fewer). Figures are
+    range-checked when a trace is read: a launch latency below zero, a peak or a
     bandwidth of zero is refused (exit code 6)."""
 
-    floorcalc_version: Optional[str]
+    floorcalc_version: Optional[str] = None
     #: ``cuda`` or ``cpu``
-    device: Optional[str]
-    gpu_name: Optional[str]
-    warmup: Optional[int] = field(metadata=_NONNEG)
-    iters: Optional[int] = field(metadata=_NONNEG)
-    torch_version: Optional[str]
-    cuda_version: Optional[str]
-    allow_tf32: Optional[bool]
-    float32_matmul_precision: Optional[str]
-    cudnn_allow_tf32: Optional[bool]
-    sm_count: Optional[int] = field(metadata=_POS)
-    compute_capability: Optional[str]
-    model_file: Optional[str]
+    device: Optional[str] = None
+    gpu_name: Optional[str] = None
+    warmup: Optional[int] = field(default=None, metadata=_NONNEG)
+    iters: Optional[int] = field(default=None, metadata=_NONNEG)
+    torch_version: Optional[str] = None
+    cuda_version: Optional[str] = None
+    allow_tf32: Optional[bool] = None
+    float32_matmul_precision: Optional[str] = None
+    cudnn_allow_tf32: Optional[bool] = None
+    sm_count: Optional[int] = field(default=None, metadata=_POS)
+    compute_capability: Optional[str] = None
+    model_file: Optional[str] = None
     #: the per-pass wall time of the step timed without the profiler, microseconds
-    bare_wall_us: Optional[float] = field(metadata=_NONNEG)
-    bare_wall_us_runs: Optional[Tuple[float, ...]] = field(metadata=_NONNEG)
+    bare_wall_us: Optional[float] = field(default=None, metadata=_NONNEG)
+    bare_wall_us_runs: Optional[Tuple[float, ...]] = field(default=None, metadata=_NONNEG)
     #: the command line that captured the trace
-    command: str
-    cuda_graphs: Optional[bool]
+    command: Optional[str] = None
+    cuda_graphs: Optional[bool] = None
     compile: Optional[bool] = field(default=None, metadata={"omit_none": True})
     compile_fallback: Optional[str] = field(default=None, metadata={"omit_none": True})
     #: the kernels Inductor generated, by name: each launch's work (written with ``compile``)
@@ -426,3 +429,140 @@ class CaptureMetadata:
     quick_not_measured: Tuple[str, ...] = field(default=(), metadata={"omit_if": lambda d: not d.quick})
     #: the figures it measured once, with no min-max, in words
     quick_without_spread: Tuple[str, ...] = field(default=(), metadata={"omit_if": lambda d: not d.quick})
+
+
+# ------------------------------------------------------------------------------------------------
+# the run of several ranks (floorcalc analyze FOLDER --format json; floorcalc.render.run)
+
+
+@dataclass(frozen=True)
+class TimeOn:
+    """Time spent on one thing: ``what`` (an op, a host activity) and its ``us``."""
+
+    what: str
+    #: microseconds, per pass (may be signed where it is a difference)
+    us: float
+
+
+@dataclass(frozen=True)
+class RankParts:
+    """A rank's decomposition parts, per pass (null where the rank has none)."""
+
+    floor_us: Optional[float]
+    excess_us: Optional[float]
+    data_movement_us: Optional[float]
+    communication_us: Optional[float]
+    peer_wait_us: Optional[float]
+    host_overhead_us: Optional[float]
+    blocking_us: Optional[float]
+    other_us: Optional[float]
+
+
+@dataclass(frozen=True)
+class WaitDocument:
+    """How long a rank waited on one peer, and what the peer was doing meanwhile."""
+
+    peer: int = field(metadata=_NONNEG)
+    wait_us: float = field(metadata=_NONNEG)
+    instances: int = field(metadata=_NONNEG)
+    activity: Tuple[TimeOn, ...]
+    #: what the peer did beyond the waiting rank (signed)
+    extra: Tuple[TimeOn, ...]
+
+
+@dataclass(frozen=True)
+class RankDocument:
+    """One rank in the cross-rank table; times per pass (its window totals / its passes)."""
+
+    rank: int = field(metadata=_NONNEG)
+    #: its trace
+    path: str
+    status: RankStatus
+    #: why it is partial, unreadable or missing
+    problem: Optional[str]
+    passes: int = field(metadata=_NONNEG)
+    wall_us: Optional[float] = field(metadata=_NONNEG)
+    busy_us: Optional[float] = field(metadata=_NONNEG)
+    floor_us: Optional[float] = field(metadata=_NONNEG)
+    comm_us: Optional[float] = field(metadata=_NONNEG)
+    hidden_us: Optional[float] = field(metadata=_NONNEG)
+    transfer_us: Optional[float] = field(metadata=_NONNEG)
+    peer_wait_us: Optional[float] = field(metadata=_NONNEG)
+    #: the peer it waited on most
+    waited_on: Optional[int]
+    waited_on_us: float = field(metadata=_NONNEG)
+    #: its clock's offset from the reference rank's
+    clock_offset_us: float
+    collectives: int = field(metadata=_NONNEG)
+    bound: Optional[SliceBound]
+    decomposition: Optional[RankParts]
+    waits: Tuple[WaitDocument, ...]
+
+
+@dataclass(frozen=True)
+class InstanceDocument:
+    """One collective matched across the ranks that took part (the reference rank's clock)."""
+
+    group: str
+    kind: CollectiveKind
+    ordinal: int = field(metadata=_NONNEG)
+    seq: Optional[int]
+    ranks: Tuple[int, ...] = field(metadata=_NONNEG)
+    #: each rank's arrival, from the run's start
+    arrival_us: Tuple[float, ...]
+    duration_us: Tuple[float, ...] = field(metadata=_NONNEG)
+    waits_us: Tuple[float, ...] = field(metadata=_NONNEG)
+    late_rank: int
+    skew_us: float = field(metadata=_NONNEG)
+    transfer_us: float = field(metadata=_NONNEG)
+    message_bytes: Optional[int] = field(metadata=_NONNEG)
+    link_bytes: Optional[float] = field(metadata=_NONNEG)
+    floor_us: Optional[float] = field(metadata=_NONNEG)
+    #: floor over transfer time (may exceed 1)
+    efficiency: Optional[float] = field(metadata=_NONNEG)
+    late_activity: Tuple[TimeOn, ...]
+    late_extra: Tuple[TimeOn, ...]
+
+
+@dataclass(frozen=True)
+class LateDocument:
+    """A rank that arrives last at a collective again and again, and what it did meanwhile."""
+
+    rank: int = field(metadata=_NONNEG)
+    group: str
+    kind: CollectiveKind
+    position: int
+    per_pass: int
+    passes: int = field(metadata=_NONNEG)
+    min_skew_us: float
+    median_skew_us: float
+    share: float = field(metadata=_NONNEG)
+    waiting: Tuple[int, ...]
+    activity: Tuple[TimeOn, ...]
+    extra: Tuple[TimeOn, ...]
+
+
+@dataclass(frozen=True)
+class RunDocument:
+    """The run of several ranks, as ``floorcalc analyze FOLDER --format json`` writes it
+    (docs/json-schema.md, "Runs"): schema_version 1; each readable rank's own report under
+    ``reports`` (a :class:`ReportDocument`), by rank."""
+
+    schema_version: Literal[1]
+    kind: Literal["run"]
+    tool: ToolInfo
+    command: str
+    world_size: int = field(metadata={"min": 1})
+    device: Optional[DeviceDocument]
+    reference_rank: Optional[int] = field(metadata=_NONNEG)
+    #: how the ranks' clocks were aligned
+    clock: str
+    partial: Optional[str]
+    ranks: Tuple[RankDocument, ...]
+    collectives: Tuple[CollectiveRow, ...]
+    instances: Tuple[InstanceDocument, ...]
+    instance_count: int = field(metadata=_NONNEG)
+    unmatched: int = field(metadata=_NONNEG)
+    late: Tuple[LateDocument, ...]
+    notes: Tuple[str, ...]
+    reports: Mapping[int, ReportDocument]

@@ -14,10 +14,15 @@ from __future__ import annotations
 
 import io
 import json
+import typing
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from floorcalc.records import CollectiveInstance, CollectiveRow, Decomposition, LateRank, RankSummary, RunReport
+from floorcalc.records.documents import (InstanceDocument, LateDocument, RankDocument, RankParts, RunDocument, TimeOn,
+                                         ToolInfo, WaitDocument)
+from floorcalc.util.codec import decode, encode
+from floorcalc.util.errors import DocumentError, ReportFileError
 from floorcalc.render.base import FileData, Renderer, captured
 from floorcalc.render.figures import format_us
 
@@ -56,68 +61,90 @@ def decomposition_parts(d: Optional[Decomposition]) -> Dict[str, Optional[float]
     return {attr: (getattr(d, attr) if d is not None else None) for attr, _ in PARTS}
 
 
+def _time_on(pairs: Sequence[Tuple[str, float]]) -> Tuple[TimeOn, ...]:
+    return tuple(TimeOn(what=a, us=v) for a, v in pairs)
+
+
+def rank_document(r: RankSummary) -> RankDocument:
+    """One rank's row of the document."""
+    d = r.decomposition
+    return RankDocument(
+        rank=r.rank, path=r.path, status=r.status, problem=r.problem or None, passes=r.passes, wall_us=r.wall_us,
+        busy_us=r.busy_us, floor_us=r.floor_us, comm_us=r.comm_us, hidden_us=r.hidden_us, transfer_us=r.transfer_us,
+        peer_wait_us=r.peer_wait_us, waited_on=r.waited_on, waited_on_us=r.waited_on_us,
+        clock_offset_us=r.clock_offset_us, collectives=r.collectives, bound=d.bound if d is not None else None,
+        decomposition=RankParts(**decomposition_parts(d)) if d is not None else None,
+        waits=tuple(WaitDocument(peer=w.peer, wait_us=w.wait_us, instances=w.instances, activity=_time_on(w.activity),
+                                 extra=_time_on(w.extra)) for w in r.waits))
+
+
 def rank_dict(r: RankSummary) -> Dict[str, Any]:
     """One rank's row (JSON keys)."""
-    return {
-        "rank": r.rank, "path": r.path, "status": r.status, "problem": r.problem or None, "passes": r.passes,
-        "wall_us": r.wall_us, "busy_us": r.busy_us, "floor_us": r.floor_us, "comm_us": r.comm_us,
-        "hidden_us": r.hidden_us, "transfer_us": r.transfer_us, "peer_wait_us": r.peer_wait_us,
-        "waited_on": r.waited_on, "waited_on_us": r.waited_on_us, "clock_offset_us": r.clock_offset_us,
-        "collectives": r.collectives, "bound": r.decomposition.bound if r.decomposition is not None else None,
-        "decomposition": decomposition_parts(r.decomposition) if r.decomposition is not None else None,
-        "waits": [{"peer": w.peer, "wait_us": w.wait_us, "instances": w.instances,
-                   "activity": [{"what": a, "us": v} for a, v in w.activity],
-                   "extra": [{"what": a, "us": v} for a, v in w.extra]} for w in r.waits],
-    }
+    return typing.cast(Dict[str, Any], encode(rank_document(r)))
 
 
 def collective_dict(c: CollectiveRow) -> Dict[str, Any]:
-    return {"group": c.group, "kind": c.kind, "ranks": c.ranks, "message_bytes": c.message_bytes, "calls": c.calls,
-            "measured_us": c.measured_us, "transfer_us": c.transfer_us, "floor_us": c.floor_us,
-            "efficiency": c.efficiency, "skew_us": c.skew_us, "max_skew_us": c.max_skew_us, "wait_us": c.wait_us,
-            "late_rank": c.late_rank, "late_share": c.late_share}
+    """One row of ``collectives`` (``CollectiveRow.__json_layout__``)."""
+    return typing.cast(Dict[str, Any], encode(c))
+
+
+def instance_document(i: CollectiveInstance) -> InstanceDocument:
+    return InstanceDocument(
+        group=i.group, kind=i.kind, ordinal=i.ordinal, seq=i.seq, ranks=i.ranks, arrival_us=i.arrival_us,
+        duration_us=i.duration_us, waits_us=i.waits_us, late_rank=i.late_rank, skew_us=i.skew_us,
+        transfer_us=i.transfer_us, message_bytes=i.message_bytes, link_bytes=i.link_bytes, floor_us=i.floor_us,
+        efficiency=i.efficiency, late_activity=_time_on(i.late_activity), late_extra=_time_on(i.late_extra))
 
 
 def instance_dict(i: CollectiveInstance) -> Dict[str, Any]:
-    return {"group": i.group, "kind": i.kind, "ordinal": i.ordinal, "seq": i.seq, "ranks": list(i.ranks),
-            "arrival_us": list(i.arrival_us), "duration_us": list(i.duration_us), "waits_us": list(i.waits_us),
-            "late_rank": i.late_rank, "skew_us": i.skew_us, "transfer_us": i.transfer_us,
-            "message_bytes": i.message_bytes, "link_bytes": i.link_bytes, "floor_us": i.floor_us,
-            "efficiency": i.efficiency, "late_activity": [{"what": a, "us": v} for a, v in i.late_activity],
-            "late_extra": [{"what": a, "us": v} for a, v in i.late_extra]}
+    return typing.cast(Dict[str, Any], encode(instance_document(i)))
+
+
+def late_document(v: LateRank) -> LateDocument:
+    return LateDocument(rank=v.rank, group=v.group, kind=v.kind, position=v.position, per_pass=v.per_pass,
+                        passes=v.passes, min_skew_us=v.min_skew_us, median_skew_us=v.median_skew_us, share=v.share,
+                        waiting=v.waiting, activity=_time_on(v.activity), extra=_time_on(v.extra))
 
 
 def late_dict(v: LateRank) -> Dict[str, Any]:
-    return {"rank": v.rank, "group": v.group, "kind": v.kind, "position": v.position, "per_pass": v.per_pass,
-            "passes": v.passes, "min_skew_us": v.min_skew_us, "median_skew_us": v.median_skew_us, "share": v.share,
-            "waiting": list(v.waiting), "activity": [{"what": a, "us": x} for a, x in v.activity],
-            "extra": [{"what": a, "us": x} for a, x in v.extra]}
+    return typing.cast(Dict[str, Any], encode(late_document(v)))
+
+
+def to_document(run: RunReport, reports: bool = True) -> RunDocument:
+    """The run as its document record (floorcalc.records.documents.RunDocument); ``reports``:
+    with each readable rank's own report (a ReportDocument, by rank)."""
+    from floorcalc.render.jsonfmt import device_document
+    from floorcalc.render.jsonfmt import to_document as report_document
+
+    return RunDocument(
+        schema_version=1, kind="run", tool=ToolInfo(name="floorcalc", version=run.tool_version), command=run.command,
+        world_size=run.world_size, device=device_document(run.device) if run.device is not None else None,
+        reference_rank=run.reference_rank, clock=run.clock, partial=run.partial or None,
+        ranks=tuple(rank_document(r) for r in run.ranks), collectives=run.collectives,
+        instances=tuple(instance_document(i) for i in run.instances), instance_count=run.instance_count,
+        unmatched=run.unmatched, late=tuple(late_document(v) for v in run.late), notes=run.notes,
+        reports={k: report_document(v) for k, v in sorted(run.reports.items())} if reports else {})
 
 
 def to_dict(run: RunReport, reports: bool = True) -> Dict[str, Any]:
-    """The run as a JSON-ready dict; ``reports``: with each readable rank's own report."""
-    from floorcalc.render.jsonfmt import device_dict
-    from floorcalc.render.jsonfmt import to_dict as report_dict
+    """The run as a JSON-ready dict (:func:`to_document`, written by floorcalc.util.codec)."""
+    return typing.cast(Dict[str, Any], encode(to_document(run, reports)))
 
-    return {
-        "schema_version": run.schema_version,
-        "kind": "run",
-        "tool": {"name": "floorcalc", "version": run.tool_version},
-        "command": run.command,
-        "world_size": run.world_size,
-        "device": device_dict(run.device) if run.device is not None else None,
-        "reference_rank": run.reference_rank,
-        "clock": run.clock,
-        "partial": run.partial or None,
-        "ranks": [rank_dict(r) for r in run.ranks],
-        "collectives": [collective_dict(c) for c in run.collectives],
-        "instances": [instance_dict(i) for i in run.instances],
-        "instance_count": run.instance_count,
-        "unmatched": run.unmatched,
-        "late": [late_dict(v) for v in run.late],
-        "notes": list(run.notes),
-        "reports": {str(k): report_dict(v) for k, v in sorted(run.reports.items())} if reports else {},
-    }
+
+def loads(text: Union[str, bytes], name: str = "<text>") -> RunDocument:
+    """The run document in the JSON ``text`` (what :func:`dumps` writes), decoded and checked by
+    floorcalc.util.codec: every key by its field's type and range. Raises
+    :class:`~floorcalc.util.errors.ReportFileError` (exit code 6) naming ``name`` and the key."""
+    try:
+        data = json.loads(text)
+    except ValueError as e:
+        raise ReportFileError(f"run {name} is not valid JSON: {e}") from None
+    if not isinstance(data, dict) or data.get("kind") != "run":
+        raise ReportFileError(f"{name} is not a floorcalc run (no kind 'run')")
+    try:
+        return decode(RunDocument, data)
+    except DocumentError as e:
+        raise ReportFileError(f"run {name}: {e}; not what floorcalc writes (truncated or edited?)") from None
 
 
 def dumps(run: RunReport) -> str:

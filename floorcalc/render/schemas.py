@@ -6,7 +6,7 @@ checked equal to what this module makes (tests/unit/test_schemas.py).
     python -m floorcalc.render.schemas docs/schema --check   # exit 1 when a committed one differs
 
 :data:`DOCUMENTS` names each document and its record: ``report`` (``floorcalc analyze``/``report
---format json``), ``capture`` (the capture metadata in a trace floorcalc recorded).
+--format json``), ``run`` (``analyze`` of several ranks), ``capture`` (the capture metadata in a trace floorcalc recorded).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional
 
-from floorcalc.records.documents import REPORT_SCHEMA_VERSION, CaptureMetadata, ReportDocument
+from floorcalc.records.documents import REPORT_SCHEMA_VERSION, CaptureMetadata, ReportDocument, RunDocument
 from floorcalc.util.codec import schema
 
 #: document name -> (its record type, its title, a description for readers)
@@ -27,6 +27,12 @@ DOCUMENTS: Mapping[str, Any] = {
                "Generated from floorcalc.records.documents.ReportDocument by `python -m floorcalc.render.schemas "
                "docs/schema`: do not edit. Times are microseconds, rates per second, bytes bytes; null means not "
                "known (a figure that is not finite is null)."),
+    "run": (RunDocument, "floorcalc run of several ranks, schema_version 1",
+            "The JSON that `floorcalc analyze` writes for several traces of one distributed run (docs/json-schema.md, "
+            "Runs). Times are microseconds per pass; on the reference rank's clock where they are times of day. null "
+            "means not known. Each rank's own report is under `reports`, in the layout of report.schema.json. "
+            "Generated from floorcalc.records.documents.RunDocument by `python -m floorcalc.render.schemas "
+            "docs/schema`: do not edit."),
     "capture": (CaptureMetadata, "floorcalc capture metadata (a trace's 'floorcalc' key)",
                 "What floorcalc's capture records in a trace, under its top-level `floorcalc` key "
                 "(floorcalc.trace.capture_info). Generated from floorcalc.records.documents.CaptureMetadata by "
