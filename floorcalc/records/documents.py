@@ -24,8 +24,9 @@ from typing import Any, Literal, Mapping, Optional, Tuple, Union
 from floorcalc.records.classify import KernelRow, OpGroup, OpRow, Spread
 from floorcalc.records.distributed import CollectiveRow
 from floorcalc.records.device import Figure
-from floorcalc.records.kinds import (NONNEGATIVE, POSITIVE, Basis, CollectiveKind, DeviceKind, GapCause, GroupBy, RankStatus,
-                                     SliceBound, Target)
+from floorcalc.records.count import OpTotal, UncountedOp
+from floorcalc.records.kinds import (NONNEGATIVE, POSITIVE, Basis, CollectiveKind, CountRun, DeviceKind, Family, GapCause, GroupBy,
+                                     RankStatus, SliceBound, Target)
 from floorcalc.records.report import Implausible, Note
 from floorcalc.records.timeline import (ColdStart, CopyRow, Decomposition, DeviceLane, Gap, HostWait, IdleRow,
                                         InvariantCheck, KernelLaunchRow, MemoryStats, RangeRow, StepTimes)
@@ -566,3 +567,189 @@ class RunDocument:
     late: Tuple[LateDocument, ...]
     notes: Tuple[str, ...]
     reports: Mapping[int, ReportDocument]
+
+
+# ------------------------------------------------------------------------------------------------
+# floorcalc count (floorcalc.render.count; docs/counting.md)
+
+
+@dataclass(frozen=True)
+class CountTotals:
+    """The model's totals: FLOPs, compulsory bytes, parameters (elements) and their bytes."""
+
+    flop: int = field(metadata=_NONNEG)
+    bytes: int = field(metadata=_NONNEG)
+    params: Optional[int] = field(metadata=_NONNEG)
+    param_bytes: Optional[int] = field(metadata=_NONNEG)
+    intensity_flop_per_byte: Optional[float] = field(metadata=_NONNEG)
+    calls: int = field(metadata=_NONNEG)
+    uncounted_calls: int = field(metadata=_NONNEG)
+    #: true when some calls were not counted: the totals are a lower bound
+    lower_bound: bool
+
+
+@dataclass(frozen=True)
+class CountModule:
+    """One module of the model (its path, its depth in the tree), its ops summed."""
+
+    path: str
+    depth: int = field(metadata=_NONNEG)
+    calls: int = field(metadata=_NONNEG)
+    flop: int = field(metadata=_NONNEG)
+    bytes: int = field(metadata=_NONNEG)
+    params: Optional[int] = field(metadata=_NONNEG)
+    intensity_flop_per_byte: Optional[float] = field(metadata=_NONNEG)
+    uncounted_calls: int = field(metadata=_NONNEG)
+
+
+@dataclass(frozen=True)
+class OracleDocument:
+    """Another counter's count of the same model (fvcore, torch's FlopCounterMode...)."""
+
+    name: str
+    ran: bool
+    note: str
+    #: null when it did not run
+    total: Optional[int]
+    by_family: Mapping[Family, int]
+    by_op: Mapping[str, int]
+    unsupported: Mapping[str, int]
+
+
+@dataclass(frozen=True)
+class CountCompareDocument:
+    """``count --compare``: floorcalc's FLOPs by family (and ``total``) beside other counters'."""
+
+    run: CountRun
+    #: by family, and the ``total``
+    floorcalc: Mapping[str, int]
+    gemm_only: Mapping[Family, int]
+    attention_full: int
+    oracles: Tuple[OracleDocument, ...]
+    explanations: Tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class CountDocument:
+    """``floorcalc count --format json`` (docs/counting.md): schema ``floorcalc.count`` version 1."""
+
+    schema: Literal["floorcalc.count"]
+    schema_version: Literal[1]
+    tool_version: str
+    command: str
+    model_file: str
+    #: where the model ran to be counted: on meta tensors, or on the CPU
+    run: CountRun
+    #: the dtypes of the parameters and floating inputs counted, sorted
+    dtypes: Tuple[str, ...]
+    notice: str
+    depth: int
+    totals: CountTotals
+    by_family: Mapping[Family, int]
+    modules: Tuple[CountModule, ...]
+    ops: Tuple[OpTotal, ...]
+    uncounted: Tuple[UncountedOp, ...]
+    compare: Optional[CountCompareDocument]
+
+
+# ------------------------------------------------------------------------------------------------
+# floorcalc diff (floorcalc.render.diff)
+
+
+@dataclass(frozen=True)
+class DiffRun:
+    """One side of a diff: the report read, its device, and how it was made."""
+
+    #: the report's file
+    path: str
+    #: its device spec's key
+    device: str
+    tool_version: str
+    command: str
+    capture_mode: Optional[str]
+
+
+@dataclass(frozen=True)
+class DiffTotal:
+    """One pass figure on both sides and its change (b - a; null where either is unknown)."""
+
+    figure: str
+    label: str
+    unit: Literal["us", "ratio"]
+    a: Optional[float]
+    b: Optional[float]
+    change: Optional[float]
+
+
+@dataclass(frozen=True)
+class DiffSide:
+    """An op on one side: its time, floor and efficiency, per pass."""
+
+    duration_us: float = field(metadata=_NONNEG)
+    floor_us: Optional[float] = field(metadata=_NONNEG)
+    efficiency: Optional[float] = field(metadata=_NONNEG)
+    calls: float = field(metadata=_NONNEG)
+
+
+@dataclass(frozen=True)
+class DiffGroupSide:
+    """A group on one side: as :class:`DiffSide`, and how many rows it sums."""
+
+    duration_us: float = field(metadata=_NONNEG)
+    floor_us: Optional[float] = field(metadata=_NONNEG)
+    efficiency: Optional[float] = field(metadata=_NONNEG)
+    calls: float = field(metadata=_NONNEG)
+    instances: int = field(metadata=_NONNEG)
+
+
+@dataclass(frozen=True)
+class DiffChangeFigures:
+    """b - a of the time, the floor and the efficiency (null where either side lacks it)."""
+
+    duration_us: Optional[float]
+    floor_us: Optional[float]
+    efficiency: Optional[float]
+
+
+@dataclass(frozen=True)
+class DiffOp:
+    """One op (name, module) on both sides: ``status`` ``both``, ``appeared`` (only in b) or
+    ``vanished`` (only in a)."""
+
+    name: str
+    module: str
+    status: Literal["both", "appeared", "vanished"]
+    a: Optional[DiffSide]
+    b: Optional[DiffSide]
+    change: DiffChangeFigures
+
+
+@dataclass(frozen=True)
+class DiffGroup:
+    """One group of op rows on both sides (grouped by the document's ``group_by``)."""
+
+    name: str
+    module: str
+    shapes: str
+    status: Literal["both", "appeared", "vanished"]
+    a: Optional[DiffGroupSide]
+    b: Optional[DiffGroupSide]
+    change: DiffChangeFigures
+
+
+@dataclass(frozen=True)
+class DiffDocument:
+    """``floorcalc diff A.json B.json --format json``: kind ``floorcalc.diff``, schema_version 1.
+    Figures per pass, times in microseconds; every op and group, not only the top ones."""
+
+    schema_version: Literal[1]
+    kind: Literal["floorcalc.diff"]
+    tool: ToolInfo
+    a: DiffRun
+    b: DiffRun
+    warnings: Tuple[str, ...]
+    notes: Tuple[str, ...]
+    totals: Tuple[DiffTotal, ...]
+    ops: Tuple[DiffOp, ...]
+    group_by: GroupBy
+    groups: Tuple[DiffGroup, ...]

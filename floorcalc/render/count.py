@@ -9,18 +9,23 @@ each op (every input read once, every output written once), parameters are eleme
 from __future__ import annotations
 
 import json
-from typing import Any, Dict, Optional
+import typing
+from typing import Any, Dict, Literal, Optional, Union
 
 from rich import box
 from rich.console import Console
 
 from floorcalc import __version__
 from floorcalc.records import FAMILIES, Comparison, CountReport
+from floorcalc.records.documents import (CountCompareDocument, CountDocument, CountModule, CountTotals,
+                                         OracleDocument)
 from floorcalc.render.base import Renderer, captured
+from floorcalc.util.codec import decode, encode
+from floorcalc.util.errors import DocumentError, ReportFileError
 from floorcalc.render.terminal import PlainTable, make_console, plain, styled
 
-SCHEMA = "floorcalc.count"
-SCHEMA_VERSION = 1
+SCHEMA: Literal["floorcalc.count"] = "floorcalc.count"
+SCHEMA_VERSION: Literal[1] = 1
 
 
 def si(x: Optional[float], unit: str = "") -> str:
@@ -131,50 +136,48 @@ class CountTableRenderer(Renderer):
                 console.print(styled("  - ", plain(e)))
 
 
-def _num(x: Optional[float]) -> Optional[float]:
-    return None if x is None else float(x)
+def to_document(r: CountReport) -> CountDocument:
+    """The count report as its document record (floorcalc.records.documents.CountDocument)."""
+    c = r.comparison
+    compare = None
+    if c is not None:
+        compare = CountCompareDocument(
+            run=c.run, floorcalc={**{str(k): v for k, v in c.floorcalc.items()}, "total": sum(c.floorcalc.values())},
+            gemm_only=c.gemm_only,
+            attention_full=c.attention_full,
+            oracles=tuple(OracleDocument(name=o.name, ran=o.ran, note=o.note, total=o.total if o.ran else None,
+                                         by_family=o.by_family, by_op=o.by_op, unsupported=o.unsupported)
+                          for o in c.oracles),
+            explanations=c.explanations)
+    return CountDocument(
+        schema=SCHEMA, schema_version=SCHEMA_VERSION, tool_version=__version__, command=r.command,
+        model_file=r.model_file, run=r.run, dtypes=r.dtypes, notice=r.notice, depth=r.depth,
+        totals=CountTotals(flop=r.flop, bytes=r.bytes, params=r.params, param_bytes=r.param_bytes,
+                           intensity_flop_per_byte=r.intensity, calls=r.calls, uncounted_calls=r.uncounted_calls,
+                           lower_bound=bool(r.uncounted)),
+        by_family=r.by_family,
+        modules=tuple(CountModule(path=m.path, depth=m.depth, calls=m.calls, flop=m.flop, bytes=m.bytes,
+                                  params=m.params, intensity_flop_per_byte=m.intensity,
+                                  uncounted_calls=m.uncounted_calls) for m in r.modules),
+        ops=r.ops, uncounted=r.uncounted, compare=compare)
 
 
 def to_dict(r: CountReport) -> Dict[str, Any]:
-    """The JSON document of a count report (schema ``floorcalc.count`` version 1)."""
-    doc: Dict[str, Any] = {
-        "schema": SCHEMA,
-        "schema_version": SCHEMA_VERSION,
-        "tool_version": __version__,
-        "command": r.command,
-        "model_file": r.model_file,
-        "run": r.run,
-        "dtypes": list(r.dtypes),
-        "notice": r.notice,
-        "depth": r.depth,
-        "totals": {
-            "flop": r.flop, "bytes": r.bytes, "params": r.params, "param_bytes": r.param_bytes,
-            "intensity_flop_per_byte": _num(r.intensity), "calls": r.calls,
-            "uncounted_calls": r.uncounted_calls, "lower_bound": bool(r.uncounted),
-        },
-        "by_family": dict(r.by_family),
-        "modules": [{"path": m.path, "depth": m.depth, "calls": m.calls, "flop": m.flop, "bytes": m.bytes,
-                     "params": m.params, "intensity_flop_per_byte": _num(m.intensity),
-                     "uncounted_calls": m.uncounted_calls} for m in r.modules],
-        "ops": [{"name": o.name, "family": o.family, "calls": o.calls, "flop": o.flop, "bytes": o.bytes}
-                for o in r.ops],
-        "uncounted": [{"name": u.name, "calls": u.calls, "modules": list(u.modules), "example": u.example,
-                       "reason": u.reason} for u in r.uncounted],
-        "compare": None,
-    }
-    c = r.comparison
-    if c is not None:
-        doc["compare"] = {
-            "run": c.run,
-            "floorcalc": {**c.floorcalc, "total": sum(c.floorcalc.values())},
-            "gemm_only": dict(c.gemm_only),
-            "attention_full": c.attention_full,
-            "oracles": [{"name": o.name, "ran": o.ran, "note": o.note, "total": o.total if o.ran else None,
-                         "by_family": dict(o.by_family), "by_op": dict(o.by_op), "unsupported": dict(o.unsupported)}
-                        for o in c.oracles],
-            "explanations": list(c.explanations),
-        }
-    return doc
+    """The JSON document of a count report (schema ``floorcalc.count`` version 1; :func:`to_document`
+    written by floorcalc.util.codec)."""
+    return typing.cast(Dict[str, Any], encode(to_document(r)))
+
+
+def loads(text: Union[str, bytes], name: str = "<text>") -> CountDocument:
+    """The count document in the JSON ``text`` (what :func:`dumps` writes), decoded and checked
+    by floorcalc.util.codec. Raises :class:`~floorcalc.util.errors.ReportFileError` (exit code 6)
+    naming ``name`` and the key."""
+    try:
+        return decode(CountDocument, json.loads(text))
+    except ValueError as e:
+        raise ReportFileError(f"count {name} is not valid JSON: {e}") from None
+    except DocumentError as e:
+        raise ReportFileError(f"count {name}: {e}; not what floorcalc writes (truncated or edited?)") from None
 
 
 def dumps(r: CountReport) -> str:

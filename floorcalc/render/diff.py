@@ -6,15 +6,20 @@ documented in docs/cli.md). Every figure is per pass; times in microseconds.
 from __future__ import annotations
 
 import json
-from typing import Any, Dict, List, Optional, Set
+import typing
+from typing import Any, Dict, List, Literal, Optional, Set, Union
 
 from floorcalc.compare.reports import Comparison, OpChange, OpSide, RunInfo, TotalChange
+from floorcalc.records.documents import (DiffChangeFigures, DiffDocument, DiffGroup, DiffGroupSide, DiffOp, DiffRun,
+                                         DiffSide, DiffTotal, ToolInfo)
 from floorcalc.render.base import Renderer
+from floorcalc.util.codec import decode, encode
+from floorcalc.util.errors import DocumentError, ReportFileError
 from floorcalc.render.figures import format_us
 from floorcalc.render.terminal import printable
 
 #: the layout of the diff's JSON output
-DIFF_SCHEMA_VERSION = 1
+DIFF_SCHEMA_VERSION: Literal[1] = 1
 
 
 _us = format_us   # diff writes times as every other text output does
@@ -160,47 +165,62 @@ class DiffMarkdownRenderer(Renderer):
         return "\n".join(lines) + "\n"
 
 
-def _side(s: Optional[OpSide], grouped: bool = False) -> Optional[Dict[str, Any]]:
+def _side(s: Optional[OpSide]) -> Optional[DiffSide]:
     if s is None:
         return None
-    out: Dict[str, Any] = {"duration_us": s.duration_us, "floor_us": s.floor_us, "efficiency": s.efficiency,
-                           "calls": s.calls}
-    if grouped:
-        out["instances"] = s.instances
-    return out
+    return DiffSide(duration_us=s.duration_us, floor_us=s.floor_us, efficiency=s.efficiency, calls=s.calls)
 
 
-def _change(o: OpChange, grouped: bool = False) -> Dict[str, Any]:
-    out: Dict[str, Any] = {"name": o.name, "module": o.module}
-    if grouped:
-        out["shapes"] = o.shapes
-    out.update({"status": o.status, "a": _side(o.a, grouped), "b": _side(o.b, grouped),
-                "change": {"duration_us": o.time_change_us, "floor_us": o.floor_change_us,
-                           "efficiency": o.efficiency_change}})
-    return out
+def _group_side(s: Optional[OpSide]) -> Optional[DiffGroupSide]:
+    if s is None:
+        return None
+    return DiffGroupSide(duration_us=s.duration_us, floor_us=s.floor_us, efficiency=s.efficiency, calls=s.calls,
+                         instances=s.instances)
 
 
-def _run(r: RunInfo) -> Dict[str, Any]:
-    return {"path": r.source, "device": r.device_key, "tool_version": r.tool_version, "command": r.command,
-            "capture_mode": r.capture_mode}
+def _figures(o: OpChange) -> DiffChangeFigures:
+    return DiffChangeFigures(duration_us=o.time_change_us, floor_us=o.floor_change_us,
+                             efficiency=o.efficiency_change)
+
+
+def _run(r: RunInfo) -> DiffRun:
+    return DiffRun(path=r.source, device=r.device_key, tool_version=r.tool_version, command=r.command,
+                   capture_mode=r.capture_mode)
+
+
+def to_document(c: Comparison) -> DiffDocument:
+    """The comparison as its document record (floorcalc.records.documents.DiffDocument): every op
+    (not only the top ones), every total, and every grouped row (``groups``, grouped by
+    ``group_by``; for ``none`` the ops again, each of one instance)."""
+    from floorcalc import __version__
+
+    return DiffDocument(
+        schema_version=DIFF_SCHEMA_VERSION, kind="floorcalc.diff", tool=ToolInfo(name="floorcalc", version=__version__),
+        a=_run(c.a), b=_run(c.b), warnings=c.warnings, notes=c.notes,
+        totals=tuple(DiffTotal(figure=t.figure, label=t.label, unit=t.unit, a=t.a, b=t.b, change=t.change)
+                     for t in c.totals),
+        ops=tuple(DiffOp(name=o.name, module=o.module, status=o.status, a=_side(o.a), b=_side(o.b),
+                         change=_figures(o)) for o in c.ops),
+        group_by=c.group_by,
+        groups=tuple(DiffGroup(name=o.name, module=o.module, shapes=o.shapes, status=o.status, a=_group_side(o.a),
+                               b=_group_side(o.b), change=_figures(o)) for o in c.rows))
 
 
 def to_dict(c: Comparison) -> Dict[str, Any]:
-    """The comparison as a JSON-ready dict: every op (not only the top ones), every total, and
-    every grouped row (``groups``, grouped by ``group_by``; for ``none`` the ops again, each of
-    one instance)."""
-    from floorcalc import __version__
+    """The comparison as a JSON-ready dict (:func:`to_document`, written by floorcalc.util.codec)."""
+    return typing.cast(Dict[str, Any], encode(to_document(c)))
 
-    return {
-        "schema_version": DIFF_SCHEMA_VERSION, "kind": "floorcalc.diff",
-        "tool": {"name": "floorcalc", "version": __version__},
-        "a": _run(c.a), "b": _run(c.b), "warnings": list(c.warnings), "notes": list(c.notes),
-        "totals": [{"figure": t.figure, "label": t.label, "unit": t.unit, "a": t.a, "b": t.b, "change": t.change}
-                   for t in c.totals],
-        "ops": [_change(o) for o in c.ops],
-        "group_by": c.group_by,
-        "groups": [_change(o, True) for o in c.rows],
-    }
+
+def loads(text: Union[str, bytes], name: str = "<text>") -> DiffDocument:
+    """The diff document in the JSON ``text`` (what :class:`DiffJsonRenderer` writes), decoded and
+    checked by floorcalc.util.codec. Raises :class:`~floorcalc.util.errors.ReportFileError`
+    (exit code 6) naming ``name`` and the key."""
+    try:
+        return decode(DiffDocument, json.loads(text))
+    except ValueError as e:
+        raise ReportFileError(f"diff {name} is not valid JSON: {e}") from None
+    except DocumentError as e:
+        raise ReportFileError(f"diff {name}: {e}; not what floorcalc writes (truncated or edited?)") from None
 
 
 class DiffJsonRenderer(Renderer):

@@ -6,7 +6,7 @@ checked equal to what this module makes (tests/unit/test_schemas.py).
     python -m floorcalc.render.schemas docs/schema --check   # exit 1 when a committed one differs
 
 :data:`DOCUMENTS` names each document and its record: ``report`` (``floorcalc analyze``/``report
---format json``), ``run`` (``analyze`` of several ranks), ``capture`` (the capture metadata in a trace floorcalc recorded).
+--format json``), ``run`` (``analyze`` of several ranks), ``count``, ``diff``, ``capture`` (the capture metadata in a trace floorcalc recorded).
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ import sys
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional
 
-from floorcalc.records.documents import REPORT_SCHEMA_VERSION, CaptureMetadata, ReportDocument, RunDocument
+from floorcalc.records.documents import (REPORT_SCHEMA_VERSION, CaptureMetadata, CountDocument, DiffDocument,
+                                         ReportDocument, RunDocument)
 from floorcalc.util.codec import schema
 
 #: document name -> (its record type, its title, a description for readers)
@@ -33,6 +34,14 @@ DOCUMENTS: Mapping[str, Any] = {
             "means not known. Each rank's own report is under `reports`, in the layout of report.schema.json. "
             "Generated from floorcalc.records.documents.RunDocument by `python -m floorcalc.render.schemas "
             "docs/schema`: do not edit."),
+    "count": (CountDocument, "floorcalc count, schema floorcalc.count version 1",
+              "The JSON that `floorcalc count MODEL.py --format json` writes (docs/counting.md). Generated from "
+              "floorcalc.records.documents.CountDocument by `python -m floorcalc.render.schemas docs/schema`: do not "
+              "edit."),
+    "diff": (DiffDocument, "floorcalc diff, kind floorcalc.diff, schema_version 1",
+             "The JSON that `floorcalc diff A.json B.json --format json` writes (docs/json-schema.md). Generated from "
+             "floorcalc.records.documents.DiffDocument by `python -m floorcalc.render.schemas docs/schema`: do not "
+             "edit."),
     "capture": (CaptureMetadata, "floorcalc capture metadata (a trace's 'floorcalc' key)",
                 "What floorcalc's capture records in a trace, under its top-level `floorcalc` key "
                 "(floorcalc.trace.capture_info). Generated from floorcalc.records.documents.CaptureMetadata by "

@@ -76,3 +76,26 @@ def test_a_run_read_back_names_a_bad_key(tmp_path: Path) -> None:
     with pytest.raises(ReportFileError) as e:
         run_json.loads(json.dumps(doc), name="run.json")
     assert str(e.value).startswith("run run.json: ranks[0].passes: -1 is negative") and e.value.exit_code == 6
+
+
+@pytest.mark.parametrize("extra", [[], ["--compare", "--depth", "0"]], ids=["count", "count-compare"])
+def test_a_count_document_validates_and_reads_back(extra: list, tmp_path: Path) -> None:
+    from floorcalc.render import count as count_json
+
+    out = tmp_path / "c.json"
+    assert main(["count", str(ROOT / "examples" / "mlp.py"), "-q", "-o", str(out), *extra]) == 0
+    doc = json.loads(out.read_text())
+    assert not _errors("count", doc), _errors("count", doc)
+    assert encode(count_json.loads(out.read_text(), name="c.json")) == doc
+
+
+def test_a_diff_document_validates_and_reads_back(tmp_path: Path) -> None:
+    from floorcalc.render import diff as diff_json
+
+    a, b, out = tmp_path / "a.json", tmp_path / "b.json", tmp_path / "d.json"
+    assert main(["analyze", str(golden.DATA / "h200_mlp_eager.trace.json.gz"), "-o", str(a)]) == 0
+    assert main(["analyze", str(golden.DATA / "h200_mlp_compiled.trace.json.gz"), "-o", str(b)]) == 0
+    assert main(["diff", str(a), str(b), "--format", "json", "-o", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    assert doc["ops"] and not _errors("diff", doc), _errors("diff", doc)
+    assert encode(diff_json.loads(out.read_text(), name="d.json")) == doc
