@@ -513,14 +513,30 @@ def _first_paragraph(doc: Optional[str]) -> str:
 
 
 def field_docs(cls: type) -> List[Tuple[str, str, str]]:
-    """``(name, type in words, description)`` of each field of the document of ``cls``, for
-    docs/json-schema.md's field lists (floorcalc.render.schema_docs)."""
+    """``(key, type in words, description)`` of each key of the document of ``cls``, for
+    docs/json-schema.md's field lists (floorcalc.render.schemas): the description is the field's
+    ``metadata["doc"]``, its ``#:`` comment, a property's docstring, or the sentence of the
+    class's docstring that names it (````key````), in that order."""
     notes = _comments(cls)
     out = []
     for name, hint, f in _written(cls):
-        desc = (f.metadata.get("doc") if f is not None else None) or notes.get(name) or _property_doc(cls, name)
+        desc = ((f.metadata.get("doc") if f is not None else None) or notes.get(name) or _property_doc(cls, name)
+                or _from_docstring(cls, name))
         out.append((f.metadata.get("key", name) if f is not None else name, _words(hint), desc))
     return out
+
+
+def _from_docstring(cls: type, name: str) -> str:
+    """The first sentence of ``cls``'s docstring that names ``name`` (as ````name````), or ""."""
+    doc = " ".join((cls.__doc__ or "").split())
+    needle = f"``{name}``"
+    at = doc.find(needle)
+    if at < 0:
+        return ""
+    start = max(doc.rfind(". ", 0, at), doc.rfind("; ", 0, at))
+    start = 0 if start < 0 else start + 2
+    end = min((i for i in (doc.find(". ", at), doc.find("; ", at)) if i >= 0), default=len(doc))
+    return doc[start:end].strip().rstrip(".")
 
 
 def _property_doc(cls: type, name: str) -> str:

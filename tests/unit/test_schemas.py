@@ -29,3 +29,11 @@ def test_check_says_which_is_stale(tmp_path: Path, capsys: pytest.CaptureFixture
     assert main([str(tmp_path), "--check"]) == 1
     assert "report.schema.json" in capsys.readouterr().err
     assert json.loads((tmp_path / "report.schema.json").read_text()) == {}
+
+
+def test_the_field_lists_of_json_schema_md_are_the_generated_ones() -> None:
+    from floorcalc.render.schemas import BEGIN, with_reference
+
+    text = (SCHEMAS.parent / "json-schema.md").read_text()
+    assert BEGIN in text
+    assert with_reference(text) == text, "run: python -m floorcalc.render.schemas docs/schema --docs docs/json-schema.md"
