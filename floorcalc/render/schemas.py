@@ -96,7 +96,7 @@ def reference_markdown() -> str:
              "(floorcalc.records.documents and the records they hold). Types: `number | null` is a figure that "
              "may be unknown; a record's name is an object of that record's keys; ranges (`>= 0`, `> 0`) are "
              "checked when a document is read.", ""]
-    done: set = set()
+    done: typing.Set[type] = set()
     for name, (cls, title, _desc) in DOCUMENTS.items():
         lines += [f"### {title} (`{name}.schema.json`)", ""]
         for rec in _records(cls):
@@ -111,7 +111,7 @@ def reference_markdown() -> str:
             lines += ["| key | type | meaning |", "| --- | --- | --- |"]
             ranges = {f.name: f.metadata for f in dataclasses.fields(rec)}
             for key, words, desc in field_docs(rec):
-                meta = ranges.get(key, {})
+                meta: typing.Mapping[str, Any] = ranges.get(key, {})
                 rng = "; >= 0" if meta.get("min") == 0 else "; > 0" if meta.get("gt") == 0 else ""
                 cell = desc.replace("|", "\\|") or ""
                 lines.append(f"| `{key}` | {words.replace('|', 'or')}{rng} | {cell} |")
