@@ -80,7 +80,8 @@ _START, _END = "loading the model", "the end of the run"
 class WorkerOptions:
     """What every worker is told (as one JSON argument): the model file, the device (``cuda`` or
     ``cpu``, resolved by the launcher), the capture options of ``floorcalc report``, each rank's
-    trace path (index = rank), and ``timeout_s``, the seconds a rank waits for its peers."""
+    trace path (index = rank), and ``timeout_s``, the seconds a rank waits for its peers
+    (``quick``: ``report --quick``'s schedule, floorcalc.capture.run)."""
 
     model: str
     device: str
@@ -93,6 +94,7 @@ class WorkerOptions:
     command: str = ""
     timeout_s: float = DEFAULT_TIMEOUT_S
     quiet: bool = False
+    quick: bool = False
 
     def to_json(self) -> str:
         return json.dumps(dataclasses.asdict(self))
@@ -489,7 +491,7 @@ def _run_rank(opts: WorkerOptions, rank: int, local_rank: int, log: Callable[[st
         mf = load_model_file(opts.model)
         capture(mf, opts.device, warmup=opts.warmup, iters=opts.iters, trace_out=Path(opts.traces[rank]),
                 force=opts.force, modules=opts.modules, log=staged, profile_memory=opts.profile_memory,
-                command=opts.command, between=barrier)
+                command=opts.command, between=barrier, quick=opts.quick)
     log("trace written")
     barrier(_END)
     dist.destroy_process_group()

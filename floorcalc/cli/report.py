@@ -249,7 +249,7 @@ def _run_distributed(args: argparse.Namespace, log) -> int:
     if n < 1:
         raise UsageError(f"--nproc-per-node must be at least 1 (got {n})")
     for flag, on in (("--modes", args.modes), ("--compile", args.compile), ("--cuda-graphs", args.cuda_graphs),
-                     ("--counters", args.counters), ("--quick", args.quick)):
+                     ("--counters", args.counters)):
         if on:
             raise UsageError(f"{flag} cannot be combined with --nproc-per-node yet")
     timeout_s = distributed.DEFAULT_TIMEOUT_S if args.rank_timeout is None else args.rank_timeout
@@ -268,7 +268,7 @@ def _run_distributed(args: argparse.Namespace, log) -> int:
         model=str(model.resolve()), device=device, traces=tuple(str(p.resolve()) for p in paths),
         warmup=args.warmup, iters=args.iters, force=args.force, modules=not args.no_modules,
         profile_memory=args.profile_memory, command="floorcalc " + shlex.join(args.argv), timeout_s=timeout_s,
-        quiet=args.quiet)
+        quiet=args.quiet, quick=args.quick)
     run = distributed.launch(options, log=log)
     log(f"traces written: {folder}/ ({paths[0].name} ... {paths[-1].name})" if n > 1 else f"trace written: {paths[0]}")
     return _rank_reports(run, args, log)

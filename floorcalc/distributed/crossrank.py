@@ -506,6 +506,20 @@ def _moved(d: Decomposition, exposed: Mapping[str, float], passes: int) -> Decom
                                idle_by_cause_us=by_cause, bound=bound)
 
 
+def _quick_notes(reports: Mapping[int, Report]) -> List[str]:
+    """The ranks' quick-capture notes (``report --quick``: what it left out), once for the ranks
+    that share one text: the run's notes are the only ones its outputs print."""
+    from floorcalc.analysis.notes import QUICK_NOTE
+
+    by_text: Dict[str, List[int]] = {}
+    for k in sorted(reports):
+        for n in reports[k].notes:
+            if n.text.startswith(QUICK_NOTE):
+                by_text.setdefault(n.text, []).append(k)
+    return [f"{'every rank' if len(ranks) == len(reports) else 'ranks ' + ', '.join(map(str, ranks))}: {text}"
+            for text, ranks in by_text.items()]
+
+
 def combine(records: Sequence[RankRecord], *, command: str = "", skipped: Sequence[str] = ()) -> RunReport:
     """The cross-rank report of the per-rank records (steps 1-5 of the module notes);
     ``skipped``: files of the input folders left out as no trace (``"name (why)"``, noted).
@@ -519,6 +533,7 @@ def combine(records: Sequence[RankRecord], *, command: str = "", skipped: Sequen
     per_rank = {k: (rep.timeline.collectives if rep.timeline is not None else ()) for k, rep in reports.items()}
     instances, unmatched, match_notes = _match(per_rank, readable)
     notes += match_notes
+    notes += _quick_notes(reports)
     hosts = {k: r.distributed.host for k, r in readable.items() if r.distributed is not None}
     off, ref, clock = _offsets(instances, sorted(readable), hosts)
     far = [(r, o) for r, o in off.items() if abs(o) > MAX_CLOCK_OFFSET_US]

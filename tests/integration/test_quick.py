@@ -166,3 +166,25 @@ def test_modes_say_quick_too(tmp_path):
     doc = json.loads((tmp_path / "modes.json").read_text())
     assert "quick" in doc["modes"]["eager"]["capture"]
     assert any(n["text"].startswith("quick report (") for n in doc["modes"]["eager"]["notes"])
+
+
+def test_quick_over_two_gloo_ranks(tmp_path, monkeypatch, capsys):
+    """--nproc-per-node with --quick: each rank runs the quick schedule (no untimed profiled pass
+    on ranks: their windows keep the same collectives) and the run's notes, the only ones its
+    outputs print, say it once for every rank."""
+    import gzip
+
+    monkeypatch.setenv("FLOORCALC_EXAMPLE_SIZE", "small")
+    out = tmp_path / "run"
+    assert main(["report", str(ROOT / "examples" / "tp_llama_block.py"), "--nproc-per-node", "2", "--quick", "-q",
+                 "--trace-out", str(out), "-o", str(tmp_path / "run.json")]) == 0
+    for rank in (0, 1):
+        doc = json.loads(gzip.decompress((out / f"tp_llama_block.rank{rank}.trace.json.gz").read_bytes()))
+        meta = doc["floorcalc"] if isinstance(doc["floorcalc"], dict) else json.loads(doc["floorcalc"])
+        assert meta["quick"] is True and meta["timed_passes"] == 3 and len(meta["bare_wall_us_runs"]) == 1
+        assert "profiled_no_shapes_wall_us" not in meta
+        steps = {e["name"] for e in doc["traceEvents"] if str(e.get("name", "")).startswith("ProfilerStep#")}
+        assert steps == {"ProfilerStep#0"}
+    run = json.loads((tmp_path / "run.json").read_text())
+    said = [n for n in run["notes"] if "quick report (" in n]
+    assert len(said) == 1 and said[0].startswith("every rank: quick report (1 warm-up pass"), run["notes"]
