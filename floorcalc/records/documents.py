@@ -753,3 +753,31 @@ class DiffDocument:
     ops: Tuple[DiffOp, ...]
     group_by: GroupBy
     groups: Tuple[DiffGroup, ...]
+
+
+# ------------------------------------------------------------------------------------------------
+# floorcalc report --modes (floorcalc.render.modes)
+
+
+@dataclass(frozen=True)
+class ModeSummary(SummaryDocument):
+    """A mode's ``summary``: the report's, and the host overhead's share of its profiled wall time."""
+
+    #: host overhead over the profiled wall time, from the latency decomposition (null without one)
+    host_overhead_share: Optional[float] = field(default=None, metadata=_NONNEG)
+
+
+@dataclass(frozen=True)
+class ModeReport(ReportDocument):
+    """One mode's report: a :class:`ReportDocument` whose summary is a :class:`ModeSummary`."""
+
+    summary: ModeSummary
+
+
+@dataclass(frozen=True)
+class ModesDocument:
+    """``floorcalc report --modes ... --format json``: each mode's full report (eager, compile,
+    cuda-graphs...), by mode, schema_version 1."""
+
+    schema_version: Literal[1]
+    modes: Mapping[str, ModeReport]

@@ -4,16 +4,21 @@ cuda-graphs): ``floorcalc report MODEL.py --modes eager,compile,cuda-graphs``.
 Per mode, per pass: the step timed without the profiler, GPU busy time, the sum of floors,
 counted FLOPs and bytes, MFU and MBU (over the bare wall time), the share of the profiled wall
 time the device sat idle while the host launched or ran Python (host overhead), and the
-uncounted share. Each mode's full report is in the JSON.
+uncounted share. Each mode's full report is in the JSON (floorcalc.records.documents.ModesDocument,
+docs/schema/modes.schema.json; :func:`loads` reads it back checked).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
-from typing import Dict, Optional, Sequence, Tuple
+from typing import Any, Dict, Optional, Sequence, Tuple, Union
 
 from floorcalc.analysis.notes import QUICK_NOTE
 from floorcalc.records import Report
+from floorcalc.records.documents import ModeReport, ModesDocument, ModeSummary
+from floorcalc.util.codec import decode, encode
+from floorcalc.util.errors import DocumentError, ReportFileError
 from floorcalc.render.base import Renderer, captured
 from floorcalc.render.figures import format_us
 
@@ -92,13 +97,36 @@ class ModesJsonRenderer(Renderer):
         return dumps(reports)
 
 
-def dumps(reports: Sequence[Tuple[str, Report]]) -> str:
-    from floorcalc.render.jsonfmt import to_dict
+def _fields(record: Any) -> Dict[str, Any]:
+    """A record's fields by name, as they are (not copied)."""
+    return {f.name: getattr(record, f.name) for f in dataclasses.fields(record)}
 
-    modes: Dict[str, object] = {}
-    doc: Dict[str, object] = {"schema_version": 1, "modes": modes}
+
+def to_document(reports: Sequence[Tuple[str, Report]]) -> ModesDocument:
+    """Every mode's report as its document record (floorcalc.records.documents.ModesDocument):
+    each mode's ReportDocument, its summary with the host overhead share added."""
+    from floorcalc.render.jsonfmt import to_document as report_document
+
+    modes: Dict[str, ModeReport] = {}
     for mode, r in reports:
-        d = to_dict(r)
-        d["summary"]["host_overhead_share"] = host_overhead_share(r)
-        modes[mode] = d
-    return json.dumps(doc, indent=1, default=str) + "\n"
+        d = report_document(r)
+        summary = ModeSummary(**_fields(d.summary), host_overhead_share=host_overhead_share(r))
+        modes[mode] = ModeReport(**{**_fields(d), "summary": summary})
+    return ModesDocument(schema_version=1, modes=modes)
+
+
+def dumps(reports: Sequence[Tuple[str, Report]]) -> str:
+    """The modes document as indented JSON text (:func:`to_document`, written by floorcalc.util.codec)."""
+    return json.dumps(encode(to_document(reports)), indent=1, allow_nan=False) + "\n"
+
+
+def loads(text: Union[str, bytes], name: str = "<text>") -> ModesDocument:
+    """The modes document in the JSON ``text`` (what :func:`dumps` writes), decoded and checked
+    by floorcalc.util.codec. Raises :class:`~floorcalc.util.errors.ReportFileError` (exit code
+    6) naming ``name`` and the key."""
+    try:
+        return decode(ModesDocument, json.loads(text))
+    except ValueError as e:
+        raise ReportFileError(f"modes {name} is not valid JSON: {e}") from None
+    except DocumentError as e:
+        raise ReportFileError(f"modes {name}: {e}; not what floorcalc writes (truncated or edited?)") from None

@@ -7,7 +7,7 @@ checked equal to what this module makes (tests/unit/test_schemas.py).
     python -m floorcalc.render.schemas docs/schema --docs docs/json-schema.md   # and its field lists
 
 :data:`DOCUMENTS` names each document and its record: ``report`` (``floorcalc analyze``/``report
---format json``), ``run`` (``analyze`` of several ranks), ``count``, ``diff``, ``capture`` (the capture metadata in a trace floorcalc recorded).
+--format json``), ``run`` (``analyze`` of several ranks), ``modes`` (``report --modes``), ``count``, ``diff``, ``capture`` (the capture metadata in a trace floorcalc recorded).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional
 
 from floorcalc.records.documents import (REPORT_SCHEMA_VERSION, CaptureMetadata, CountDocument, DiffDocument,
-                                         ReportDocument, RunDocument)
+                                         ModesDocument, ReportDocument, RunDocument)
 from floorcalc.util.codec import document_fields, field_docs, schema
 
 #: document name -> (its record type, its title, a description for readers)
@@ -37,6 +37,11 @@ DOCUMENTS: Mapping[str, Any] = {
             "means not known. Each rank's own report is under `reports`, in the layout of report.schema.json. "
             "Generated from floorcalc.records.documents.RunDocument by `python -m floorcalc.render.schemas "
             "docs/schema`: do not edit."),
+    "modes": (ModesDocument, "floorcalc report --modes, schema_version 1",
+              "The JSON that `floorcalc report MODEL.py --modes ...` writes: each mode's report (report.schema.json's "
+              "layout, its summary with host_overhead_share), by mode. Generated from "
+              "floorcalc.records.documents.ModesDocument by `python -m floorcalc.render.schemas docs/schema`: do not "
+              "edit."),
     "count": (CountDocument, "floorcalc count, schema floorcalc.count version 1",
               "The JSON that `floorcalc count MODEL.py --format json` writes (docs/counting.md). Generated from "
               "floorcalc.records.documents.CountDocument by `python -m floorcalc.render.schemas docs/schema`: do not "

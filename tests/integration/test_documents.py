@@ -99,3 +99,22 @@ def test_a_diff_document_validates_and_reads_back(tmp_path: Path) -> None:
     doc = json.loads(out.read_text())
     assert doc["ops"] and not _errors("diff", doc), _errors("diff", doc)
     assert encode(diff_json.loads(out.read_text(), name="d.json")) == doc
+
+
+def test_a_modes_document_validates_reads_back_and_is_what_it_was(tmp_path: Path) -> None:
+    from floorcalc.analysis.driver import analyze_file
+    from floorcalc.render import modes
+
+    reports = [(m, analyze_file(golden.DATA / f"h200_mlp_{t}.trace.json.gz")[0])
+               for m, t in (("eager", "eager"), ("compile", "compiled"), ("cuda-graphs", "graphs"))]
+    text = modes.dumps(reports)
+    doc = json.loads(text)
+    assert not _errors("modes", doc), _errors("modes", doc)
+    assert encode(modes.loads(text, name="m.json")) == doc
+    # the layout it had before the codec: each mode's report, its summary with host_overhead_share last
+    before = {"schema_version": 1, "modes": {}}
+    for m, r in reports:
+        d = jsonfmt.to_dict(r)
+        d["summary"]["host_overhead_share"] = modes.host_overhead_share(r)
+        before["modes"][m] = d
+    assert text == json.dumps(before, indent=1) + "\n"
