@@ -26,6 +26,7 @@ import re
 from pathlib import Path
 from typing import Dict, Optional
 
+import jsonschema
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -38,6 +39,8 @@ from floorcalc.cli import main
 from floorcalc.util.errors import OutputError
 from floorcalc.classify.grouping import regroup
 from floorcalc.util.output import check_new_file, write_atomic
+from floorcalc.render.jsonread import loads as loads_report
+from floorcalc.render.schemas import document_schemas
 from floorcalc.records import Note
 from floorcalc.render.csvfmt import CsvRenderer
 from floorcalc.render.jsonfmt import dumps
@@ -50,6 +53,7 @@ from floorcalc.trace import load
 SCALE = max(1, int(os.environ.get("FUZZ_EXAMPLES", "1")))
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 TINY = str(golden.DATA / "h200_tiny_ops.trace.json.gz")
+REPORT_SCHEMA = jsonschema.Draft202012Validator(document_schemas()["report"])
 
 
 def fuzz(n: int):
@@ -112,6 +116,10 @@ def test_any_name_is_shown_as_it_is(base_report, op_name, module, kernel):
     # the other formats take the names too; the JSON keeps them exactly
     doc = json.loads(dumps(report))
     assert doc["ops"][0]["name"] == op_name and doc["ops"][0]["module"] == module
+    # ... valid against its schema, and read back to the same document
+    errors = [e.message for e in REPORT_SCHEMA.iter_errors(doc)][:3]
+    assert not errors, errors
+    assert dumps(loads_report(dumps(report))) == dumps(report)
     MarkdownRenderer().render(report)
     LatexRenderer().render(report)
     CsvRenderer().ops(report)

@@ -35,6 +35,7 @@ from functools import lru_cache
 from pathlib import Path
 
 import msgspec
+import jsonschema
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -364,4 +365,12 @@ def test_cli_exit_code_one_line_no_traceback(tmp_path, name, how, a, b, value):
     else:
         # a partial read, and each implausible figure, is one warning line of its own
         assert all(line.startswith("floorcalc: warning") for line in lines), lines
-        json.loads(out.read_text(), parse_constant=_no_constants)
+        doc = json.loads(out.read_text(), parse_constant=_no_constants)
+        # the report of a damaged trace is still what its schema says, and reads back the same
+        from floorcalc.render import jsonfmt, jsonread
+        from floorcalc.render.schemas import document_schemas
+
+        errors = [f"{list(e.absolute_path)}: {e.message}"
+                  for e in jsonschema.Draft202012Validator(document_schemas()["report"]).iter_errors(doc)][:3]
+        assert not errors, errors
+        assert jsonfmt.dumps(jsonread.loads(out.read_text())) == out.read_text()
