@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from typing import Any, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from rich import box
 from rich.console import Console
@@ -14,8 +14,11 @@ from floorcalc.render.figures import (BOUND_MEANING, bound_label, ceilings_line,
                                       outlier_text, spread_text)
 from floorcalc.render.terminal import Part, PlainTable, make_console, plain, styled
 
-#: the widest the shapes column of ``--group-by op`` gets (shapes shortened in the middle)
-SHAPES_W = 36
+#: the name columns of the op table: the narrowest each gets before a column is left out, and
+#: the widest (longer names are shortened in the middle; the JSON keeps them whole). The op name
+#: is narrowed below its own length only once the module is under it (``op`` here is the floor
+#: of that column)
+NAME_W = {"op": (20, 60), "shapes": (16, 36), "module": (20, 40)}
 
 BOUND_STYLE = {"compute": "green", "memory": "cyan", "overhead": "yellow", "communication": "blue",
                "uncounted": "magenta"}
@@ -66,26 +69,32 @@ class TableRenderer(Renderer):
         """The tables as the terminal shows them (its width and colours)."""
         return captured(lambda console: self.print(report, console), self.width, terminal=True)
 
-    def _ops_table(self, report: Report, width: int) -> PlainTable:
-        """The op rows as the report groups them (``Report.grouping``), ``top`` groups.
+    def _ops_table(self, report: Report, width: int) -> Tuple[PlainTable, Optional[str]]:
+        """The op rows as the report groups them (``Report.grouping``), ``top`` groups, as wide
+        as ``width`` allows; and the line that names the columns left out (None: none).
 
-        Numbers are never cut or wrapped: each numeric column is at least as wide as its widest
-        cell. What gives way on a narrow console, in this order: the achieved-rate columns, the
-        median and spread columns, then the module moves under the op name; names are shortened
-        in the middle (the JSON keeps them whole). A line under the table says what was dropped.
+        Numbers are never cut or wrapped: each numeric column is as wide as its widest cell.
+        The name columns (op, shapes, module) take the width that is left: the op name whole
+        where it fits, the shapes and module shortened in the middle (the JSON keeps them
+        whole) down to a floor. What gives way when even that does not fit, in this order: the
+        achieved-rate columns; the module moves under the op name; the median and spread
+        columns; the shapes (``--group-by op``) move under the op name too.
         """
         many = grouped(report)
-        tries = [(True, many, False), (False, many, False), (False, False, False), (False, False, True)]
+        by_op = report.grouping is not None and report.grouping.by == "op"
+        tries = [(True, many, 0), (False, many, 0), (False, many, 1)] + ([(False, False, 1)] if many else []) + \
+            ([(False, False, 2)] if by_op else [])
         for wide, spread, narrow in tries:
-            t, needed = self._ops_table_as(report, width, wide, spread, narrow)
+            t, needed, left_out = self._ops_table_as(report, width, wide, spread, narrow)
             if needed <= width:
-                return t
-        return t
+                break
+        return t, left_out
 
     def _ops_table_as(self, report: Report, width: int, wide: bool, spread: bool,
-                      narrow: bool) -> Tuple[PlainTable, int]:
+                      narrow: int) -> Tuple[PlainTable, int, Optional[str]]:
         """The op table with the achieved rates (``wide``), the median and spread (``spread``),
-        or the module under the op name (``narrow``); and the width it needs."""
+        the module under the op name (``narrow`` 1), the shapes too (2), its name columns sized to
+        ``width``; the least width it needs (names at their floors); the left-out line."""
         d = report.device
         ref = report.reference
         many = grouped(report)
@@ -96,81 +105,102 @@ class TableRenderer(Renderer):
         dropped: List[str] = []
         if not wide:
             dropped.append("achieved TFLOP/s and GB/s")
+        if narrow:
+            two = by_op and narrow == 2
+            dropped.append(f"the {'shapes and ' if two else ''}module column{'s' if two else ''} (shown under the op)")
         if many and not spread:
             dropped.append("median and min-max")
-        if narrow:
-            dropped.append(f"the {'shapes and ' if by_op else ''}module column{'s' if by_op else ''} (shown under the op)")
-        t = PlainTable(box=box.SIMPLE_HEAD, title=groups_title(report), title_justify="left",
-                       caption=f"columns left out at this width ({width}): {'; '.join(dropped)}; "
-                               "widen the terminal or set COLUMNS" if dropped else None,
-                       caption_justify="left", padding=(0, 1))
-        name_w = (22 if width >= 90 else 20) if narrow else 40
+        left_out = (f"columns left out at this width ({width}): {'; '.join(dropped)}; "
+                    "widen the terminal or set COLUMNS") if dropped else None
+        t = PlainTable(box=box.SIMPLE_HEAD, title=groups_title(report), title_justify="left", padding=(0, 1))
         outliers = many and wide and any(g.outlier for g in shown)
-        rows: List[List[Any]] = []
-        for i, g in enumerate(shown, 1):
-            module = g.module or "(top)"
-            if narrow:
-                under: List[Part] = []
-                if by_op:
-                    under += [plain(_middle(g.shapes or "-", name_w - 2)), "\n  "]
-                under.append(plain(_middle(module, name_w - 2), style="dim"))
-                cells = [styled(plain(_middle(g.name, name_w)), "\n  ", *under)]
-            else:
-                cells = [plain(_middle(g.name, name_w)), plain(_middle(module, 40))]
-                if by_op:
-                    cells.insert(1, plain(_middle(g.shapes or "-", SHAPES_W)))
-            eff = styled((_pct(g.efficiency) + " !", "bold red")) if g.floor_violation else _pct(g.efficiency)
-            row: List[Any] = [str(i), *cells]
-            if many:
-                row.append(f"x{g.instances}")
-            row += [f"{g.calls:g}", format_us(g.duration_us)]
-            if spread:
-                row += [format_us(g.median_us), spread_text(g, format_us)]
-            row += [format_us(g.floor_us), eff]
-            if ref is not None:
-                row.append(_pct(ref_eff.get((g.name, g.module, g.shapes))))
-            if wide:
-                secs = g.duration_us * 1e-6
-                row += [_rate(g.flop / secs if g.flop is not None and secs > 0 else None, 1e12),
-                        _rate(g.bytes / secs if g.bytes is not None and secs > 0 else None, 1e9)]
-            row.append(plain(bound_label(g), style=BOUND_STYLE.get(g.bound, "")))
-            if outliers:
-                row.append(plain(outlier_text(g)))
-            rows.append(row)
         rest = groups[self.top:]
-        if rest:
-            row = ["", f"... {len(rest)} more {'groups' if many else 'ops'}"] + ([] if narrow else [""] * (2 if by_op else 1))
-            row += ([""] if many else []) + ["", format_us(sum(g.duration_us for g in rest))] + (["", ""] if spread else [])
-            row += [format_us(sum(g.floor_us or 0 for g in rest)), ""] + ([""] if ref is not None else [])
-            row += ([""] * 2 if wide else []) + [""] + ([""] if outliers else [])
-            rows.append(row)
+
+        def rows_at(w: Dict[str, int]) -> List[List[Any]]:
+            rows: List[List[Any]] = []
+            for i, g in enumerate(shown, 1):
+                module = g.module or "(top)"
+                if narrow:
+                    under: List[Part] = []
+                    if by_op and narrow == 2:
+                        under += [plain(_middle(g.shapes or "-", w["op"] - 2)), "\n  "]
+                    under.append(plain(_middle(module, w["op"] - 2), style="dim"))
+                    cells = [styled(plain(_middle(g.name, w["op"])), "\n  ", *under)]
+                    if by_op and narrow == 1:
+                        cells.append(plain(_middle(g.shapes or "-", w["shapes"])))
+                else:
+                    cells = [plain(_middle(g.name, w["op"])), plain(_middle(module, w["module"]))]
+                    if by_op:
+                        cells.insert(1, plain(_middle(g.shapes or "-", w["shapes"])))
+                eff = styled((_pct(g.efficiency) + " !", "bold red")) if g.floor_violation else _pct(g.efficiency)
+                row: List[Any] = [str(i), *cells]
+                if many:
+                    row.append(f"x{g.instances}")
+                row += [f"{g.calls:g}", format_us(g.duration_us)]
+                if spread:
+                    row += [format_us(g.median_us), spread_text(g, format_us)]
+                row += [format_us(g.floor_us), eff]
+                if ref is not None:
+                    row.append(_pct(ref_eff.get((g.name, g.module, g.shapes))))
+                if wide:
+                    secs = g.duration_us * 1e-6
+                    row += [_rate(g.flop / secs if g.flop is not None and secs > 0 else None, 1e12),
+                            _rate(g.bytes / secs if g.bytes is not None and secs > 0 else None, 1e9)]
+                row.append(plain(bound_label(g), style=BOUND_STYLE.get(g.bound, "")))
+                if outliers:
+                    row.append(plain(outlier_text(g)))
+                rows.append(row)
+            if rest:
+                row = ["", f"... {len(rest)} more {'groups' if many else 'ops'}"] + [""] * ((1 if by_op and narrow < 2 else 0) + (0 if narrow else 1))
+                row += ([""] if many else []) + ["", format_us(sum(g.duration_us for g in rest))] + (["", ""] if spread else [])
+                row += [format_us(sum(g.floor_us or 0 for g in rest)), ""] + ([""] if ref is not None else [])
+                row += ([""] * 2 if wide else []) + [""] + ([""] if outliers else [])
+                rows.append(row)
+            return rows
+
         numeric = ["#"] + (["n"] if many else []) + ["calls", "measured\nus"] + \
             (["median\nus", "min-max\nus"] if spread else []) + ["floor\nus", "eff" if ref is None else f"eff\n{_label(d)}"] + \
             ([f"eff\n{_label(ref)}"] if ref is not None else []) + (["achieved\nTFLOP/s", "achieved\nGB/s"] if wide else [])
-        header = ["#", "op"] + ([] if narrow else (["shapes"] if by_op else []) + ["module"]) + (["n"] if many else []) + ["calls", "measured\nus"] + \
+        header = ["#", "op"] + (["shapes"] if by_op and narrow < 2 else []) + ([] if narrow else ["module"]) + (["n"] if many else []) + ["calls", "measured\nus"] + \
             (["median\nus", "min-max\nus"] if spread else []) + ["floor\nus", "eff" if ref is None else f"eff\n{_label(d)}"] + \
             ([f"eff\n{_label(ref)}"] if ref is not None else []) + \
             (["achieved\nTFLOP/s", "achieved\nGB/s"] if wide else []) + ["bound"] + (["outlier"] if outliers else [])
-        needed = 0
-        for j, h in enumerate(header):
-            cells = [r[j] for r in rows]
-            longest = max([len(x) for c in cells for x in str(c).split("\n")] + [len(x) for x in h.split("\n")])
-            needed += (min(longest, name_w) if h == "op" else longest) + 3
+        names = [h for h in header if h in NAME_W]
+
+        def longest_at(rows: List[List[Any]]) -> List[int]:
+            return [max([len(x) for r in rows for x in str(r[j]).split("\n")] + [len(x) for x in h.split("\n")])
+                    for j, h in enumerate(header)]
+
+        # the name columns' full widths (up to their caps), then the width the rest takes: every
+        # column is its cells' width plus 3 (a space either side and one between), one edge more
+        full = longest_at(rows_at({h: NAME_W[h][1] for h in NAME_W}))
+        want = {h: full[header.index(h)] for h in names}
+        fixed = sum(w for h, w in zip(header, full) if h not in NAME_W) + 3 * len(header) + 1
+        whole = min(max([len(g.name) for g in shown] + [2]), want["op"])  # the op names, whole
+        floor = {h: min(want[h], whole if h == "op" and not narrow else NAME_W[h][0]) for h in names}
+        w = dict(floor)
+        slack = width - fixed - sum(floor.values())
+        grow = max(0, min(slack, whole - w["op"]))  # the op names whole first
+        w["op"] += grow
+        slack -= grow
+        while slack > 0 and any(w[h] < want[h] for h in names):  # then the others, a character each in turn
+            for h in names:
+                if slack > 0 and w[h] < want[h]:
+                    w[h] += 1
+                    slack -= 1
+        rows = rows_at({**{h: NAME_W[h][1] for h in NAME_W}, **w})
+        for j, (h, longest) in enumerate(zip(header, longest_at(rows))):
             if h in numeric:
                 t.add_column(h, justify="right", no_wrap=True, min_width=longest)
-            elif h == "op":
-                t.add_column(h, no_wrap=True, overflow="ellipsis", min_width=min(name_w, longest))
-            elif h == "shapes":
-                t.add_column(h, no_wrap=True, overflow="ellipsis", min_width=min(SHAPES_W, longest))
-            elif h == "module":
-                t.add_column(h, overflow="fold", min_width=min(30, longest))
+            elif h in NAME_W:
+                t.add_column(h, no_wrap=True, overflow="ellipsis", min_width=longest)
             elif h == "bound":
-                t.add_column(h, no_wrap=True, min_width=9)
+                t.add_column(h, no_wrap=True, min_width=longest)
             else:
                 t.add_column(h, overflow="fold")
         for r in rows:
             t.add_row(*r)
-        return t, needed
+        return t, fixed + sum(floor.values()), left_out
 
     def print(self, report: Report, console: Optional[Console] = None) -> None:
         """Print the tables on ``console`` (default: standard output)."""
@@ -185,7 +215,10 @@ class TableRenderer(Renderer):
             console.print(styled(("warning: ", "bold yellow"), plain(note.text)), soft_wrap=unwrapped)
         if warnings:
             console.print()
-        console.print(self._ops_table(report, console.width))
+        ops, left_out = self._ops_table(report, console.width)
+        console.print(ops)
+        if left_out:
+            console.print(plain(left_out, style="dim"), soft_wrap=unwrapped)
         console.print(plain(BOUND_MEANING, style="dim"), soft_wrap=unwrapped)
         st = PlainTable(box=box.SIMPLE_HEAD, title="pass summary", title_justify="left", show_header=False)
         st.add_column("figure")

@@ -25,7 +25,7 @@ def test_every_number_in_full_at_any_width(columns, monkeypatch, capsys):
     out = capsys.readouterr().out
     # THEN the table is as wide as asked (160 for a pipe) and each group's figures are there whole;
     # the notes under it are one a line, unwrapped (not a terminal)
-    prose = ("note: ", "warning: ", "ceilings: ", "bound: ")  # one a line, unwrapped
+    prose = ("note: ", "warning: ", "ceilings: ", "bound: ", "columns left out ")  # one a line, unwrapped
     assert max(len(x) for x in out.splitlines() if not x.startswith(prose)) <= int(columns or 160)
     groups = floorcalc.analyze(str(GPT2)).groups[:10]
     table = out.split("pass summary")[0]
@@ -36,7 +36,7 @@ def test_every_number_in_full_at_any_width(columns, monkeypatch, capsys):
     assert "…" not in "".join(line for line in table.splitlines() if "us" in line)
     if columns == "80":
         flat = " ".join(out.split())  # the caption wraps at 80 columns
-        assert "columns left out at this width (80): achieved TFLOP/s and GB/s; median and" in flat
+        assert "columns left out at this width (80): achieved TFLOP/s and GB/s; the module column (shown under the op); median and" in flat
     if columns is None:
         assert "median" in table and "min-max" in table and "columns left out" not in out
 
@@ -61,12 +61,15 @@ def test_op_grouping_shows_each_groups_input_shapes(columns, monkeypatch, capsys
     assert main(["analyze", str(GPT2), "--group-by", "op", "--top", "6"]) == 0
     table = capsys.readouterr().out.split("pass summary")[0]
     # THEN the shapes that tell two rows of one op apart are shown (a column, or under the op)
-    assert max(len(x) for x in table.splitlines() if not x.startswith("bound: ")) <= int(columns or 160)  # prose unwrapped
+    prose = ("bound: ", "columns left out ")  # one a line, unwrapped
+    assert max(len(x) for x in table.splitlines() if not x.startswith(prose)) <= int(columns or 160)
     groups = floorcalc.analyze(str(GPT2)).group_by("op").groups[:6]
     if columns is None:
         assert " shapes " in table.splitlines()[4]
         for g in groups:
-            assert g.shapes and (g.shapes if len(g.shapes) <= 36 else g.shapes[:17]) in table, g.shapes
+            # in a column as wide as 160 leaves once the median and min-max are in (issue: the
+            # width goes to the figures first), shortened in the middle
+            assert g.shapes and (g.shapes if len(g.shapes) <= 16 else g.shapes[:7]) in table, g.shapes
     else:
         assert "1x256x76" in table  # shortened in the middle, under the op name
     for g in groups:
@@ -84,3 +87,30 @@ def test_piped_text_has_no_trailing_spaces_and_one_note_a_line(monkeypatch, caps
     assert notes and max(len(x) for x in lines) > 160  # lines long enough that they used to wrap
     for n in notes:
         assert f"note: {n}" in lines, n
+
+
+def test_a_file_table_uses_the_width_it_has(monkeypatch, tmp_path, capsys):
+    # GIVEN llama decode grouped by op, written to a file (160 columns): with every column the
+    # table is ~210 wide, so something gives way
+    monkeypatch.delenv("COLUMNS", raising=False)
+    out = tmp_path / "gop.txt"
+    trace = DATA / "h200_llama_decode_b8_cuda-graphs.trace.json.gz"
+    assert main(["analyze", str(trace), "--group-by", "op", "-o", str(out)]) == 0
+    text = out.read_text()
+    table = text.split("pass summary")[0]
+    lines = table.splitlines()
+    # THEN only the achieved rates are left out and the module moves under the op: the median and
+    # min-max stay, the shapes keep their column, the op names are whole, the table fills 160
+    assert 150 < max(len(x) for x in lines if not x.startswith(("bound: ", "columns left out"))) <= 160
+    header = next(x for x in lines if x.lstrip().startswith("#"))
+    assert " shapes " in header and " module " not in header
+    assert "median" in table and "min-max" in table and not [x for x in lines if x.endswith("TFLOP/s")]
+    assert "aten::scaled_dot_product_attention " in table and "aten::scal…" not in table
+    assert "         layers.*.attention" in lines
+    assert ("columns left out at this width (160): achieved TFLOP/s and GB/s; the module column (shown under the op); "
+            "widen the terminal or set COLUMNS") in lines
+    # AND with room for everything (COLUMNS=250) nothing is left out
+    monkeypatch.setenv("COLUMNS", "250")
+    assert main(["analyze", str(trace), "--group-by", "op"]) == 0
+    full = capsys.readouterr().out
+    assert "TFLOP/s" in full and "columns left out" not in full
