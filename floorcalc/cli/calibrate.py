@@ -63,8 +63,8 @@ def _run_gpu(args: argparse.Namespace) -> int:
     import torch
 
     from floorcalc.capture.calibrate import calibrate_gpu
-    from floorcalc.render.base import stdout_width
-    from floorcalc.render.terminal import PlainTable, make_console
+    from floorcalc.render.base import print_stdout
+    from floorcalc.render.terminal import PlainTable
     from floorcalc.device import match_spec
     from floorcalc.device.calibration import Calibration, summary_rows, to_yaml
 
@@ -103,7 +103,7 @@ def _run_gpu(args: argparse.Namespace) -> int:
         t.add_column(col)
     for row in summary_rows(cal, base):
         t.add_row(*row)
-    make_console(width=stdout_width()).print(t)
+    print_stdout(lambda console: console.print(t))
     for note in notes:
         print(f"floorcalc: note: {note}", file=sys.stderr)
     print(f"floorcalc: wrote {out} (use it with --spec {out})", file=sys.stderr)
@@ -114,8 +114,8 @@ def _run_cpu(args: argparse.Namespace) -> int:
     from floorcalc.capture.calibrate import launch_latency, measure_cpu_ceilings
     from floorcalc.device.cpu import cpu_spec, load_cached_ceilings, store_ceilings
     from floorcalc.device.calibration import cpu_spec_yaml
-    from floorcalc.render.base import stdout_width
-    from floorcalc.render.terminal import PlainTable, make_console, plain
+    from floorcalc.render.base import print_stdout
+    from floorcalc.render.terminal import PlainTable, plain
 
     out = args.output or args.cwd / "cpu-host-calibrated.yaml"
     check_new_file(out, args.force)
@@ -140,14 +140,14 @@ def _run_cpu(args: argparse.Namespace) -> int:
                   f"{level.bytes_per_s.value / 1e9:,.1f} GB/s", level.bytes_per_s.basis, reached)
     t.add_row("DRAM", "-", f"{spec.mem_bytes_per_s.value / 1e9:,.1f} GB/s", spec.mem_bytes_per_s.basis,
               figures.get("dram", {}).get("reached_by", "-"))
-    make_console(width=stdout_width()).print(t)
+    print_stdout(lambda console: console.print(t))
     fp32, bf16 = spec.peak_flop_per_s["tensor.float32"], spec.peak_flop_per_s["tensor.bfloat16"]
-    make_console(width=stdout_width()).print(plain(
+    print_stdout(lambda console: console.print(plain(
         f"peak FP32 {fp32.value / 1e9:,.1f} GFLOP/s ({fp32.basis}; {figures.get('fp32', {}).get('reached_by', '-')}), "
         f"BF16 {bf16.value / 1e9:,.1f} GFLOP/s ({bf16.basis}; {figures.get('bf16', {}).get('reached_by', '-')}); "
         f"{spec.details['fp32_flop_per_cycle_per_core'].value:g} FP32 FLOP/cycle/core "
         f"({spec.details['fp32_flop_per_cycle_per_core'].source}); per-op latency L "
-        f"{spec.launch_latency_us.value:.2f} us"), soft_wrap=True)
+        f"{spec.launch_latency_us.value:.2f} us"), soft_wrap=True))
     if kept:
         print(f"floorcalc: note: {', '.join(kept)}: an earlier run on this machine measured more, and a ceiling is "
               "the most the machine was seen to do, so that figure is kept (another process may share these cores)",

@@ -8,6 +8,7 @@ The GPU is found through NVML (no torch needed); --name matches a spec to a name
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 NAME = "device"
 HELP = "show the device spec in use, each figure's source, and the ridge points"
@@ -32,10 +33,8 @@ def _fmt(key: str, value: float) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from floorcalc.device import cpu_spec, detect_gpu, resolve_spec, shown_origin
-    from floorcalc.floor.roofline import ridge_point
-    from floorcalc.render.base import stdout_width
-    from floorcalc.render.terminal import PlainTable, make_console, plain, styled
+    from floorcalc.device import cpu_spec, detect_gpu, resolve_spec
+    from floorcalc.render.base import print_stdout
 
     detected = None
     target = args.device
@@ -50,7 +49,15 @@ def run(args: argparse.Namespace) -> int:
 
         raise DeviceUnavailableError("no GPU found through NVML; pass --name 'NVIDIA H200' or --spec")
     spec = resolve_spec(target, gpu_name=name, spec_path=args.spec, cpu=cpu_spec() if target == "cpu" else None)
-    console = make_console(width=stdout_width())  # 160 columns in a pipe or a file, as the reports
+    print_stdout(lambda console: _show(spec, detected, console))  # 160 columns in a pipe or a file, as the reports
+    return 0
+
+
+def _show(spec: Any, detected: Any, console: Any) -> None:
+    from floorcalc.device import shown_origin
+    from floorcalc.floor.roofline import ridge_point
+    from floorcalc.render.terminal import PlainTable, plain, styled
+
     console.print(styled(plain(spec.name, style="bold"), "  key ", plain(spec.key), f"  kind {spec.kind}",
                          plain(f"  (detected: {detected.name}, driver {detected.driver_version})" if detected else "")))
     console.print(styled("spec read from: ", plain(shown_origin(spec.origin) or '-')))
@@ -85,4 +92,3 @@ def run(args: argparse.Namespace) -> int:
             cells.append(f"{ridge_point(f.value, spec.l2_bytes_per_s.value):,.1f}")
         r.add_row(*cells)
     console.print(r)
-    return 0

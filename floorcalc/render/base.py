@@ -84,6 +84,14 @@ def captured(print_to: Any, width: Union[int, None] = None, terminal: bool = Fal
     return _no_trailing_spaces(buf.getvalue())
 
 
+def print_stdout(print_to: Any) -> None:
+    """Print what ``print_to(console)`` prints on standard output as :func:`captured` has it
+    (``terminal``): the terminal's width and colours, or 160 columns in a pipe or a file, and no
+    line ending in the spaces rich pads it with (a table title is padded to the table's width)."""
+    sys.stdout.write(captured(print_to, terminal=True))
+    sys.stdout.flush()
+
+
 def _no_trailing_spaces(text: str) -> str:
     """``text`` without the spaces rich pads each line with to the console's width (a line
     ending in a colour code keeps the spaces inside it)."""

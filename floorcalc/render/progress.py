@@ -60,7 +60,7 @@ def progress_display(quiet: bool = False) -> Iterator[Progress]:
     from floorcalc.render.progress_bars import TerminalProgress
     from floorcalc.render.terminal import make_console
 
-    with terminal, TerminalProgress(make_console(terminal)) as display:
+    with terminal, TerminalProgress(make_console(terminal, unwrapped=False)) as display:
         yield display
 
 

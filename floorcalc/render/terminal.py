@@ -47,19 +47,24 @@ def printable(text: str) -> str:
 
 
 def make_console(file: Optional[IO[str]] = None, *, width: Optional[int] = None, stderr: bool = False,
-            color: Optional[bool] = None) -> Console:
+            color: Optional[bool] = None, unwrapped: Optional[bool] = None) -> Console:
     """A rich Console that prints only what floorcalc asks for: no markup, no emoji codes, no
     automatic highlighting.
 
     ``file``: where it prints (None: standard output, or standard error with ``stderr``);
     ``width``: columns (None: the terminal's, 80 when not a terminal); ``color``: False for no
     colour and no terminal codes at all (what a file gets), None to let rich decide from the
-    terminal (and ``NO_COLOR``).
+    terminal (and ``NO_COLOR``); ``unwrapped``: True to print text (notes, headings, table
+    titles and captions) one line each, never wrapped at the width (the tables themselves keep
+    it); None (default): so when it prints to a file or a pipe, not a terminal, so that grep
+    finds a whole note.
     """
     kwargs: dict[str, Any] = {}
     if color is False:
         kwargs.update(force_terminal=False, color_system=None)
-    return Console(file=file, width=width, stderr=stderr, markup=False, emoji=False, highlight=False, **kwargs)
+    console = Console(file=file, width=width, stderr=stderr, markup=False, emoji=False, highlight=False, **kwargs)
+    console.soft_wrap = (not console.is_terminal) if unwrapped is None else unwrapped
+    return console
 
 
 def plain(value: object, style: Union[str, Style] = "") -> Text:
