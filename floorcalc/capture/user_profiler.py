@@ -156,6 +156,10 @@ def profiler_info(prof: Any, command: str, *, launch: bool = True) -> CaptureInf
         launch_latency=_launch_latency(device) if launch else None, profiler=describe_profiler(prof))
 
 
+#: the attribute floorcalc sets on a profiler whose trace it saved: the file's path
+SAVED_BY_FLOORCALC = "_floorcalc_saved_trace"
+
+
 def save_profiler_trace(prof: Any, dest: Any, command: str, *, launch: bool = True) -> Tuple[Path, CaptureInfo]:
     """Export ``prof``'s trace to ``dest`` (a :class:`floorcalc.capture.run._TraceDest` or a
     path: a new file, gzipped, atomically; floorcalc.util.output) with :func:`profiler_info` as its
@@ -173,11 +177,21 @@ def save_profiler_trace(prof: Any, dest: Any, command: str, *, launch: bool = Tr
         return json.dumps(capture_metadata(info[0]))
 
     try:
-        return write_trace(prof, dest, metadata=metadata), info[0]
+        path = write_trace(prof, dest, metadata=metadata)
     except RuntimeError as e:
         if "already saved" not in str(e):
             raise
+        ours = getattr(prof, SAVED_BY_FLOORCALC, None)
+        if ours is not None:  # floorcalc's own earlier call saved it: say so, and where
+            raise UsageError(f"floorcalc already saved this profiler's trace, to {ours}, when it analysed it "
+                             "before, and Kineto saves it once: analyse that file (floorcalc.analyze(PATH)), or "
+                             "keep the first call's report") from None
         raise UsageError("this profiler's trace was already saved (export_chrome_trace, or an on_trace_ready "
                          "handler such as tensorboard_trace_handler), and Kineto saves it once: give "
                          "floorcalc.analyze that file, or profile with on_trace_ready=floorcalc.on_trace_ready(DIR)"
                          ) from None
+    try:  # the next save of these results fails in Kineto: its error then names this file
+        setattr(prof, SAVED_BY_FLOORCALC, str(path))
+    except (AttributeError, TypeError):
+        pass
+    return path, info[0]

@@ -164,19 +164,20 @@ def check_output(args: argparse.Namespace) -> None:
     outputs are one file, or one is an input."""
     paths = output_paths(args)
     seen: Dict[str, Path] = {}
-    inputs = [p for p in (getattr(args, "trace", None), getattr(args, "capture", None), getattr(args, "trace_out", None),
-                          getattr(args, "model", None),
+    inputs = [p for p in (getattr(args, "trace", None), getattr(args, "capture", None), getattr(args, "model", None),
                           getattr(args, "a", None), getattr(args, "b", None), getattr(args, "spec", None))
               if isinstance(p, (Path, str)) and p]
     inputs += list(getattr(args, "formulas", None) or [])
     input_paths = {_real(Path(p)) for p in inputs}
-    for out in paths:
+    trace_out = getattr(args, "trace_out", None)  # report's trace: an output too, checked where it is written
+    for out, option in [(p, None) for p in paths] + ([(trace_out, "--trace-out")] if isinstance(trace_out, Path) else []):
         resolved = _real(out)
         if resolved in seen:
-            raise UsageError(f"two outputs are the same file: {shown(out)}")
+            named = f" ({option} and another output)" if option else ""
+            raise UsageError(f"two outputs of this command name one file: {shown(out)}{named}; name two files")
         seen[resolved] = out
         if resolved in input_paths:
-            raise UsageError(f"output {shown(out)} is also an input of this command; name another file")
+            raise UsageError(f"{option or 'output'} {shown(out)} is also an input of this command; name another file")
     for out in paths:
         check_new_file(out, args.force)
 

@@ -36,7 +36,7 @@ def _one_line_error(capsys, code, expected_code, needle):
     (["--plot", "{d}/roof.gif"], 2, "name a .png, .svg or .pdf file"),
     (["--annotate-trace", "{d}/t.txt"], 2, "name a .json.gz (or .json) file"),
     (["--annotate-trace", TINY], 2, "is also an input"),
-    (["-o", "{d}/same.json", "--plot", "{d}/x.png", "--annotate-trace", "{d}/same.json"], 2, "same file"),
+    (["-o", "{d}/same.json", "--plot", "{d}/x.png", "--annotate-trace", "{d}/same.json"], 2, "two outputs of this command name one file"),
     (["-o", "{d}", "--format", "json"], 8, "is a directory"),
     (["-o", "/dev/null", "--format", "json", "--force"], 8, "not a regular file"),
 ])
@@ -45,6 +45,15 @@ def test_unwritable_outputs_fail_before_any_work(tmp_path, capsys, extra, code, 
     got = run(["analyze", TINY, *args])
     _one_line_error(capsys, got, code, needle)
     assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def test_report_names_two_outputs_on_one_file_as_such(tmp_path, capsys):
+    # GIVEN report's -o and --trace-out naming one file (both outputs: nothing is read from it)
+    out = tmp_path / "a.json"
+    got = run(["report", str(Path(__file__).resolve().parents[2] / "examples" / "mlp.py"), "-o", str(out), "--trace-out", str(out)])
+    # THEN the error says two outputs name one file, not that it is an input, before any work
+    _one_line_error(capsys, got, 2, "two outputs of this command name one file")
+    assert not out.exists()
 
 
 def test_existing_output_is_kept_without_force(tmp_path, capsys):

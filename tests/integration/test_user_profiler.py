@@ -67,9 +67,20 @@ def test_a_profiler_is_analysed_once_and_the_trace_is_never_overwritten(tmp_path
     assert out.read_bytes() == b"the user's"
     rep = floorcalc.analyze(prof, trace_out=tmp_path / "new.trace.json.gz")
     assert rep.trace_path == str(tmp_path / "new.trace.json.gz")
-    with pytest.raises(UsageError, match="already saved"):  # Kineto saves a profiler's results once
+    # Kineto saves a profiler's results once: the error says floorcalc's own first call saved them, and where
+    with pytest.raises(UsageError, match="already saved") as e:
         floorcalc.analyze(prof, trace_out=tmp_path / "again.trace.json.gz")
     assert not (tmp_path / "again.trace.json.gz").exists()
+    assert str(e.value).startswith(f"floorcalc already saved this profiler's trace, to {tmp_path / 'new.trace.json.gz'},")
+    assert "export_chrome_trace" not in str(e.value)
+
+
+def test_a_profiler_the_user_saved_is_named_as_such(tmp_path):
+    m, x = _model(), torch.randn(8, 64)
+    prof = _run(profile(activities=[ProfilerActivity.CPU], record_shapes=True), 2, m, x)
+    prof.export_chrome_trace(str(tmp_path / "mine.json"))
+    with pytest.raises(UsageError, match=r"already saved \(export_chrome_trace, or an on_trace_ready"):
+        floorcalc.analyze(prof, trace_out=tmp_path / "again.trace.json.gz")
 
 
 def test_a_profiler_still_running_or_empty_is_refused(tmp_path):
