@@ -582,7 +582,9 @@ def report(model: Any, inputs: Any, device: str = "auto", warmup: Optional[int] 
 
     def log(msg: str) -> None:
         if not quiet:
-            print(f"floorcalc: {msg}", file=sys.stderr, flush=True)
+            from floorcalc.util.sharing import shared_text
+
+            print(f"floorcalc: {msg if absolute_paths else shared_text(msg, Path.cwd())}", file=sys.stderr, flush=True)
 
     command = (f"floorcalc.report({type(model).__name__}, device={device!r}, warmup={warmup}, iters={iters}"
                + (", quick=True)" if quick else ")"))

@@ -84,6 +84,17 @@ def shared(doc: Any, args: argparse.Namespace, document: Optional[Document] = No
     return doc
 
 
+def shown_text(text: str, args: argparse.Namespace) -> str:
+    """A message for stderr (a stage line: "trace written: PATH") with its paths as the outputs
+    write them: relative to the folder the command started in, or the file name alone, unless
+    ``--absolute-paths`` (floorcalc.util.sharing)."""
+    if getattr(args, "absolute_paths", False):
+        return text
+    from floorcalc.util.sharing import shared_text
+
+    return shared_text(text, getattr(args, "cwd", None) or Path.cwd())
+
+
 def add_formula_arguments(p: argparse.ArgumentParser) -> None:
     """``--formulas FILE.py`` (repeatable): op formulas of the user's own (docs/counting.md)."""
     p.add_argument("--formulas", type=Path, action="append", default=[], metavar="FILE.py",

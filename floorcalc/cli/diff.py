@@ -15,7 +15,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from floorcalc.cli.common import add_format_arguments, check_output, emit, output_format
+from floorcalc.cli.common import add_absolute_paths_argument, add_format_arguments, check_output, emit, output_format
 from floorcalc.classify.grouping import DEFAULT as DEFAULT_GROUP_BY
 from floorcalc.records import GROUP_BYS
 
@@ -32,6 +32,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="group each report's op rows as analyze does and match the groups by key: layer (default: "
                         "rows whose module paths differ only in a layer index are one row, with its instances), "
                         "module, op (op name and input shapes), none (one row per op and module)")
+    add_absolute_paths_argument(p)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -42,7 +43,13 @@ def run(args: argparse.Namespace) -> int:
     check_output(args)
     a = load(args.a, "A", reader="floorcalc diff")
     b = load(args.b, "B", reader="floorcalc diff")
-    comparison = compare(a, b, a_source=str(args.a), b_source=str(args.b), group_by=args.group_by)
+    a_source, b_source = str(args.a), str(args.b)
+    if not args.absolute_paths:  # as the reports write theirs: relative to here, else the file name
+        from floorcalc.util.sharing import shared_path
+
+        base = getattr(args, "cwd", None) or Path.cwd()
+        a_source, b_source = shared_path(a_source, base), shared_path(b_source, base)
+    comparison = compare(a, b, a_source=a_source, b_source=b_source, group_by=args.group_by)
     for w in comparison.warnings:
         print(f"floorcalc: warning: {w}", file=sys.stderr)
     emit(comparison, args)

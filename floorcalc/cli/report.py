@@ -13,7 +13,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from floorcalc.cli.common import add_output_arguments, check_output, check_spec, emit, load_formulas, output_format
+from floorcalc.cli.common import add_output_arguments, check_output, check_spec, emit, load_formulas, output_format, shown_text
 from floorcalc.util.errors import UsageError
 from floorcalc.util.progress import NO_PROGRESS, Progress
 from floorcalc.render.progress import progress_display
@@ -99,8 +99,8 @@ def run(args: argparse.Namespace) -> int:
 
     def log(msg: str) -> None:
         guard.stage = msg
-        if not args.quiet:
-            print(f"floorcalc: {msg}", file=sys.stderr, flush=True)
+        if not args.quiet:  # the paths in it as the outputs write them (--absolute-paths)
+            print(f"floorcalc: {shown_text(msg, args)}", file=sys.stderr, flush=True)
 
     if args.nproc_per_node is not None:
         return _run_distributed(args, log)

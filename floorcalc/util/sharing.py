@@ -22,7 +22,7 @@ from typing import Dict, Iterable, Optional, Tuple
 
 from floorcalc.records import DeviceSpec, Note, Report, RunReport
 
-__all__ = ["shared_path", "share_report", "share_run"]
+__all__ = ["shared_path", "shared_text", "share_report", "share_run"]
 
 #: an absolute path inside a longer text (a note, a command line): "/" then no blank and no quote
 _ABSOLUTE = re.compile(r"(?<![\w.:/-])(/[^\s'\"`,;()]+)")
@@ -48,9 +48,18 @@ def _text(text: str, base: Path) -> str:
     return _ABSOLUTE.sub(lambda m: shared_path(m.group(1), base), text) if "/" in text else text
 
 
+def shared_text(text: str, base: Path) -> str:
+    """``text`` (a message, a stage line on stderr) with every absolute path in it made shared
+    (:func:`shared_path`)."""
+    return _text(text, base)
+
+
 def _command(command: str, base: Path) -> str:
     """A command line with each token that is an absolute path made shared; one that cannot be
-    split (unbalanced quotes) is treated as text."""
+    split (unbalanced quotes), and one that is not floorcalc's command line (a Python call,
+    ``floorcalc.analyze('/abs/t.json.gz')``, another tool's command) is treated as text."""
+    if not command.startswith("floorcalc "):
+        return _text(command, base)
     try:
         tokens = shlex.split(command)
     except ValueError:
@@ -64,7 +73,7 @@ def _command(command: str, base: Path) -> str:
             out.append(f"{key}={shared_path(value, base)}")
         else:
             out.append(shared_path(t, base))
-    return shlex.join(out) if command.startswith("floorcalc ") else _text(command, base)
+    return shlex.join(out)
 
 
 def _origin(path: str, base: Path) -> str:

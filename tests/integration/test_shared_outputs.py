@@ -85,3 +85,33 @@ def test_plot_of_cpu_ranks_is_refused_before_any_rank_starts(tmp_path, capsys):
     assert main(["report", str(ROOT / "examples" / "tp_llama_block.py"), "--nproc-per-node", "2", *RUN,
                  "--plot", str(tmp_path / "p.png")]) == 2
     assert "ranks on the CPU have none" in capsys.readouterr().err and not (tmp_path / "p.png").exists()
+
+
+def test_diff_writes_the_reports_paths_relative_to_the_working_folder(trace, tmp_path, monkeypatch, capsys):
+    # GIVEN two reports named by absolute paths, one under the working folder and one outside it
+    (tmp_path / "sub").mkdir()
+    monkeypatch.chdir(tmp_path)
+    assert main(["analyze", str(trace), "-o", str(tmp_path / "sub" / "a.json")]) == 0
+    out = tmp_path / "d.json"
+    assert main(["diff", str(tmp_path / "sub" / "a.json"), str(trace.parent / "r.json"), "-o", str(out)]) == 0
+    # THEN diff's JSON names them as the reports name their paths: relative here, else the file name
+    doc = json.loads(out.read_text())
+    assert [doc["a"]["path"], doc["b"]["path"]] == ["sub/a.json", "r.json"]
+    assert str(tmp_path) not in out.read_text()
+    # AND --absolute-paths (as the other commands have it) keeps them as given
+    assert main(["diff", str(tmp_path / "sub" / "a.json"), str(trace.parent / "r.json"), "--format", "json",
+                 "--absolute-paths"]) == 0
+    kept = json.loads(capsys.readouterr().out)
+    assert [kept["a"]["path"], kept["b"]["path"]] == [str(tmp_path / "sub" / "a.json"), str(trace.parent / "r.json")]
+
+
+def test_the_stage_lines_name_paths_as_the_outputs_do(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    argv = ["report", str(MLP), "--device", "cpu", "--warmup", "0", "--iters", "1", "-o", str(tmp_path / "r.json")]
+    assert main([*argv, "--trace-out", str(tmp_path / "t.trace.json.gz")]) == 0
+    err = capsys.readouterr().err
+    assert "floorcalc: trace written: t.trace.json.gz" in err.splitlines()
+    assert str(tmp_path) not in err and str(ROOT) not in err, err
+    assert main([*argv[:-1], str(tmp_path / "r2.json"), "--trace-out", str(tmp_path / "t2.trace.json.gz"),
+                 "--absolute-paths"]) == 0
+    assert f"floorcalc: trace written: {tmp_path / 't2.trace.json.gz'}" in capsys.readouterr().err.splitlines()

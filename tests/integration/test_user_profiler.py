@@ -4,6 +4,7 @@ CPU runs; the profiler's schedule and options are the user's, unchanged."""
 
 import gzip
 import json
+from pathlib import Path
 
 import pytest
 
@@ -132,3 +133,25 @@ def test_on_trace_ready_checks_everything_before_the_profiler_runs(tmp_path):
     (tmp_path / "file").write_text("")
     with pytest.raises(OutputError):
         floorcalc.on_trace_ready(tmp_path / "file")
+
+
+def test_the_api_writes_paths_relative_to_the_working_folder(tmp_path, monkeypatch):
+    # GIVEN a relative trace folder for on_trace_ready, run from tmp_path
+    monkeypatch.chdir(tmp_path)
+    m, x = _model(), torch.randn(8, 64)
+    handler = floorcalc.on_trace_ready("traces_h", formats=("json", "html"), worker_name="w")
+    prof = profile(activities=[ProfilerActivity.CPU], record_shapes=True,
+                   schedule=schedule(wait=0, warmup=0, active=2, repeat=1), on_trace_ready=handler)
+    _run(prof, 2, m, x)
+    # THEN no output it writes holds the working folder: the command names the folder as passed
+    assert handler.files and handler.report.capture.command == "floorcalc.on_trace_ready('traces_h')"
+    for f in handler.files:
+        assert str(tmp_path) not in Path(f).read_text(), f
+    # AND floorcalc.analyze of a trace given by its absolute path writes it relative (as the CLI does)
+    copy = tmp_path / "copy.trace.json.gz"
+    copy.write_bytes(handler.traces[0].read_bytes())
+    rep = floorcalc.analyze(str(copy))
+    assert rep.capture.command == "floorcalc.analyze('copy.trace.json.gz')" and rep.capture.trace == "copy.trace.json.gz"
+    assert str(tmp_path) not in rep.to_json()
+    kept = floorcalc.analyze(str(copy), absolute_paths=True)
+    assert kept.capture.command == f"floorcalc.analyze({str(copy)!r})"
