@@ -261,13 +261,15 @@ class HtmlRenderer(Renderer):
     def _timeline_tables(self, report: Report) -> List[str]:
         """Per pass, idle by cause, the longest gaps, host waits, copies and launch statistics
         (floorcalc.render.timeline_rows), each under its own heading."""
-        from floorcalc.render.timeline_rows import tables
+        from floorcalc.render.timeline_rows import KERNEL_NAME_COLUMNS, tables
 
         out: List[str] = []
         for title, head, align, rows in tables(report, with_decomposition=False):
             cls = title.split(" (")[0].split(",")[0].split(":")[0].lower().replace(" ", "-")
             out += [f"<h3>{_e(title)}</h3>"]
-            out += _table(head, "".join("n" if a == "r" else "t" for a in align), rows, cls)
+            # a kernel name is cut in the middle as in the Kernels table, the whole name its tooltip
+            kinds = "".join("c" if h in KERNEL_NAME_COLUMNS else "n" if a == "r" else "t" for h, a in zip(head, align))
+            out += _table(head, kinds, rows, cls)
         return out
 
     def _whatif(self, report: Report) -> List[str]:

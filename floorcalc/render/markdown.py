@@ -16,6 +16,7 @@ from floorcalc.records import Report
 from floorcalc.render.base import Renderer
 from floorcalc.render.figures import (BOUND_MEANING, ceilings_used, figure_value, format_figure, format_us, group_rows,
                                       groups_title, pass_figures, provenance, step_time_rows)
+from floorcalc.render.timeline_rows import KERNEL_NAME_COLUMNS
 from floorcalc.render.timeline_rows import tables as timeline_tables
 
 
@@ -106,7 +107,9 @@ class MarkdownRenderer(Renderer):
                         [[f.label, format_figure(f), _cell(f.definition)] for f in pass_figures(report)])
         for title, head, align, rows in timeline_tables(report, self.timeline_rows):
             lines += ["", f"## {title}", ""]
-            lines += _table(head, align, [[_cell(c) for c in r] for r in rows])
+            names = [h in KERNEL_NAME_COLUMNS for h in head]  # kernel names cut as in the Kernels table
+            lines += _table(head, align, [[_cell(_short(c, self.name_width) if n else c) for n, c in zip(names, r)]
+                                          for r in rows])
         if report.whatif is not None:
             from floorcalc.render.whatif import markdown_lines
 

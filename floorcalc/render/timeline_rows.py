@@ -149,6 +149,11 @@ def launches(t: Timeline, top: int = 10) -> Optional[Table]:
              "launch-to-start p95/max us", "shorter than L"], "lrrrrrr", rows)
 
 
+#: the columns of these tables that hold kernel names (a host wait's kernel, a launched
+#: kernel, a copy's name): HTML and md cut them in the middle as their Kernels table does
+KERNEL_NAME_COLUMNS = ("kernel", "waited on", "name")
+
+
 def tables(report: Report, top: int = 10, with_decomposition: bool = True) -> List[Table]:
     """Every timeline table of the report, in reading order (none for a CPU report);
     ``with_decomposition`` False leaves out the first (a format that draws it its own way)."""
@@ -160,4 +165,4 @@ def tables(report: Report, top: int = 10, with_decomposition: bool = True) -> Li
     return [x for x in out if x is not None]
 
 
-__all__ = ["Table", "copies", "decomposition", "gaps", "idle_by_cause", "launches", "steps", "tables", "waits"]
+__all__ = ["KERNEL_NAME_COLUMNS", "Table", "copies", "decomposition", "gaps", "idle_by_cause", "launches", "steps", "tables", "waits"]
