@@ -81,6 +81,22 @@ def _point(r: OpRow) -> Tuple[float, float]:
     return arithmetic_intensity(flop, nbytes) or 0.0, flop / (r.duration_us * 1e-6)
 
 
+def key_line(name: str, module: str, members: List[OpRow], total: float) -> str:
+    """The roofline key's line for one group of ops (``"lm_head (linear): 30% of op time, eff
+    10.2%"``): its share of op time, and its efficiency (floors / measured time) as the table
+    and the other formats print it, to 0.1% (``0.3%``, never ``0%`` for a group that has a floor)."""
+    t = sum(o.duration_us for o in members)
+    short = name.split("::")[-1]
+    text = (f"{members[0].module or '(top)'} ({short})" if len(members) == 1
+            else f"{module or '(top)'} ({short}) x{len(members)}")
+    share = t / total
+    text += f": {share:.0%} of op time" if share >= 0.01 else f": {share:.1%} of op time"
+    floors = [o.floor_us for o in members if o.floor_us is not None]
+    if floors and t > 0:
+        text += f", eff {100 * sum(floors) / t:.1f}%"
+    return text
+
+
 class RooflinePlot:
     """Draw a report's roofline.
 
@@ -241,7 +257,7 @@ class RooflinePlot:
     def _label_ops(self, ax, renderer, ops: List[OpRow], total: float, taken: list) -> List[str]:
         """Number the longest groups of ops on the plot, each number placed next to its point
         where it covers no text, marker or line; returns the key's lines
-        (``"lm_head (linear): 30% of op time, eff 10%"``). A group is one op on the same shapes in
+        (``"lm_head (linear): 30% of op time, eff 10.2%"``). A group is one op on the same shapes in
         modules that differ only in their layer numbers (``h.*.mlp.c_proj``)."""
         import numpy as np
         from matplotlib.text import Text
@@ -266,15 +282,7 @@ class RooflinePlot:
         key = []
         for number, ((name, module, _shapes), members) in enumerate(ranked, 1):
             t = sum(o.duration_us for o in members)
-            short = name.split("::")[-1]
-            text = (f"{members[0].module or '(top)'} ({short})" if len(members) == 1
-                    else f"{module or '(top)'} ({short}) x{len(members)}")
-            share = t / total
-            text += f": {share:.0%} of op time" if share >= 0.01 else f": {share:.1%} of op time"
-            floors = [o.floor_us for o in members if o.floor_us is not None]
-            if floors:
-                text += f", eff {100 * sum(floors) / t:.0f}%"
-            key.append(text)
+            key.append(key_line(name, module, members, total))
             # the group's point: the member nearest its time-weighted mean position (log space)
             lx = sum(math.log10(_point(o)[0]) * o.duration_us for o in members) / t
             ly = sum(math.log10(_point(o)[1]) * o.duration_us for o in members) / t

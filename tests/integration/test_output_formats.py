@@ -208,6 +208,25 @@ def test_svg_plot_names_device_ceilings_and_version(tmp_path):
     assert "floorcalc" in text
 
 
+def test_the_roofline_key_gives_each_efficiency_as_the_table_does():
+    # GIVEN a group of ops at 0.34% of its floor (the table prints 0.3%; the key printed "eff 0%")
+    import dataclasses
+
+    from floorcalc.api import analyze
+    from floorcalc.render.plot import key_line
+    from floorcalc.render.table import _pct
+
+    rec = analyze(GPT2).record
+    op = next(r for r in rec.ops if r.floor_us)
+    low = dataclasses.replace(op, duration_us=100.0, floor_us=0.34)
+    assert key_line(op.name, op.module, [low], 1000.0).endswith(f", eff {_pct(0.0034)}") and _pct(0.0034) == "0.3%"
+    # THEN every op's key line has its efficiency to 0.1%, as the table and the HTML print it
+    total = sum(r.duration_us for r in rec.ops)
+    for r in rec.ops:
+        if r.floor_us is not None and r.duration_us > 0:
+            assert key_line(r.name, r.module, [r], total).endswith(f", eff {_pct(r.floor_us / r.duration_us)}"), r.name
+
+
 def test_plot_marks_roofs_ridges_and_ops():
     pytest.importorskip("matplotlib")
     from floorcalc.api import analyze
