@@ -152,10 +152,12 @@ class _Plan:
     """A record class's document: its keys ``(name, encoder, decoder, check, required)`` in
     order, and which of them are fields (derived keys are written, not read)."""
 
-    __slots__ = ("cls", "fields", "keys", "omits", "required")
+    __slots__ = ("cls", "fields", "keys", "omits", "required", "fast")
 
     def __init__(self, cls: type) -> None:
         self.cls = cls
+        #: the record's encoder as one generated function (None where a key may be left out)
+        self.fast: Optional[Callable[[Any], Dict[str, Any]]] = None
         #: (attribute, key, encoder) of each key written, in order
         self.keys: List[Tuple[str, str, _Enc]] = []
         #: attribute -> when the key is left out: a predicate of the record
@@ -175,6 +177,65 @@ class _Plan:
             required = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
             self.fields.append((name, key, _decoder(hint), _checker(meta), required))
         self.required = frozenset(k for _, k, _, _, r in self.fields if r)
+        if not self.omits:
+            self.fast = _generated(cls, [(name, key, hint) for (name, hint, _f), (_n, key, _e)
+                                         in zip(_written(cls), self.keys)])
+
+
+_PLAIN = (str, int, bool)
+
+
+def _plain(hint: Any) -> bool:
+    """A type whose values are written as they are: str, int, bool, a Literal, or Optional of one."""
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if hint in _PLAIN or origin is typing.Literal:
+        return True
+    if origin is Union:
+        return all(a is type(None) or _plain(a) for a in args)
+    return False
+
+
+def _inline(hint: Any, expr: str, env: Dict[str, Any], depth: int, within: Tuple[type, ...]) -> str:
+    """A Python expression that writes the value ``expr`` of type ``hint`` as :func:`encode`
+    would: plain values as they are, floats through ``_number``, tuples as lists, records (without
+    omitted keys, not nesting themselves, three levels at most) as dict displays, anything else
+    through its type's encoder (named in ``env``)."""
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if _plain(hint):
+        return expr
+    if hint is float:  # _number inline: NaN and the infinities (not equal to themselves, or in _INF) are null
+        return f"(t if (t := {expr}) == t and t not in _INF else None)"
+    if origin is Union:
+        opts = [a for a in args if a is not type(None)]
+        if len(opts) == 1 and (opts[0] is float or _is_record(opts[0])):
+            inner = _inline(opts[0], expr, env, depth, within)
+            return inner if opts[0] is float else f"(None if {expr} is None else {inner})"
+    if origin is tuple and len(args) == 2 and args[1] is Ellipsis:
+        if _plain(args[0]):
+            return f"list({expr})"
+        var = f"x{depth}"
+        return f"[{_inline(args[0], var, env, depth + 1, within)} for {var} in {expr}]"
+    if (_is_record(hint) and depth < 3 and hint not in within
+            and not any(m.get("omit_none") or m.get("omit_if") is not None
+                        for _, _, f in _written(hint) for m in ([f.metadata] if f is not None else []))):
+        parts = [f"{(f.metadata.get('key', name) if f is not None else name)!r}: "
+                 f"{_inline(h, f'{expr}.{name}', env, depth + 1, within + (hint,))}" for name, h, f in _written(hint)]
+        return "{" + ", ".join(parts) + "}"
+    name = f"_e{len(env)}"
+    env[name] = _encoder(hint)
+    return f"{name}({expr})"
+
+
+def _generated(cls: type, keys: List[Tuple[str, str, Any]]) -> Callable[[Any], Dict[str, Any]]:
+    """One function that writes a ``cls`` record's document: ``{key: r.attr, ...}`` with each
+    value written inline where its type allows (:func:`_inline`), else through its type's
+    encoder; the same result as the generic path, three to four times faster (a run's document
+    holds a record per collective instance, each with a dozen nested ones)."""
+    env: Dict[str, Any] = {"_number": _number, "_INF": (math.inf, -math.inf)}
+    items = [f"{key!r}: {_inline(hint, f'r.{name}', env, 0, (cls,))}" for name, key, hint in keys]
+    source = "def encode_record(r):\n    return {" + ", ".join(items) + "}\n"
+    exec(compile(source, f"<floorcalc.util.codec: {cls.__qualname__}>", "exec"), env)
+    return typing.cast(Callable[[Any], Dict[str, Any]], env["encode_record"])
 
 
 def _attr_is_none(name: str, record: Any) -> bool:
@@ -257,8 +318,8 @@ def _key_encoder(hint: Any) -> _Enc:
 
 def _encode_record(r: Any) -> Dict[str, Any]:
     plan = _plan(type(r))
-    if not plan.omits:
-        return {key: enc(getattr(r, name)) for name, key, enc in plan.keys}
+    if plan.fast is not None:
+        return plan.fast(r)
     omits = plan.omits
     return {key: enc(getattr(r, name)) for name, key, enc in plan.keys if name not in omits or not omits[name](r)}
 

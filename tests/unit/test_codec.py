@@ -220,3 +220,15 @@ def test_an_unhashable_value_where_a_literal_is_due_is_refused() -> None:
     with pytest.raises(DocumentError) as e:
         decode(Outer, {"duration_us": 1, "rows": [{"peak": 1, "kind": ["a"]}]})
     assert e.value.path == "rows[0].kind"
+
+
+@pytest.mark.parametrize("cls", RECORDS, ids=lambda c: c.__name__)
+def test_the_generated_encoder_writes_what_the_generic_path_writes(cls: type) -> None:
+    from floorcalc.util.codec import _plan
+
+    record = build(cls)
+    plan = _plan(cls)
+    generic = {key: enc(getattr(record, name)) for name, key, enc in plan.keys}
+    assert encode(record) == generic
+    nan = dataclasses.replace(Outer(duration_us=1.0), maybe=math.nan, triple=(math.inf, -math.inf, "x"))
+    assert encode(nan)["maybe"] is None and encode(nan)["triple"] == [None, None, "x"]
