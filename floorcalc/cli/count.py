@@ -15,8 +15,8 @@ import shlex
 import sys
 from pathlib import Path
 
-from floorcalc.cli.common import (add_format_arguments, add_formula_arguments, check_output, emit, load_formulas,
-                                  output_format)
+from floorcalc.cli.common import (add_absolute_paths_argument, add_format_arguments, add_formula_arguments,
+                                  check_output, emit, load_formulas, output_format, shown_text)
 from floorcalc.util.errors import UsageError
 
 NAME = "count"
@@ -37,6 +37,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_format_arguments(p, "count", output_help="write the result to this file")
     p.add_argument("--top", type=int, default=15, help="op rows shown in the table (default 15)")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress messages on stderr")
+    add_absolute_paths_argument(p)
     add_formula_arguments(p)
 
 
@@ -54,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
 
     def log(msg: str) -> None:
         if not args.quiet:
-            print(f"floorcalc: {msg}", file=sys.stderr, flush=True)
+            print(f"floorcalc: {shown_text(msg, args)}", file=sys.stderr, flush=True)
 
     from floorcalc.capture.guard import UserCode
 
@@ -64,8 +65,12 @@ def run(args: argparse.Namespace) -> int:
         rec = record(args.model, dtype=args.dtype, fallback=not args.no_fallback)
     if rec.notice:  # a fallback is always said, even with -q
         print(f"floorcalc: note: {rec.notice}", file=sys.stderr, flush=True)
-    report = tally(rec, depth=args.depth, model_file=str(args.model),
-                   command="floorcalc " + shlex.join(getattr(args, "argv", []) or []))
+    model_file, command = str(args.model), "floorcalc " + shlex.join(getattr(args, "argv", []) or [])
+    if not args.absolute_paths:  # as report and analyze write theirs: relative to here, else the file name
+        from floorcalc.util.sharing import shared_command, shared_path
+
+        model_file, command = shared_path(model_file, args.cwd), shared_command(command, args.cwd)
+    report = tally(rec, depth=args.depth, model_file=model_file, command=command)
     if args.compare:
         with guard:
             guard.stage = "running the comparisons"

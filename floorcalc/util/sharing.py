@@ -22,7 +22,7 @@ from typing import Dict, Iterable, Optional, Tuple
 
 from floorcalc.records import DeviceSpec, Note, Report, RunReport
 
-__all__ = ["shared_path", "shared_text", "share_report", "share_run"]
+__all__ = ["shared_command", "shared_path", "shared_text", "share_report", "share_run"]
 
 #: an absolute path inside a longer text (a note, a command line): "/" then no blank and no quote
 _ABSOLUTE = re.compile(r"(?<![\w.:/-])(/[^\s'\"`,;()]+)")
@@ -46,6 +46,12 @@ def shared_path(path: str, base: Path) -> str:
 def _text(text: str, base: Path) -> str:
     """Every absolute path in ``text`` made shared (:func:`shared_path`)."""
     return _ABSOLUTE.sub(lambda m: shared_path(m.group(1), base), text) if "/" in text else text
+
+
+def shared_command(command: str, base: Path) -> str:
+    """A command line (floorcalc's, or a Python call) with every absolute path in it made shared
+    (:func:`shared_path`), as the reports record theirs."""
+    return _command(command, base)
 
 
 def shared_text(text: str, base: Path) -> str:

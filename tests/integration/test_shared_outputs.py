@@ -115,3 +115,18 @@ def test_the_stage_lines_name_paths_as_the_outputs_do(tmp_path, monkeypatch, cap
     assert main([*argv[:-1], str(tmp_path / "r2.json"), "--trace-out", str(tmp_path / "t2.trace.json.gz"),
                  "--absolute-paths"]) == 0
     assert f"floorcalc: trace written: {tmp_path / 't2.trace.json.gz'}" in capsys.readouterr().err.splitlines()
+
+
+def test_count_writes_its_paths_as_the_reports_do(tmp_path, monkeypatch, capsys):
+    # GIVEN count of a model outside the working folder, its output named by an absolute path
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "c.json"
+    assert main(["count", str(MLP), "-q", "-o", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    # THEN the model file is its name and the command line holds no path of this machine
+    assert doc["model_file"] == "mlp.py" and doc["command"] == "floorcalc count mlp.py -q -o c.json"
+    assert str(tmp_path) not in out.read_text() and str(ROOT) not in out.read_text()
+    # AND --absolute-paths keeps them
+    assert main(["count", str(MLP), "-q", "--absolute-paths", "--format", "json"]) == 0
+    kept = json.loads(capsys.readouterr().out)
+    assert kept["model_file"] == str(MLP) and str(MLP) in kept["command"]
