@@ -71,8 +71,9 @@ def quick_timed_passes(iters: int) -> int:
     return max(QUICK_TIMED_PASSES, iters)
 
 
-def quick_figures(iters: int, lean_sets: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """What a quick capture of ``iters`` profiled passes and ``lean_sets`` lean sets leaves out:
+def quick_figures(iters: int, lean_sets: int, gpu: bool = True) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """What a quick capture of ``iters`` profiled passes and ``lean_sets`` lean sets leaves out
+    (``gpu``: on a GPU, where there are kernels and a decomposition of the device timeline):
     (the figures not measured, the figures measured once, without min-max), each in words, as
     the capture record keeps them (CaptureInfo.quick_not_measured, quick_without_spread)."""
     not_measured = ("the profiler's own cost apart from shapes and module ranges (no set under the profiler "
@@ -83,8 +84,8 @@ def quick_figures(iters: int, lean_sets: int) -> tuple[tuple[str, ...], tuple[st
         once.append("the lean passes' step (one lean set: no min-max; if it does not match the profiled pass "
                     "kernel by kernel, the figures are the profiled pass's)")
     if iters == 1:
-        once.append("each op's and kernel's time and the decomposition (one profiled pass: one sample, no "
-                    "spread between steps)")
+        once.append(("each op's and kernel's time and the decomposition" if gpu else "each op's time")
+                    + " (one profiled pass: one sample, no spread between steps)")
     return not_measured, tuple(once)
 
 
@@ -637,7 +638,8 @@ def _capture_step(step: Callable[[], Any], model: Any, device: str, dest: _Trace
                     step()
                 _sync(device)
                 no_shapes_us = (time.perf_counter() - t0) * 1e6 / iters
-        not_measured, once = quick_figures(iters, len(sets.lean.sets) if sets.lean is not None else 0) \
+        not_measured, once = quick_figures(iters, len(sets.lean.sets) if sets.lean is not None else 0,
+                                           gpu=device == "cuda") \
             if quick else ((), ())
         info = CaptureInfo(
             recorded=True, capture_command=command, floorcalc_version=_version(),

@@ -83,6 +83,8 @@ def test_the_json_names_what_quick_leaves_out(quick_and_default):
     assert q["unprofiled_sets"] == 1 == len(rep["capture"]["bare_wall_us_runs"]) and q["unprofiled_passes"] == 3
     assert any("profiler's own cost" in x for x in q["not_measured"])
     assert any("MFU and MBU" in x for x in q["without_spread"]) and any("one profiled pass" in x for x in q["without_spread"])
+    # a CPU run has ops, no kernels and no device timeline to decompose: the note names only what it has
+    assert not any("kernel" in x or "decomposition" in x for x in q["without_spread"]), q["without_spread"]
     text = _quick_note([(n["kind"], n["text"]) for n in rep["notes"]])
     assert "1 warm-up pass, one unprofiled set of 3 passes, 1 profiled pass" in text
     assert all(x in text for x in q["not_measured"] + q["without_spread"])
@@ -188,3 +190,13 @@ def test_quick_over_two_gloo_ranks(tmp_path, monkeypatch, capsys):
     run = json.loads((tmp_path / "run.json").read_text())
     said = [n for n in run["notes"] if "quick report (" in n]
     assert len(said) == 1 and said[0].startswith("every rank: quick report (1 warm-up pass"), run["notes"]
+
+
+def test_quick_figures_name_kernels_and_the_decomposition_on_a_gpu_only():
+    from floorcalc.capture.run import quick_figures
+
+    _, gpu = quick_figures(1, 1, gpu=True)
+    _, cpu = quick_figures(1, 0, gpu=False)
+    assert any("kernel's time and the decomposition" in x for x in gpu)
+    assert any(x.startswith("each op's time (one profiled pass") for x in cpu)
+    assert not any("lean" in x or "decomposition" in x for x in cpu)
