@@ -8,7 +8,7 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional
+from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from floorcalc.util.errors import OutputError, UsageError
 from floorcalc.classify.grouping import DEFAULT as DEFAULT_GROUP_BY
@@ -148,24 +148,29 @@ def output_paths(args: argparse.Namespace) -> List[Path]:
     """Every file this command will write: -o (and, for csv, its siblings), --plot, --timeline,
     --annotate-trace. Raises :class:`UsageError` for a --plot, --timeline or --annotate-trace
     name that says no format floorcalc writes."""
-    out: List[Path] = []
+    return [path for path, _ in named_outputs(args)]
+
+
+def named_outputs(args: argparse.Namespace) -> List[Tuple[Path, str]]:
+    """:func:`output_paths` with the option that names each (``-o``, ``--plot``, ...)."""
+    out: List[Tuple[Path, str]] = []
     if args.output is not None:
-        out += output_renderer(args).paths(args.output)
+        out += [(p, "-o") for p in output_renderer(args).paths(args.output)]
     plot = getattr(args, "plot", None)
     if plot is not None:
         from floorcalc.render.plot import PLOT_FORMATS
 
-        out.append(_picture_option("--plot", plot, PLOT_FORMATS, "a .png, .svg or .pdf file"))
+        out.append((_picture_option("--plot", plot, PLOT_FORMATS, "a .png, .svg or .pdf file"), "--plot"))
     picture = getattr(args, "timeline", None)
     if picture is not None:
         from floorcalc.render.timeline_plot import TIMELINE_FORMATS
 
-        out.append(_picture_option("--timeline", picture, TIMELINE_FORMATS, "a .png or .svg file"))
+        out.append((_picture_option("--timeline", picture, TIMELINE_FORMATS, "a .png or .svg file"), "--timeline"))
     ann = getattr(args, "annotate_trace", None)
     if ann is not None:
         if not (ann.name.endswith(".json") or ann.name.endswith(".json.gz")):
             raise UsageError(f"--annotate-trace {ann.name!r}: name a .json.gz (or .json) file")
-        out.append(ann)
+        out.append((ann, "--annotate-trace"))
     return out
 
 
@@ -173,22 +178,22 @@ def check_output(args: argparse.Namespace) -> None:
     """Fail before any work if an output cannot be written (floorcalc.util.output.check_new_file: its
     folder is missing or refuses files, its name is too long, it exists without --force...), two
     outputs are one file, or one is an input."""
-    paths = output_paths(args)
-    seen: Dict[str, Path] = {}
+    named = named_outputs(args)
+    paths = [p for p, _ in named]
+    seen: Dict[str, str] = {}
     inputs = [p for p in (getattr(args, "trace", None), getattr(args, "capture", None), getattr(args, "model", None),
                           getattr(args, "a", None), getattr(args, "b", None), getattr(args, "spec", None))
               if isinstance(p, (Path, str)) and p]
     inputs += list(getattr(args, "formulas", None) or [])
     input_paths = {_real(Path(p)) for p in inputs}
     trace_out = getattr(args, "trace_out", None)  # report's trace: an output too, checked where it is written
-    for out, option in [(p, None) for p in paths] + ([(trace_out, "--trace-out")] if isinstance(trace_out, Path) else []):
+    for out, option in named + ([(trace_out, "--trace-out")] if isinstance(trace_out, Path) else []):
         resolved = _real(out)
         if resolved in seen:
-            named = f" ({option} and another output)" if option else ""
-            raise UsageError(f"two outputs of this command name one file: {shown(out)}{named}; name two files")
-        seen[resolved] = out
+            raise UsageError(f"{seen[resolved]} and {option} name one file, {shown(shown_text(str(out), args))}; name two files")
+        seen[resolved] = option
         if resolved in input_paths:
-            raise UsageError(f"{option or 'output'} {shown(out)} is also an input of this command; name another file")
+            raise UsageError(f"{option} {shown(shown_text(str(out), args))} is also an input of this command; name another file")
     for out in paths:
         check_new_file(out, args.force)
 

@@ -36,7 +36,7 @@ def _one_line_error(capsys, code, expected_code, needle):
     (["--plot", "{d}/roof.gif"], 2, "name a .png, .svg or .pdf file"),
     (["--annotate-trace", "{d}/t.txt"], 2, "name a .json.gz (or .json) file"),
     (["--annotate-trace", TINY], 2, "is also an input"),
-    (["-o", "{d}/same.json", "--plot", "{d}/x.png", "--annotate-trace", "{d}/same.json"], 2, "two outputs of this command name one file"),
+    (["-o", "{d}/same.json", "--plot", "{d}/x.png", "--annotate-trace", "{d}/same.json"], 2, "-o and --annotate-trace name one file"),
     (["-o", "{d}", "--format", "json"], 8, "is a directory"),
     (["-o", "/dev/null", "--format", "json", "--force"], 8, "not a regular file"),
 ])
@@ -52,8 +52,16 @@ def test_report_names_two_outputs_on_one_file_as_such(tmp_path, capsys):
     out = tmp_path / "a.json"
     got = run(["report", str(Path(__file__).resolve().parents[2] / "examples" / "mlp.py"), "-o", str(out), "--trace-out", str(out)])
     # THEN the error says two outputs name one file, not that it is an input, before any work
-    _one_line_error(capsys, got, 2, "two outputs of this command name one file")
+    _one_line_error(capsys, got, 2, "-o and --trace-out name one file")
     assert not out.exists()
+
+
+def test_two_outputs_on_one_file_are_named_as_given(tmp_path, capsys, monkeypatch):
+    # GIVEN relative names in the working folder: the error shows the name as given, not its absolute path
+    monkeypatch.chdir(tmp_path)
+    got = run(["report", str(Path(__file__).resolve().parents[2] / "examples" / "mlp.py"), "-o", "a.json", "--trace-out", "a.json"])
+    _one_line_error(capsys, got, 2, "-o and --trace-out name one file, a.json; name two files")
+    assert not (tmp_path / "a.json").exists()
 
 
 def test_existing_output_is_kept_without_force(tmp_path, capsys):
