@@ -20,8 +20,7 @@ from floorcalc.records import FAMILIES, Comparison, CountReport
 from floorcalc.records.documents import (CountCompareDocument, CountDocument, CountModule, CountTotals,
                                          OracleDocument)
 from floorcalc.render.base import Renderer, captured
-from floorcalc.util.codec import decode, encode
-from floorcalc.util.errors import DocumentError, ReportFileError
+from floorcalc.util.codec import encode, read_document
 from floorcalc.render.terminal import PlainTable, make_console, plain, styled
 
 SCHEMA: Literal["floorcalc.count"] = "floorcalc.count"
@@ -172,12 +171,7 @@ def loads(text: Union[str, bytes], name: str = "<text>") -> CountDocument:
     """The count document in the JSON ``text`` (what :func:`dumps` writes), decoded and checked
     by floorcalc.util.codec. Raises :class:`~floorcalc.util.errors.ReportFileError` (exit code 6)
     naming ``name`` and the key."""
-    try:
-        return decode(CountDocument, json.loads(text))
-    except ValueError as e:
-        raise ReportFileError(f"count {name} is not valid JSON: {e}") from None
-    except DocumentError as e:
-        raise ReportFileError(f"count {name}: {e}; not what floorcalc writes (truncated or edited?)") from None
+    return read_document(CountDocument, text, "count", name)
 
 
 def dumps(r: CountReport) -> str:

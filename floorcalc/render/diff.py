@@ -13,8 +13,7 @@ from floorcalc.compare.reports import Comparison, OpChange, OpSide, RunInfo, Tot
 from floorcalc.records.documents import (DiffChangeFigures, DiffDocument, DiffGroup, DiffGroupSide, DiffOp, DiffRun,
                                          DiffSide, DiffTotal, ToolInfo)
 from floorcalc.render.base import Renderer
-from floorcalc.util.codec import decode, encode
-from floorcalc.util.errors import DocumentError, ReportFileError
+from floorcalc.util.codec import encode, read_document
 from floorcalc.render.figures import format_us
 from floorcalc.render.terminal import printable
 
@@ -215,12 +214,7 @@ def loads(text: Union[str, bytes], name: str = "<text>") -> DiffDocument:
     """The diff document in the JSON ``text`` (what :class:`DiffJsonRenderer` writes), decoded and
     checked by floorcalc.util.codec. Raises :class:`~floorcalc.util.errors.ReportFileError`
     (exit code 6) naming ``name`` and the key."""
-    try:
-        return decode(DiffDocument, json.loads(text))
-    except ValueError as e:
-        raise ReportFileError(f"diff {name} is not valid JSON: {e}") from None
-    except DocumentError as e:
-        raise ReportFileError(f"diff {name}: {e}; not what floorcalc writes (truncated or edited?)") from None
+    return read_document(DiffDocument, text, "diff", name)
 
 
 class DiffJsonRenderer(Renderer):

@@ -17,8 +17,7 @@ from typing import Any, Dict, Optional, Sequence, Tuple, Union
 from floorcalc.analysis.notes import QUICK_NOTE
 from floorcalc.records import Report
 from floorcalc.records.documents import ModeReport, ModesDocument, ModeSummary
-from floorcalc.util.codec import decode, encode
-from floorcalc.util.errors import DocumentError, ReportFileError
+from floorcalc.util.codec import encode, read_document
 from floorcalc.render.base import Renderer, captured
 from floorcalc.render.figures import format_us
 
@@ -124,9 +123,4 @@ def loads(text: Union[str, bytes], name: str = "<text>") -> ModesDocument:
     """The modes document in the JSON ``text`` (what :func:`dumps` writes), decoded and checked
     by floorcalc.util.codec. Raises :class:`~floorcalc.util.errors.ReportFileError` (exit code
     6) naming ``name`` and the key."""
-    try:
-        return decode(ModesDocument, json.loads(text))
-    except ValueError as e:
-        raise ReportFileError(f"modes {name} is not valid JSON: {e}") from None
-    except DocumentError as e:
-        raise ReportFileError(f"modes {name}: {e}; not what floorcalc writes (truncated or edited?)") from None
+    return read_document(ModesDocument, text, "modes", name)

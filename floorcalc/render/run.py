@@ -23,8 +23,7 @@ from floorcalc.records import (CollectiveInstance, CollectiveRow, Decomposition,
                                record_builder)
 from floorcalc.records.documents import (InstanceDocument, LateDocument, RankDocument, RankParts, RunDocument, TimeOn,
                                          ToolInfo, WaitDocument)
-from floorcalc.util.codec import decode, encode
-from floorcalc.util.errors import DocumentError, ReportFileError
+from floorcalc.util.codec import encode, read_document
 from floorcalc.render.base import FileData, Renderer, captured
 from floorcalc.render.figures import format_us
 
@@ -142,16 +141,7 @@ def loads(text: Union[str, bytes], name: str = "<text>") -> RunDocument:
     """The run document in the JSON ``text`` (what :func:`dumps` writes), decoded and checked by
     floorcalc.util.codec: every key by its field's type and range. Raises
     :class:`~floorcalc.util.errors.ReportFileError` (exit code 6) naming ``name`` and the key."""
-    try:
-        data = json.loads(text)
-    except ValueError as e:
-        raise ReportFileError(f"run {name} is not valid JSON: {e}") from None
-    if not isinstance(data, dict) or data.get("kind") != "run":
-        raise ReportFileError(f"{name} is not a floorcalc run (no kind 'run')")
-    try:
-        return decode(RunDocument, data)
-    except DocumentError as e:
-        raise ReportFileError(f"run {name}: {e}; not what floorcalc writes (truncated or edited?)") from None
+    return read_document(RunDocument, text, "run", name, kind="run")
 
 
 def dumps(run: RunReport) -> str:

@@ -60,7 +60,7 @@ import typing
 from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple, Type, TypeVar, Union
 
 from floorcalc.records.kinds import NONNEGATIVE, OMIT, POSITIVE
-from floorcalc.util.errors import DocumentError
+from floorcalc.util.errors import DocumentError, ReportFileError
 
 __all__ = ["encode", "decode", "schema", "field_docs", "document_fields", "checked_fields", "check_key", "NONNEGATIVE", "POSITIVE", "OMIT", "DocumentError"]
 
@@ -516,6 +516,27 @@ def decode(cls: Type[R], value: Any, path: str = "") -> R:
     record has no field for are ignored (derived figures a writer adds). ``path`` prefixes the
     paths in errors. Raises :class:`DocumentError` (exit code 6): ``path: what is wrong``."""
     return typing.cast(R, _decoder(cls)(value, path))
+
+
+
+def read_document(cls: Type[R], text: Union[str, bytes], what: str, name: str = "<text>",
+                  kind: Optional[str] = None) -> R:
+    """The document ``cls`` in the JSON ``text`` (``what``: ``"run"``, ``"count"``... as its
+    messages name it), decoded and checked by :func:`decode`; ``kind``: the value its ``kind`` key
+    must hold, when it has one. Raises :class:`~floorcalc.util.errors.ReportFileError` (exit code
+    6) naming ``name`` and, for a refused value, its key."""
+    import json
+
+    try:
+        data = json.loads(text)
+    except ValueError as e:
+        raise ReportFileError(f"{what} {name} is not valid JSON: {e}") from None
+    if kind is not None and (not isinstance(data, dict) or data.get("kind") != kind):
+        raise ReportFileError(f"{name} is not a floorcalc {what} (no kind {kind!r})")
+    try:
+        return decode(cls, data)
+    except DocumentError as e:
+        raise ReportFileError(f"{what} {name}: {e}; not what floorcalc writes (truncated or edited?)") from None
 
 
 def checked_fields(cls: type) -> Tuple[str, ...]:
