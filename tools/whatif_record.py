@@ -59,9 +59,10 @@ def first_runs(dry):
 
 
 def final_runs(dry):
-    """(name, model file, environment, extra flags), most needed first: the batch and sequence
-    sweeps replayed from CUDA graphs (the step is then device time), then models no rule was
-    chosen on (phi3, gemma), the tuned llama from another source point, and compiled runs."""
+    """(name, model file, environment, extra flags), most needed first: the models no rule was
+    chosen on (phi3, gemma) eager, replayed from CUDA graphs and compiled, then the batch and
+    sequence sweeps of the other prefills replayed from CUDA graphs (the step is then device
+    time), the tuned llama from another source point, and the other compiled replays."""
     hf = ["llama", "gpt2m", "mistral", "qwen2"] if not dry else ["tiny"]
     new = ["phi3", "gemma"] if not dry else ["tiny"]
     points = [(4, 512), (1, 512), (2, 512), (8, 512), (16, 512), (4, 128), (4, 2048)]
@@ -74,14 +75,16 @@ def final_runs(dry):
                  "compile_cuda-graphs": ["--compile", "--cuda-graphs"]}[mode]
         return (f"{m}_b{b}_s{s}_{mode}", HF, {"FLOORCALC_HF": m, "FLOORCALC_HF_BATCH": b, "FLOORCALC_HF_SEQ": s}, flags)
 
-    out = [run(m, b, s, "cuda-graphs") for m in hf for b, s in points]
     five = [p for p in points if p not in ((2, 512), (8, 512))]
-    out += [run(m, b, s, "eager") for m in new for b, s in five]
+    out = [run(m, b, s, "eager") for m in new for b, s in five]
     out += [run(m, b, s, "cuda-graphs") for m in new for b, s in five]
+    out += [run(m, *base, "compile") for m in new]
+    out += [run(m, *base, "compile_cuda-graphs") for m in new]
+    out += [run(m, b, s, "cuda-graphs") for m in hf for b, s in points]
     if not dry:
         out += [run("llama", b, s, "eager") for b, s in ((2, 1024), (8, 1024), (2, 256))]
-    out += [run(m, *base, "compile") for m in new]
-    out += [run(m, *base, "compile_cuda-graphs") for m in (["mistral", "qwen2"] + new if not dry else new)]
+    if not dry:
+        out += [run(m, *base, "compile_cuda-graphs") for m in ("mistral", "qwen2")]
     return out
 
 
