@@ -32,6 +32,16 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"floorcalc: error: {message} (see {self.prog} --help)\n")
 
 
+#: The commands that run no model and no benchmark. Their numpy does no linear algebra (no
+#: BLAS call anywhere in floorcalc), so OpenBLAS's thread pool, one thread per CPU started when
+#: numpy is imported, is only cost: 0.05-0.1 CPU s of a 40k-event ``analyze`` on a 2-core
+#: machine (2026-12-02), more with more cores and in each worker of a run. :func:`console`
+#: starts them with one BLAS thread (``OPENBLAS_NUM_THREADS=1``, unless the user set it); the
+#: commands that run the user's model (``report``, ``count``) or benchmarks (``calibrate``)
+#: keep the user's environment as it is.
+NO_BLAS_COMMANDS = frozenset({"analyze", "diff", "whatif", "device"})
+
+
 def build_parser() -> argparse.ArgumentParser:
     from floorcalc.cli import analyze, calibrate, count, device, diff, report, whatif
 
@@ -99,6 +109,7 @@ def console() -> "NoReturn":
     import atexit
     import threading
 
+    _one_blas_thread(sys.argv[1:])
     code = main()
     if any(t.is_alive() and not t.daemon for t in threading.enumerate() if t is not threading.main_thread()):
         sys.exit(code)
@@ -109,6 +120,15 @@ def console() -> "NoReturn":
         except (OSError, ValueError):  # a closed pipe (| head): what is left cannot be shown
             pass
     os._exit(code)
+
+
+def _one_blas_thread(argv: List[str]) -> None:
+    """For a command of :data:`NO_BLAS_COMMANDS`, ``OPENBLAS_NUM_THREADS=1`` before numpy is
+    imported (and so for the worker processes a run of several traces starts), unless the user
+    set it. A process's entry point only (:func:`console`): :func:`main` called from Python
+    leaves the caller's environment alone."""
+    if argv and argv[0] in NO_BLAS_COMMANDS and "numpy" not in sys.modules:
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
 def _kept(since: int = 0) -> str:

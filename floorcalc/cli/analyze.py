@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
 from floorcalc.analysis.driver import analyze_file
-from floorcalc.distributed import analyze_run
 from floorcalc.cli.common import (add_output_arguments, check_output, check_spec, emit, load_formulas, output_format,
                                   output_renderer)
 from floorcalc.util.errors import OutputError, UsageError
@@ -111,8 +110,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    """Several traces: the cross-rank report (the ``run`` document)."""
-    from floorcalc.distributed import discover
+    """Several traces: the cross-rank report (the ``run`` document). floorcalc.distributed is
+    imported here, not with this module: one trace's report never needs it."""
+    from floorcalc.distributed import analyze_run, discover
 
     traces = list(args.trace)
     args.trace = None

@@ -74,3 +74,29 @@ def test_console_exit_keeps_output_code_and_atexit(tmp_path):
     bad = subprocess.run([sys.executable, "-m", "floorcalc", "analyze", str(tmp_path / "missing.json")],
                          capture_output=True, cwd=tmp_path, timeout=300, env=ENV)
     assert bad.returncode == 6 and bad.stderr.decode().count("\n") == 1
+
+
+BLAS = r"""
+import os, sys
+from floorcalc.cli import _one_blas_thread
+_one_blas_thread(sys.argv[1:])
+print(os.environ.get("OPENBLAS_NUM_THREADS", "unset"), "numpy" in sys.modules)
+"""
+
+
+def test_commands_without_a_model_start_numpy_with_one_blas_thread():
+    # GIVEN fresh processes, numpy not yet imported
+    def blas(*argv: str, **env: str) -> str:
+        r = subprocess.run([sys.executable, "-c", BLAS, *argv], capture_output=True, cwd=ROOT, timeout=300,
+                           env={**ENV, **env})
+        assert r.returncode == 0, r.stderr
+        return r.stdout.decode().strip()
+
+    # WHEN the console entry sees analyze / diff: one OpenBLAS thread (floorcalc's numpy does no BLAS)
+    assert blas("analyze", "t.json") == "1 False"
+    assert blas("diff", "a.json", "b.json") == "1 False"
+    # AND a command that runs the user's model, or benchmarks, keeps the environment as it is
+    assert blas("report", "m.py") == "unset False"
+    assert blas("calibrate") == "unset False"
+    # AND the user's own setting wins
+    assert blas("analyze", "t.json", OPENBLAS_NUM_THREADS="4") == "4 False"
