@@ -113,37 +113,60 @@ def _host(names: Sequence[str], op: Columns, rt: Columns, modules: Sequence[Modu
     op_order = np.lexsort((-op_dur, op_ts)) if n_ops else np.zeros(0, np.int64)
     new_index = np.empty(n_ops, dtype=np.int64)
     new_index[op_order] = np.arange(n_ops)
-    new_l = new_index.tolist()
-    step_of: List[Optional[int]] = [None] * n_ops
+    # one int object per op index, shared by its record, its children's ``parent`` and the
+    # runtime calls and device events it launched (``op``); position -1 is None
+    index_or_none: List[Optional[int]] = [*range(n_ops), None]
+    step_code = np.full(n_ops, -1, dtype=np.int64)
+    step_or_none: List[Optional[int]] = [None]
     if steps:
         starts = np.array([s.ts_us for s in steps])
         k = np.searchsorted(starts, op_ts, side="right") - 1
         ends = np.array([s.end_us for s in steps])
         ok = (k >= 0) & (op_ts <= ends[np.maximum(k, 0)])
-        nums = [s.number for s in steps]
-        step_of = [nums[kk] if good else None for kk, good in zip(k.tolist(), ok.tolist())]
+        step_code = np.where(ok, k, -1)
+        step_or_none = [s.number for s in steps] + [None]
     # the columns in the final order, so that the records are made by one map over them
     order = op_order
     parent = np.asarray(op_parent, dtype=np.int64)[order]
-    parent_l = [None if p < 0 else p for p in np.where(parent >= 0, new_index[np.maximum(parent, 0)], -1).tolist()]
-    ext_l = [None if e == NO_ID else e for e in op["ext"][order].tolist()]
-    call_l = [None if c < 0 else calls[c] for c in op["call"][order].tolist()]
-    module_l = [op_module[i] for i in order.tolist()]
-    step_l = [step_of[i] for i in order.tolist()] if steps else step_of
-    ops: List[CpuOp] = list(map(
-        _new_op, range(n_ops), [names[i] for i in op["name"][order].tolist()], op_ts[order].tolist(),
-        op_dur[order].tolist(), op["pid"][order].tolist(), op["tid"][order].tolist(), ext_l, parent_l, call_l,
-        module_l, step_l))
-    runtime: List[RuntimeCall] = []
-    rt_ts_l, rt_dur_l = rt_ts.tolist(), rt_dur.tolist()
-    corr_l, rext_l, rtid_l, rname_l = rt["corr"].tolist(), rt["ext"].tolist(), rt["tid"].tolist(), rt["name"].tolist()
-    for i in range(n_rt):
-        p = rt_op[i]
-        c, e = corr_l[i], rext_l[i]
-        runtime.append(_new_call(names[rname_l[i]], rt_ts_l[i], rt_dur_l[i], rtid_l[i],
-                                 None if c == NO_ID else c, None if e == NO_ID else e,
-                                 new_l[p] if p >= 0 else None))
+    parent_new = np.where(parent >= 0, new_index[np.maximum(parent, 0)], -1)
+    call_or_none: List[Optional[OpCall]] = [*calls, None]
+    call_code = np.where(op["call"] < 0, -1, op["call"])
+    name_of = names.__getitem__
+    pid_l, tid_l = _shared(op["pid"][order]), _shared(op["tid"][order])
+    ops: List[CpuOp] = []
+    # made a slice at a time: the argument lists of one slice are alive at once, not the trace's
+    for a in range(0, n_ops, _SLICE):
+        sl = order[a:a + _SLICE]
+        sl_l = sl.tolist()
+        ops.extend(map(
+            _new_op, index_or_none[a:a + len(sl)], map(name_of, op["name"][sl].tolist()), op_ts[sl].tolist(),
+            op_dur[sl].tolist(), pid_l[a:a + len(sl)], tid_l[a:a + len(sl)],
+            [None if e == NO_ID else e for e in op["ext"][sl].tolist()],
+            map(index_or_none.__getitem__, parent_new[a:a + len(sl)].tolist()),
+            map(call_or_none.__getitem__, call_code[sl].tolist()),
+            map(op_module.__getitem__, sl_l),
+            map(step_or_none.__getitem__, step_code[sl].tolist())))
+    rt_op_a = np.asarray(rt_op, dtype=np.int64)
+    rt_op_new = np.where(rt_op_a >= 0, new_index[np.maximum(rt_op_a, 0)], -1) if n_ops else np.full(n_rt, -1)
+    runtime: List[RuntimeCall] = list(map(
+        _new_call, map(name_of, rt["name"].tolist()), rt_ts.tolist(), rt_dur.tolist(), _shared(rt["tid"]),
+        [None if c == NO_ID else c for c in rt["corr"].tolist()],
+        [None if e == NO_ID else e for e in rt["ext"].tolist()],
+        map(index_or_none.__getitem__, rt_op_new.tolist())))
     return ops, runtime, op_order
+
+
+#: ops made per slice by :func:`_host` (bounds the memory its argument lists take)
+_SLICE = 1 << 16
+
+
+def _shared(col: np.ndarray) -> List[int]:
+    """``col.tolist()`` with one int object per distinct value (pids, tids: a few values, so
+    a million records hold a few objects, not a million)."""
+    if not len(col):
+        return []
+    values, code = np.unique(col, return_inverse=True)
+    return list(map(values.tolist().__getitem__, code.reshape(-1).tolist()))
 
 
 def _device(names: Sequence[str], dev: Columns, ops: List[CpuOp],

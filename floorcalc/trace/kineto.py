@@ -477,6 +477,7 @@ class _Acc:
         self.names: List[str] = []
         self.ref_id: Dict[tuple, int] = {}
         self.refs: List[tuple] = []          # (name, dims, types, concrete, strides) raw JSON texts
+        self.zero_stride: Dict[bytes, bytes] = {}   # an Input Strides text -> itself if it has a 0 stride, else b""
         self.op: List[Dict[str, np.ndarray]] = []
         self.rt: List[Dict[str, np.ndarray]] = []
         self.dev: List[Dict[str, np.ndarray]] = []
@@ -539,7 +540,7 @@ class _Acc:
 
     def _refs_of(self, name_ids: np.ndarray, args: List[_Args]) -> np.ndarray:
         """The shape reference of each op (-1: no shapes), distinct texts numbered once."""
-        table, refs, names = self.ref_id, self.refs, self.names
+        table, refs, names, zero = self.ref_id, self.refs, self.names, self.zero_stride
         out: List[int] = []
         append = out.append
         for nid, a in zip(name_ids.tolist(), args):
@@ -550,7 +551,10 @@ class _Acc:
                     append(-1)
                     continue
             st = bytes(a.strides)
-            key = (nid, bytes(d), bytes(a.types), bytes(a.concrete), st if st and _ZERO_STRIDE.search(st) else b"")
+            kept = zero.get(st)
+            if kept is None:
+                kept = zero[st] = st if st and _ZERO_STRIDE.search(st) else b""
+            key = (nid, bytes(d), bytes(a.types), bytes(a.concrete), kept)
             i = table.get(key)
             if i is None:
                 i = table[key] = len(refs)
