@@ -105,7 +105,7 @@ def collectives(trace: Trace, win: Window, ev: Sequence[GpuEvent], ts: np.ndarra
     kernel_e = np.array([b for _, b, _, k in items if k >= 0])
     ms, me = merge(np.clip(kernel_s, 0.0, part.wall), np.clip(kernel_e, 0.0, part.wall))
     comm_us = float((me - ms).sum())
-    exposed_total = float(part.amounts[:, _COMM_COL].sum())
+    exposed_total = float(part.column(_COMM_COL).sum())
 
     # 2-3. per collective
     names = _names(trace)
@@ -323,7 +323,7 @@ def _exposed(part: Partition, a: float, b: float, owner: int) -> Tuple[Tuple[flo
         if o >= 0:
             label = "communication"
         else:
-            col = int(np.argmax(part.amounts[j, IDLE_COLUMNS])) + IDLE_COLUMNS.start
+            col = int(np.argmax(part.rows(np.array([j]))[0, IDLE_COLUMNS])) + IDLE_COLUMNS.start
             label = COLUMNS[col]
         if out and out[-1][2] == label and abs(out[-1][1] - (s - a)) < 1e-9:
             out[-1] = (out[-1][0], e - a, label)
@@ -354,7 +354,7 @@ def _lead_in(part: Partition, ev: Sequence[GpuEvent], is_comm: np.ndarray, names
             if is_comm[o] and g:
                 name = f"{name} (group {g})"
         else:
-            col = int(np.argmax(part.amounts[j, IDLE_COLUMNS])) + IDLE_COLUMNS.start
+            col = int(np.argmax(part.rows(np.array([j]))[0, IDLE_COLUMNS])) + IDLE_COLUMNS.start
             whole = s == float(part.start[j]) and e == float(part.end[j])
             opi = int(seg_op[j]) if whole and seg_op is not None else int(op_at(np.array([(s + e) * 0.5]))[0])
             kind, name = COLUMNS[col], names[opi] if opi >= 0 else ""

@@ -58,11 +58,14 @@ def test_busy_segments_give_overlap_to_the_critical_stream():
 def test_partition_integral_adds_up_over_any_slice():
     amounts = np.zeros((3, len(COLUMNS)))
     amounts[0, 0], amounts[1, 4], amounts[2, 1] = 2.0, 8.0, 2.0
-    p = Partition(start=np.array([0.0, 2.0, 10.0]), end=np.array([2.0, 10.0, 12.0]), amounts=amounts,
-                  owner=np.array([0, -1, 1]), wall=12.0)
+    p = Partition.from_amounts(start=np.array([0.0, 2.0, 10.0]), end=np.array([2.0, 10.0, 12.0]), amounts=amounts,
+                               owner=np.array([0, -1, 1]), wall=12.0)
     got = p.integrate(np.array([0.0, 1.0, 3.0]), np.array([12.0, 11.0, 3.0]))
     assert got.sum(axis=1).tolist() == pytest.approx([12.0, 10.0, 0.0])
     assert got[1, 0] == pytest.approx(1.0) and got[1, 4] == pytest.approx(8.0) and got[1, 1] == pytest.approx(1.0)
+    # the sparse amounts give the dense matrix's rows and columns back
+    assert p.rows(np.array([2, 0, 1])).tolist() == amounts[[2, 0, 1]].tolist()
+    assert p.column(4).tolist() == amounts[:, 4].tolist()
 
 
 # ---------------------------------------------------------------------------------------------
