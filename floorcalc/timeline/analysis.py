@@ -24,6 +24,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections import defaultdict
+from operator import attrgetter
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -314,9 +315,13 @@ class _HostLayers:
 
         # ops: arrays over all ops, roots, spans of top-level ops up to their last launch
         ops = trace.ops
-        self.op_ts = np.array([o.ts_us for o in ops]) - W0 if ops else np.zeros(0)
-        self.op_end = self.op_ts + (np.array([o.duration_us for o in ops]) if ops else 0.0)
-        parent = np.array([-1 if o.parent is None else o.parent for o in ops], dtype=np.int64)
+        n_ops = len(ops)
+        op_ts_us = np.fromiter(map(attrgetter("ts_us"), ops), dtype=np.float64, count=n_ops)
+        op_dur_us = np.fromiter(map(attrgetter("duration_us"), ops), dtype=np.float64, count=n_ops)
+        self.op_ts = op_ts_us - W0
+        self.op_end = self.op_ts + op_dur_us
+        parent = np.fromiter((-1 if p is None else p for p in map(attrgetter("parent"), ops)), dtype=np.int64,
+                             count=n_ops)
         self.parent = parent
         root = np.where(parent < 0, np.arange(len(ops)), parent)
         for _ in range(64):
@@ -344,20 +349,19 @@ class _HostLayers:
             self.cold_pieces.append(piece)
 
         # collectives and cold first calls (top-level ops of the window)
-        coll_s, coll_e = [], []
         seen = set()
-        collective_names: Dict[str, bool] = {}
         last = int(np.searchsorted(self.op_ts, wall, side="right"))   # ops start-sorted: none after
-        for o in ops[:last]:
-            if o.ts_us + o.duration_us < W0:
-                continue
-            coll = collective_names.get(o.name)
-            if coll is None:
-                coll = collective_names[o.name] = calls.is_collective(o.name)
-            if coll:
-                coll_s.append(o.ts_us - W0)
-                coll_e.append(o.ts_us + o.duration_us - W0)
-            if cold and o.parent is None and o.index in win.op_ids:
+        # the ops up to the window's end that end inside it: the collectives among them, by name
+        op_end_us = op_ts_us[:last] + op_dur_us[:last]
+        live = np.flatnonzero(op_end_us >= W0)
+        names = list(map(attrgetter("name"), ops[:last]))
+        collective_names = {name: calls.is_collective(name) for name in set(names)}
+        coll = np.fromiter(map(collective_names.__getitem__, names), dtype=bool, count=last)[live]
+        coll_s = (op_ts_us[live[coll]] - W0).tolist()
+        coll_e = (op_end_us[live[coll]] - W0).tolist()
+        for k in (live.tolist() if cold else ()):
+            o = ops[k]
+            if o.parent is None and o.index in win.op_ids:
                 key = (o.name, o.module, o.call)
                 if key not in seen:
                     seen.add(key)
@@ -382,7 +386,9 @@ class _HostLayers:
              np.concatenate([np.array(launch_e), np.array(span_e)])),
         ]
         # innermost-op lookup on the main thread
-        self._main_ops = np.array([o.index for o in ops if o.tid == self.main_tid], dtype=np.int64)
+        # (an op's index is its position in trace.ops)
+        op_tid = np.fromiter(map(attrgetter("tid"), ops), dtype=np.int64, count=n_ops)
+        self._main_ops = np.flatnonzero(op_tid == self.main_tid).astype(np.int64)
         self._main_ts = self.op_ts[self._main_ops] if len(self._main_ops) else np.zeros(0)
         self.r_ts, self.r_end = r_ts, r_end
 
