@@ -8,6 +8,8 @@ built by hand in tests.
 
 The modules, each importing only those above it:
 
+* ``builder``: ``record_builder`` (fast construction) and ``pickled_by_fields`` (a record that
+  pickles as its fields, for those a worker of a run sends back by the thousand); it imports nothing;
 * ``kinds``: the enumerations (``Literal`` types) and their values as tuples;
 * ``counting``: dtypes, ``TensorMeta``, ``OpCall``, ``Count``, ``CommCount``;
 * ``device``: ``Figure``, ``MemoryLevel``, ``DeviceSpec``;
@@ -20,7 +22,6 @@ The modules, each importing only those above it:
 * ``report``: ``Implausible``, ``Note``, ``Report``;
 * ``distributed``: ``RankRecord``, ``RunReport``...;
 * ``count``: ``floorcalc count``'s ``Recording``, ``CountReport``...;
-* ``builder``: ``record_builder``;
 * ``documents``: the JSON documents floorcalc writes, as records (``ReportDocument`` and its
   parts), written and read by floorcalc.util.codec; imported from their module
   (``from floorcalc.records.documents import ReportDocument``), not re-exported here.
@@ -77,7 +78,7 @@ from floorcalc.records.count import (
     RecordedOp, ModuleInfo, Recording, ModuleRow, OpTotal, UncountedOp, OracleResult, Comparison, CountReport,
 )
 from floorcalc.records.builder import (
-    record_builder,
+    record_builder, pickled_by_fields, rebuild,
 )
 
 __all__ = [
@@ -99,5 +100,5 @@ __all__ = [
     "NcuProfile", "KernelCounterRow", "OpCounters", "CounterGroup", "CounterJoin", "Counters", "Implausible",
     "Note", "Report", "RankRecord", "PeerWait", "RankSummary", "CollectiveInstance", "CollectiveRow",
     "LateRank", "RunReport", "RecordedOp", "ModuleInfo", "Recording", "ModuleRow", "OpTotal", "UncountedOp",
-    "OracleResult", "Comparison", "CountReport", "record_builder",
+    "OracleResult", "Comparison", "CountReport", "record_builder", "pickled_by_fields", "rebuild",
 ]

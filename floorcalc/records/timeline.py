@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal, Mapping, Optional, Tuple
 
+from floorcalc.records.builder import pickled_by_fields
 from floorcalc.records.kinds import OMIT, ColdStartKind, EventKind, GapCause, IdleTerm, Level, SliceBound, Target, WaitKind
 from floorcalc.records.classify import Spread
 from floorcalc.records.trace import CollectiveCall
@@ -290,6 +291,7 @@ class MemoryStats:
     peak_reserved_bytes: Optional[int] = None
 
 
+@pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class ActivitySpan:
     """What a rank was doing in one stretch of time before one of its collectives started (the

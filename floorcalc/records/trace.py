@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import FrozenSet, Mapping, Optional, Tuple
 
+from floorcalc.records.builder import pickled_by_fields
 from floorcalc.records.counting import OpCall
 from floorcalc.records.device import Figure
 from floorcalc.records.kinds import CollectiveKind, ComputeUnit, EventKind, Target
@@ -172,6 +173,7 @@ class DistributedInfo:
     host: str = ""
 
 
+@pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class CollectiveCall:
     """One collective or point-to-point op of a trace, as its device kernel's args or its

@@ -46,6 +46,8 @@ OLDER_BLOCKS = 4
 OLDER_LABELS = 3
 
 _COMM_COL = COLUMNS.index("communication")
+#: Idle segments whose dense rows (a float per column) :class:`_Segments` reads at once.
+_ROWS_AT_ONCE = 1 << 16
 
 
 def comm_event_ids(trace: Trace) -> FrozenSet[int]:
@@ -116,7 +118,9 @@ def collectives(trace: Trace, win: Window, ev: Sequence[GpuEvent], ts: np.ndarra
     floor_sum, floored, link_sum, msg_sum, uncounted = 0.0, 0, 0.0, 0.0, 0
     # the host op at the middle of every segment, in one call (a lead-in asks again only for
     # the segments it cuts at its ends)
-    seg_op = op_at((part.start + part.end) * 0.5) if len(part.start) else np.zeros(0, dtype=np.int64)
+    seg_op = (op_at((part.start + part.end) * 0.5) if len(part.start) else np.zeros(0, dtype=np.int64)).tolist()
+    seg = _Segments.of(part)
+    comm_flags = is_comm.tolist()
     for a, b, c, k in items:
         key = _ordinal_key(c)
         ordinal = ordinals.get(key, 0)
@@ -133,8 +137,8 @@ def collectives(trace: Trace, win: Window, ev: Sequence[GpuEvent], ts: np.ndarra
             link_sum += cc.link_bytes
             msg_sum += cc.message_bytes
         owner = k
-        exposed = _exposed(part, a, b, owner)
-        lead = _lead_in(part, ev, is_comm, names, unit_of, op_at, max(prev_start, 0.0), a, groups, seg_op)
+        exposed = _exposed(seg, a, b, owner)
+        lead = _lead_in(seg, ev, comm_flags, names, unit_of, op_at, max(prev_start, 0.0), a, groups, seg_op)
         op_name = trace.ops[c.op].name if c.op is not None else (u.name if u is not None else "")
         out.append(CollectiveTiming(
             call=c, ordinal=ordinal, ts_us=a + W0, at_us=a, duration_us=b - a, op=op_name,
@@ -299,32 +303,51 @@ def _names(trace: Trace) -> List[str]:
     return [o.name for o in trace.ops]
 
 
-def _segments(part: Partition, a: float, b: float) -> Tuple[int, int]:
-    """The range of partition segments overlapping ``[a, b]``."""
-    lo = int(np.searchsorted(part.end, a, side="right"))
-    hi = int(np.searchsorted(part.start, b, side="left"))
-    return lo, hi
+class _Segments(NamedTuple):
+    """The window's partition as Python lists, made once for all its collectives (each
+    collective's exposed stretches and lead-in read a few segments: a list item costs a tenth
+    of a numpy element read and its float): starts, ends, owners (-1: idle), and each
+    segment's idle cause (the idle column with the largest amount; the first on a tie, as
+    ``np.argmax``; read only for idle segments)."""
+
+    start: List[float]
+    end: List[float]
+    owner: List[int]
+    idle: List[str]
+
+    @classmethod
+    def of(cls, part: Partition) -> "_Segments":
+        owner = part.owner.tolist()
+        idle = [""] * len(owner)
+        gaps = np.flatnonzero(part.owner < 0)
+        for i in range(0, len(gaps), _ROWS_AT_ONCE):  # the idle segments' dense rows, a slice at a time
+            chunk = gaps[i:i + _ROWS_AT_ONCE]
+            cols = np.argmax(part.rows(chunk)[:, IDLE_COLUMNS], axis=1) + IDLE_COLUMNS.start
+            for j, c in zip(chunk.tolist(), cols.tolist()):
+                idle[j] = COLUMNS[c]
+        return cls(part.start.tolist(), part.end.tolist(), owner, idle)
+
+    def overlapping(self, a: float, b: float) -> Tuple[int, int]:
+        """The range of segments overlapping ``[a, b]`` (``np.searchsorted`` of the ends, right,
+        and of the starts, left)."""
+        return bisect_right(self.end, a), bisect_left(self.start, b)
 
 
-def _exposed(part: Partition, a: float, b: float, owner: int) -> Tuple[Tuple[float, float, str], ...]:
+def _exposed(seg: _Segments, a: float, b: float, owner: int) -> Tuple[Tuple[float, float, str], ...]:
     """The stretches of ``[a, b]`` the collective owns alone (``communication``) or, for one
     without a kernel (``owner`` -1), in which no kernel ran (their idle cause); from ``a``."""
-    lo, hi = _segments(part, a, b)
+    lo, hi = seg.overlapping(a, b)
     out: List[Tuple[float, float, str]] = []
     for j in range(lo, hi):
-        o = int(part.owner[j])
+        o = seg.owner[j]
         if owner >= 0 and o != owner:
             continue
         if owner < 0 and o >= 0:
             continue
-        s, e = max(a, float(part.start[j])), min(b, float(part.end[j]))
+        s, e = max(a, seg.start[j]), min(b, seg.end[j])
         if e <= s:
             continue
-        if o >= 0:
-            label = "communication"
-        else:
-            col = int(np.argmax(part.rows(np.array([j]))[0, IDLE_COLUMNS])) + IDLE_COLUMNS.start
-            label = COLUMNS[col]
+        label = "communication" if o >= 0 else seg.idle[j]
         if out and out[-1][2] == label and abs(out[-1][1] - (s - a)) < 1e-9:
             out[-1] = (out[-1][0], e - a, label)
         else:
@@ -332,20 +355,21 @@ def _exposed(part: Partition, a: float, b: float, owner: int) -> Tuple[Tuple[flo
     return tuple(out)
 
 
-def _lead_in(part: Partition, ev: Sequence[GpuEvent], is_comm: np.ndarray, names: Sequence[str],
+def _lead_in(seg: _Segments, ev: Sequence[GpuEvent], is_comm: Sequence[bool], names: Sequence[str],
              unit_of: Dict[int, WorkUnit], op_at: Callable[[np.ndarray], np.ndarray], since: float,
-             a: float, groups: Dict[int, str], seg_op: Optional[np.ndarray] = None) -> Tuple[ActivitySpan, ...]:
+             a: float, groups: Dict[int, str], seg_op: Optional[Sequence[int]] = None) -> Tuple[ActivitySpan, ...]:
     """What the rank did in ``[since, a]`` (note 3), latest spans last, relative to ``a``.
     ``seg_op``: ``op_at`` of every segment's middle, when the caller has it."""
     if a <= since:
         return ()
-    lo, hi = _segments(part, since, a)
+    lo, hi = seg.overlapping(since, a)
     spans: List[Tuple[float, float, str, str]] = []     # built backwards: (start, end, kind, name)
     for j in range(hi - 1, lo - 1, -1):
-        s, e = max(since, float(part.start[j])), min(a, float(part.end[j]))
+        s0, e0 = seg.start[j], seg.end[j]
+        s, e = max(since, s0), min(a, e0)
         if e <= s:
             continue
-        o = int(part.owner[j])
+        o = seg.owner[j]
         if o >= 0:
             u = unit_of.get(ev[o].index)
             kind = "communication" if is_comm[o] else ("kernel" if ev[o].kind == "kernel" else "data_movement")
@@ -354,10 +378,9 @@ def _lead_in(part: Partition, ev: Sequence[GpuEvent], is_comm: np.ndarray, names
             if is_comm[o] and g:
                 name = f"{name} (group {g})"
         else:
-            col = int(np.argmax(part.rows(np.array([j]))[0, IDLE_COLUMNS])) + IDLE_COLUMNS.start
-            whole = s == float(part.start[j]) and e == float(part.end[j])
-            opi = int(seg_op[j]) if whole and seg_op is not None else int(op_at(np.array([(s + e) * 0.5]))[0])
-            kind, name = COLUMNS[col], names[opi] if opi >= 0 else ""
+            whole = s == s0 and e == e0
+            opi = seg_op[j] if whole and seg_op is not None else int(op_at(np.array([(s + e) * 0.5]))[0])
+            kind, name = seg.idle[j], names[opi] if opi >= 0 else ""
         if spans and spans[-1][2] == kind and spans[-1][3] == name and abs(spans[-1][0] - e) < 1e-6:
             spans[-1] = (s,) + spans[-1][1:]
             continue

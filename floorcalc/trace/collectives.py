@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import json
 import re
+from functools import lru_cache
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from floorcalc.records import (UNKNOWN_DTYPE, CollectiveCall, CollectiveKind, CpuOp, DistributedInfo, GpuEvent,
@@ -133,16 +134,28 @@ def parse_ranks(value: Any) -> Tuple[Tuple[int, ...], bool]:
 
     torch cuts the list short past 30 ranks (``"[0, 1, ..., 63]"``): the ranks it shows are
     returned with ``complete`` False. A value that is not a list of ints gives ``((), False)``.
+    A text is parsed once per distinct text (:func:`_ranks_of_text`): every collective of a
+    group repeats it, 64 numbers long in a 64-rank run.
     """
     if isinstance(value, str):
-        text = value.strip()
-        if not (text.startswith("[") and text.endswith("]")):
-            return (), False
-        items = [t.strip() for t in text[1:-1].split(",") if t.strip()]
-    elif isinstance(value, (list, tuple)):
-        items = list(value)
-    else:
+        return _ranks_of_text(value)
+    if isinstance(value, (list, tuple)):
+        return _ranks_of_items(list(value))
+    return (), False
+
+
+@lru_cache(maxsize=4096)
+def _ranks_of_text(value: str) -> Tuple[Tuple[int, ...], bool]:
+    """:func:`parse_ranks` of a text, kept for the next collective that repeats it (the result
+    is immutable, so one tuple is shared by all of them)."""
+    text = value.strip()
+    if not (text.startswith("[") and text.endswith("]")):
         return (), False
+    return _ranks_of_items([t.strip() for t in text[1:-1].split(",") if t.strip()])
+
+
+def _ranks_of_items(items: List[Any]) -> Tuple[Tuple[int, ...], bool]:
+    """The ints among ``items`` and whether every item was one (and there was one)."""
     out: List[int] = []
     complete = bool(items)
     for t in items:

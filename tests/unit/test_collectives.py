@@ -56,6 +56,12 @@ def test_dtype_ranks_and_kernel_names():
     assert parse_ranks("[0, 1, 2]") == ((0, 1, 2), True)
     assert parse_ranks("[0, 1, ..., 63]") == ((0, 1, 63), False)     # torch cuts long lists short
     assert parse_ranks("[]") == ((), False) and parse_ranks(7) == ((), False)
+    assert parse_ranks([0, "1"]) == ((0, 1), True) and parse_ranks([True]) == ((), False)
+    assert parse_ranks("0, 1") == ((), False)
+    # a text every collective of a group repeats is parsed once: one tuple shared by all of them
+    text = "[" + ", ".join(map(str, range(64))) + "]"
+    first, again = parse_ranks(text), parse_ranks(" ".join([text]))
+    assert first == (tuple(range(64)), True) and again[0] is first[0]
     assert is_comm_kernel("ncclDevKernel_AllGather_RING_LL(x)") and is_comm_kernel("ncclKernel_Broadcast_RING_LL")
     assert not is_comm_kernel("sm90_xmma_gemm_bf16bf16") and not is_comm_kernel("elementwise_kernel")
 
@@ -265,3 +271,25 @@ def test_a_collective_faster_than_its_link_is_flagged_as_a_link_figure_not_a_cac
     rep = build_report(parse(b.to_dict()), h200_spec())
     (w,) = [w for w in rep.warnings if w.level == "op" and w.figure == "bytes_per_s"]
     assert w.cause == "wrong_spec" and "link" in w.detail and "cache" not in w.detail
+
+
+def test_lead_in_spans_and_collective_calls_pickle_by_their_fields():
+    # GIVEN the records a rank's collectives carry back from a worker of a run
+    import dataclasses
+    import pickle
+
+    from floorcalc.records import ActivitySpan, CollectiveCall
+
+    span, older = ActivitySpan(-3.5, -1.0, "kernel", "aten::mm"), ActivitySpan(-9.0, -3.5, "python", "", 0.25)
+    call = CollectiveCall(kind="all_reduce", name="allreduce", dtype="bfloat16", in_elements=4, out_elements=4,
+                          group_size=2, group_name="0", group_ranks=(0, 1), seq=3, peer=None, event=7, op=2)
+    for rec in (span, older, call):
+        # WHEN one is pickled and read back (as ProcessPoolExecutor and Dask do)
+        back = pickle.loads(pickle.dumps(rec, protocol=pickle.HIGHEST_PROTOCOL))
+        # THEN it is the same record: class, every field, equality, hash, still frozen
+        assert type(back) is type(rec) and back == rec and hash(back) == hash(rec)
+        assert dataclasses.astuple(back) == dataclasses.astuple(rec)
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            back.kind = "other"  # type: ignore[misc]
+    # AND the pickle says the class and the fields, not a state dict per record
+    assert b"rebuild" in pickle.dumps(span)
