@@ -107,7 +107,12 @@ def _host(names: Sequence[str], op: Columns, rt: Columns, modules: Sequence[Modu
     tid_i = np.unique(tid, return_inverse=True)[1].reshape(-1)
     thread = pid_i.astype(np.int64) * (int(tid_i.max(initial=0)) + 1) + tid_i
     end = ts + dur
-    op_parent, op_module, rt_op = nest(ts, end, dur, thread, [m[4] for m in modules], n_mod, n_ops, n_rt)
+    op_parent_l, op_module, rt_op_l = nest(ts, end, dur, thread, [m[4] for m in modules], n_mod, n_ops, n_rt)
+    # the rows of every table together are not needed again, nor the lists' int objects
+    del ts, dur, pid, tid, pid_i, tid_i, thread, end
+    op_parent = np.array(op_parent_l, dtype=np.int64)
+    rt_op = np.array(rt_op_l, dtype=np.int64)
+    del op_parent_l, rt_op_l
 
     # Final op order: by start time, longer first (ties keep file order); indices renumbered.
     op_order = np.lexsort((-op_dur, op_ts)) if n_ops else np.zeros(0, np.int64)
@@ -127,7 +132,8 @@ def _host(names: Sequence[str], op: Columns, rt: Columns, modules: Sequence[Modu
         step_or_none = [s.number for s in steps] + [None]
     # the columns in the final order, so that the records are made by one map over them
     order = op_order
-    parent = np.asarray(op_parent, dtype=np.int64)[order]
+    parent = op_parent[order]
+    del op_parent
     parent_new = np.where(parent >= 0, new_index[np.maximum(parent, 0)], -1)
     call_or_none: List[Optional[OpCall]] = [*calls, None]
     call_code = np.where(op["call"] < 0, -1, op["call"])
@@ -146,8 +152,7 @@ def _host(names: Sequence[str], op: Columns, rt: Columns, modules: Sequence[Modu
             map(call_or_none.__getitem__, call_code[sl].tolist()),
             map(op_module.__getitem__, sl_l),
             map(step_or_none.__getitem__, step_code[sl].tolist())))
-    rt_op_a = np.asarray(rt_op, dtype=np.int64)
-    rt_op_new = np.where(rt_op_a >= 0, new_index[np.maximum(rt_op_a, 0)], -1) if n_ops else np.full(n_rt, -1)
+    rt_op_new = np.where(rt_op >= 0, new_index[np.maximum(rt_op, 0)], -1) if n_ops else np.full(n_rt, -1)
     runtime: List[RuntimeCall] = list(map(
         _new_call, map(name_of, rt["name"].tolist()), rt_ts.tolist(), rt_dur.tolist(), _shared(rt["tid"]),
         [None if c == NO_ID else c for c in rt["corr"].tolist()],
