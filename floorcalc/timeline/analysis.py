@@ -24,6 +24,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections import defaultdict
+from itertools import islice
 from operator import attrgetter
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
@@ -116,7 +117,7 @@ def analyze(trace: Trace, win: Window, units: Sequence[WorkUnit], spec: DeviceSp
     # ops; without them nothing shows what the host did ("unknown: no host events")
     pieces = paint(gap_s, gap_e, host.layers, default="python" if trace.ops else "unknown")
     ps, pe, pl, pg = pieces
-    part = build((bs, be, bo), rows[bo] if len(bo) else np.zeros((0, len(COLUMNS))), (ps, pe, pl, pg), wall)
+    part = build((bs, be, bo), rows, (ps, pe, pl, pg), wall)
 
     # 4. decompositions
     total = part.integrate(np.array([0.0]), np.array([wall]))[0]
@@ -337,6 +338,7 @@ class _HostLayers:
                     span_end[rr] = r_end[p]
         span_s = [self.op_ts[rr] for rr in span_end]
         span_e = list(span_end.values())
+        del root, nxt
         # library set-up: host time in an op before its first launch (cold.library_setup)
         first_launch: Dict[int, float] = {}
         for p, i in enumerate(in_win):
@@ -353,12 +355,14 @@ class _HostLayers:
         last = int(np.searchsorted(self.op_ts, wall, side="right"))   # ops start-sorted: none after
         # the ops up to the window's end that end inside it: the collectives among them, by name
         op_end_us = op_ts_us[:last] + op_dur_us[:last]
+        del op_dur_us
         live = np.flatnonzero(op_end_us >= W0)
-        names = list(map(attrgetter("name"), ops[:last]))
-        collective_names = {name: calls.is_collective(name) for name in set(names)}
-        coll = np.fromiter(map(collective_names.__getitem__, names), dtype=bool, count=last)[live]
+        collective_names = {name: calls.is_collective(name) for name in set(map(attrgetter("name"), islice(ops, last)))}
+        coll = np.fromiter(map(collective_names.__getitem__, map(attrgetter("name"), islice(ops, last))), dtype=bool,
+                           count=last)[live]
         coll_s = (op_ts_us[live[coll]] - W0).tolist()
         coll_e = (op_end_us[live[coll]] - W0).tolist()
+        del op_ts_us, op_end_us, coll
         for k in (live.tolist() if cold else ()):
             o = ops[k]
             if o.parent is None and o.index in win.op_ids:

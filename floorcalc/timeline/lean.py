@@ -269,7 +269,7 @@ def _set_timeline(rich: RichPass, sj: _SetJoin, submit_us: float) -> _SetTimelin
     okt = ~np.isnan(t_src)
     if okt.any():
         piece_op[okt] = rich.op_at(t_src[okt])
-    part = build((bs, be, bo), rows[bo] if len(bo) else np.zeros((0, len(COLUMNS))), (ps, pe, pl, pg), length)
+    part = build((bs, be, bo), rows, (ps, pe, pl, pg), length)
     launch = np.array(s.launch_us)
     issued = np.where(launch >= 0, launch, ts)
     issued_end = np.where(launch >= 0, launch + np.array(s.launch_duration_us), ts)

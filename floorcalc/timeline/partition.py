@@ -240,9 +240,11 @@ class Partition:
         return out
 
 
-def build(busy: Tuple[np.ndarray, np.ndarray, np.ndarray], busy_rows: np.ndarray,
+def build(busy: Tuple[np.ndarray, np.ndarray, np.ndarray], event_rows: np.ndarray,
           pieces: Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], wall: float) -> Partition:
-    """The partition from busy segments (with their amount rows per unit length) and idle pieces."""
+    """The partition from busy segments (``busy``: starts, ends, owning event), each event's
+    amount row per unit length (``event_rows``, a row per event, a column per :data:`COLUMNS`
+    entry: a busy segment's amounts are its owner's row times its length) and idle pieces."""
     bs, be, bo = busy
     ps, pe, pl, _ = pieces
     start = np.concatenate([bs, ps])
@@ -250,12 +252,23 @@ def build(busy: Tuple[np.ndarray, np.ndarray, np.ndarray], busy_rows: np.ndarray
     o = np.argsort(start, kind="stable")
     at = np.empty(len(o), dtype=np.int64)     # where each segment goes in start order
     at[o] = np.arange(len(o))
-    # the amounts, sparse: each busy segment's columns that are not zero, each idle piece's cause
+    # the amounts, sparse: each busy segment's owner's columns that are not zero (its row's
+    # entries, in column order), times its length; each idle piece's cause
     nb = len(bs)
-    r, c = np.nonzero(busy_rows) if nb else (np.zeros(0, np.int64), np.zeros(0, np.int64))
+    if nb:
+        er, ec = np.nonzero(event_rows)
+        per_event = np.bincount(er, minlength=len(event_rows))
+        first = np.concatenate([[0], np.cumsum(per_event)[:-1]])
+        n_entries = per_event[bo]
+        r = np.repeat(np.arange(nb), n_entries)             # the busy segment of each entry
+        k = np.repeat(first[bo] - np.concatenate([[0], np.cumsum(n_entries)[:-1]]), n_entries) + np.arange(len(r))
+        c = ec[k]
+        busy_val = event_rows[er[k], c] * (be - bs)[r]
+    else:
+        r, c, busy_val = np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
     seg = np.concatenate([at[:nb][r], at[nb:]])
     col = np.concatenate([c, np.asarray(pl, dtype=np.int64)])
-    val = np.concatenate([busy_rows[r, c] * (be - bs)[r], pe - ps])
+    val = np.concatenate([busy_val, pe - ps])
     k = np.lexsort((col, seg))
     owner = np.concatenate([bo, np.full(len(ps), -1, dtype=np.int64)])
     return Partition(start=start[o], end=end[o], owner=owner[o], wall=wall, seg=seg[k].astype(np.int64),
