@@ -252,3 +252,20 @@ def test_a_tensor_larger_than_l2_is_partly_resident_and_the_floor_stays_a_lower_
     assert k["relu2"].floor_us == pytest.approx(4e6 / 1e9 * 1e6 + 2.0)
     # before (all-or-nothing residency) relu2 was floored at all 16 MB over DRAM
     assert k["relu2"].floor_us < 16e6 / 1e9 * 1e6
+
+
+def test_a_row_of_calls_of_two_dtypes_takes_the_peak_of_most_of_its_flops():
+    # a compiled graph's one aten::mm row: a small float32 product first (the rotary embedding's
+    # frequencies), then the bf16 GEMMs; the row and MFU divide by the bf16 tensor-core peak
+    b = KinetoBuilder()
+    b.step(0, 0.0, 500.0)
+    small = b.op("aten::mm", 1.0, 5.0, tensor_args([2, 4], [4, 2]))
+    b.launch(2.0, 50.0, 3.0, "sgemm_small", ext=small)
+    for i in range(2):
+        big = b.op("aten::mm", 10.0 + 10 * i, 5.0, tensor_args([256, 256], [256, 256], dtype="bfloat16"))
+        b.launch(11.0 + 10 * i, 60.0 + 40 * i, 30.0, "bf16_gemm", ext=big)
+    rep = build_report(parse(b.to_dict()), toy_spec())
+    (row,) = [r for r in rep.ops if r.name == "aten::mm"]
+    assert row.calls == 3
+    assert row.peak_key == "tensor.bfloat16"
+    assert rep.summary.mfu_peak_key == "tensor.bfloat16"
