@@ -201,8 +201,21 @@ def pairs(cache: Optional[Dict[str, Any]] = None) -> List[Dict[str, Any]]:
                     "measured_bare_runs_us": list(target.capture.bare_wall_us_runs or ()) if target.capture else [],
                     # fusion: how much the compiler changed the kernels the projection keeps
                     "compute_change": (compute_us(target) / compute_us(rep) - 1
-                                       if scenario.startswith("fused") and compute_us(rep) > 0 else None)})
+                                       if scenario.startswith("fused") and compute_us(rep) > 0 else None),
+                    # fusion: the device part with the compiled run's own GEMM and attention time in
+                    # place of the projected one (the eager run's, less the folded broadcast GEMMs),
+                    # against the compiled run: the error of what the projection models (the
+                    # elementwise chains), apart from the compiler's choice of GEMM and attention
+                    # kernels, which no projection from an eager run sees
+                    "busy_error_same_compute": ((busy - compute_us(rep) + _folded_us(w.basis) + compute_us(target))
+                                                / got.gpu_busy_us - 1 if scenario.startswith("fused") else None)})
     return out
+
+
+def _folded_us(basis: Any) -> float:
+    """What a fusion projection takes off the broadcast-weight batched GEMMs (their time less
+    time / B), per pass: part of the GEMM time it projects."""
+    return sum(g.duration_us * (1 - 1 / g.batch) for g in basis.broadcast_gemms)
 
 
 #: the formula families a fusion projection holds fixed (it fuses the elementwise ops between them)
@@ -224,15 +237,17 @@ def _pct(x: Optional[float]) -> str:
 def table(rows: List[Dict[str, Any]]) -> str:
     """The rows as docs/examples/whatif.md's Markdown table."""
     lines = ["| projected from | scenario | measured run | held out | device: projected / measured (us) | device error "
-             "| step: projected / measured (us) | step error | device-bound | GEMM + attention time changed |",
-             "| --- | --- | --- | --- | ---: | ---: | ---: | ---: | --- | ---: |"]
+             "| step: projected / measured (us) | step error | device-bound | GEMM + attention time changed "
+             "| device error, the compiled GEMM + attention time |",
+             "| --- | --- | --- | --- | ---: | ---: | ---: | ---: | --- | ---: | ---: |"]
     for r in rows:
         what = r["scenario"] + (f" {r['argument']}" if r["argument"] else "")
         step = ("not known" if r["projected_us"] is None else f"{r['projected_us']:,.1f}") + f" / {r['measured_us']:,.1f}"
         lines.append(f"| `{r['from']}` | {what} | `{r['measured_run']}` | {'yes' if r['held_out'] else 'no'} | "
                      f"{r['projected_busy_us']:,.1f} / {r['measured_busy_us']:,.1f} | {_pct(r['busy_error'])} | "
                      f"{step} | {_pct(r['error'])} | {'yes' if r['device_bound'] else 'no'} | "
-                     f"{'' if r['compute_change'] is None else _pct(r['compute_change'])} |")
+                     f"{'' if r['compute_change'] is None else _pct(r['compute_change'])} | "
+                     f"{'' if r.get('busy_error_same_compute') is None else _pct(r['busy_error_same_compute'])} |")
     return "\n".join(lines)
 
 
@@ -252,6 +267,10 @@ def ranges(rows: List[Dict[str, Any]]) -> Dict[str, str]:
         held = sum(1 for r in rs if r["held_out"])
         text = (f"device part {_span([r['busy_error'] for r in rs])} over {len(rs)} H200 projections "
                 f"({', '.join(models)}; {held} on models held out of tuning)")
+        same = [r["busy_error_same_compute"] for r in rs if r.get("busy_error_same_compute") is not None]
+        if same:
+            text += (f"; {_span(same)} with the compiled run's own GEMM and attention time, which the "
+                     "compiler chose and a fusion projection keeps as eager")
         steps = [r["error"] for r in rs if r["error"] is not None and r["device_bound"]]
         if steps:
             text += f", step {_span(steps)} over the {len(steps)} whose measured step is device-bound"
