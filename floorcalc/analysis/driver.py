@@ -275,4 +275,4 @@ def _build_report(trace: Trace, spec: DeviceSpec, cap: CaptureInfo, *, passes: O
     # what changes would buy: projected step times from this pass (floorcalc.whatif)
     from floorcalc.whatif import section
 
-    return dataclasses.replace(report, whatif=section(report, units, n, spec))
+    return dataclasses.replace(report, whatif=section(report, units, n, spec, trace.ops))

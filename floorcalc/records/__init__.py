@@ -63,7 +63,7 @@ from floorcalc.records.timeline import (
     StepTimes, Timeline, DeviceLane,
 )
 from floorcalc.records.whatif import (
-    OpScaling, FusionChain, WhatIfBasis, ProjectionTerm, Projection, WhatIf,
+    OpScaling, FusionChain, BroadcastGemm, WhatIfBasis, ProjectionTerm, Projection, WhatIf,
 )
 from floorcalc.records.counters import (
     KernelCounters, NcuProfile, KernelCounterRow, OpCounters, CounterGroup, CounterJoin, Counters,
@@ -96,7 +96,7 @@ __all__ = [
     "OpGroup", "Grouping", "CAUSE_TERM", "Gap", "IdleSpans", "IdleRow", "HostWait", "CopyRow", "ColdStart",
     "Decomposition", "KernelLaunchRow", "LaunchStats", "InvariantCheck", "RangeRow", "MemoryStats",
     "ActivitySpan", "CollectiveTiming", "CommunicationStats", "StepTimes", "Timeline", "DeviceLane",
-    "OpScaling", "FusionChain", "WhatIfBasis", "ProjectionTerm", "Projection", "WhatIf", "KernelCounters",
+    "OpScaling", "FusionChain", "BroadcastGemm", "WhatIfBasis", "ProjectionTerm", "Projection", "WhatIf", "KernelCounters",
     "NcuProfile", "KernelCounterRow", "OpCounters", "CounterGroup", "CounterJoin", "Counters", "Implausible",
     "Note", "Report", "RankRecord", "PeerWait", "RankSummary", "CollectiveInstance", "CollectiveRow",
     "LateRank", "RunReport", "RecordedOp", "ModuleInfo", "Recording", "ModuleRow", "OpTotal", "UncountedOp",

@@ -59,6 +59,23 @@ class FusionChain:
 
 
 @dataclass(frozen=True)
+class BroadcastGemm:
+    """A batched GEMM whose second operand is one matrix broadcast over the batch (its batch
+    stride 0), per pass (floorcalc.whatif.basis). Eager ``torch.matmul`` of a strided ``[B, 1, d]``
+    slice (Hugging Face's last-token ``lm_head``) runs as ``aten::bmm`` against the weight
+    expanded B times, and each of the B products reads the whole weight: its time grows with B
+    while its floor reads the weight once. A compiler that folds the batch into one ``aten::mm``
+    reads it once (floorcalc.whatif.project, fusion). ``name``/``module``: the op row that owns it;
+    ``batch``: B; ``calls``: per pass; ``duration_us``: its device time per pass."""
+
+    name: str
+    module: str
+    batch: int
+    calls: float
+    duration_us: float
+
+
+@dataclass(frozen=True)
 class WhatIfBasis:
     """What the what-if projections need from the pass beyond its rows, read from the work
     units once by floorcalc.whatif.basis and kept in the report (so ``floorcalc whatif
@@ -70,7 +87,9 @@ class WhatIfBasis:
     chains of the pass (:class:`FusionChain`), the longest measured time first. ``seq``: the
     positions a sequence attends over (Sk), read from the attention calls' shapes, and
     ``query_seq`` its new tokens (Sq; equal to ``seq`` in a prefill, 1 in a decode step), None
-    when no attention call was found; ``seq_how``: how they were found, or why not."""
+    when no attention call was found; ``seq_how``: how they were found, or why not.
+    ``broadcast_gemms``: the pass's batched GEMMs of a broadcast weight (:class:`BroadcastGemm`),
+    the longest first."""
 
     launches: float
     batch: Optional[int]
@@ -80,6 +99,7 @@ class WhatIfBasis:
     seq: Optional[int] = None
     query_seq: Optional[int] = None
     seq_how: str = ""
+    broadcast_gemms: Tuple[BroadcastGemm, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -12,21 +12,23 @@ from __future__ import annotations
 from typing import Sequence
 
 from floorcalc.util.errors import WhatIfError
-from floorcalc.records import DeviceSpec, Report, WhatIf, WorkUnit
+from floorcalc.records import CpuOp, DeviceSpec, Report, WhatIf, WorkUnit
 
 __all__ = ["section", "why_none"]
 
 
-def section(report: Report, units: Sequence[WorkUnit], passes: int, spec: DeviceSpec) -> WhatIf | None:
+def section(report: Report, units: Sequence[WorkUnit], passes: int, spec: DeviceSpec,
+            ops: Sequence[CpuOp] = ()) -> WhatIf | None:
     """The what-if section of a report built from ``units`` against ``spec`` (the spec in use,
-    with its ``details``): None for a run with no device timeline or no ceilings."""
+    with its ``details``; ``ops``: the trace's CPU ops, whose recorded calls show a batched GEMM
+    of a broadcast weight): None for a run with no device timeline or no ceilings."""
     from floorcalc.whatif.basis import basis
     from floorcalc.whatif.project import graph_cost, project
 
     if report.target != "cuda" or report.timeline is None or report.timeline.decomposition is None \
             or not spec.has_ceilings:
         return None
-    b = basis(units, passes)
+    b = basis(units, passes, ops)
     try:
         graph, missing = graph_cost(spec, spec.launch_latency_us), ""
     except WhatIfError as e:

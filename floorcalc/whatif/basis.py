@@ -45,6 +45,11 @@ Notes
    reads and last writes; each op's output but the last is an intermediate tensor, written once
    and read once by the next: ``saved_bytes = 2 * sum(bytes_written[:-1])``, capped at the chain's
    bytes. Chains of the same ops and module are summed, per pass.
+7. **Batched GEMMs of a broadcast weight**: a unit whose kernels were launched by an
+   ``aten::bmm`` call whose second operand has batch stride 0 and batch B > 1 (the recorded
+   strides: eager ``matmul`` of a strided ``[B, 1, d]`` slice, as Hugging Face's last-token
+   ``lm_head``, expands the weight B times and each product reads all of it). Summed per op row
+   (name, module, B), per pass. Found only when the trace's ops are given (their recorded calls).
 """
 
 from __future__ import annotations
@@ -55,9 +60,10 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 from floorcalc.counting import count as count_call
 from floorcalc.counting.registry import family_of
 from floorcalc.classify.fallback import BYTES_ONLY
-from floorcalc.records import (Arg, Count, FusionChain, OpCall, OpScaling, TensorMeta, WhatIfBasis, WorkUnit)
+from floorcalc.records import (Arg, BroadcastGemm, Count, CpuOp, FusionChain, OpCall, OpScaling, TensorMeta,
+                               WhatIfBasis, WorkUnit)
 
-__all__ = ["FUSIBLE_FAMILIES", "Seq", "basis", "find_batch", "find_seq", "fusion_chains", "scaled_call",
+__all__ = ["FUSIBLE_FAMILIES", "Seq", "basis", "broadcast_gemms", "find_batch", "find_seq", "fusion_chains", "scaled_call",
            "scaling", "seq_scaled_call"]
 
 #: Formula families whose ops a fusing compiler folds into one elementwise kernel.
@@ -432,8 +438,38 @@ def fusion_chains(units: Sequence[WorkUnit], passes: int) -> Tuple[FusionChain, 
     return tuple(chains)
 
 
-def basis(units: Sequence[WorkUnit], passes: int) -> WhatIfBasis:
-    """The :class:`WhatIfBasis` of a pass's ``units`` (``passes`` passes in the window)."""
+def _broadcast_batch(call: Optional[OpCall]) -> int:
+    """B of an ``aten::bmm`` call whose second operand is broadcast over its batch (stride 0), else 0."""
+    if call is None or call.name != "aten::bmm":
+        return 0
+    ts = call.tensors()
+    if len(ts) < 2 or len(ts[1].shape) != 3 or ts[1].strides is None:
+        return 0
+    return ts[1].shape[0] if ts[1].strides[0] == 0 and ts[1].shape[0] > 1 else 0
+
+
+def broadcast_gemms(units: Sequence[WorkUnit], passes: int, ops: Sequence[CpuOp]) -> Tuple[BroadcastGemm, ...]:
+    """The batched GEMMs of a broadcast weight among ``units`` (note 7), per pass, the longest
+    first; ``ops``: the trace's CPU ops, indexed by a device event's ``op``."""
+    sums: Dict[Tuple[str, str, int], List[float]] = defaultdict(lambda: [0.0, 0.0])
+    for u in units:
+        for ev in u.events:
+            if ev.kind != "kernel" or ev.op is None or not 0 <= ev.op < len(ops):
+                continue
+            b = _broadcast_batch(ops[ev.op].call)
+            if b:
+                s = sums[(u.name, u.module, b)]
+                s[0] += 1.0
+                s[1] += ev.duration_us
+    out = [BroadcastGemm(name=n, module=m, batch=b, calls=s[0] / passes, duration_us=s[1] / passes)
+           for (n, m, b), s in sums.items()]
+    out.sort(key=lambda g: -g.duration_us)
+    return tuple(out)
+
+
+def basis(units: Sequence[WorkUnit], passes: int, ops: Sequence[CpuOp] = ()) -> WhatIfBasis:
+    """The :class:`WhatIfBasis` of a pass's ``units`` (``passes`` passes in the window); ``ops``:
+    the trace's CPU ops (:attr:`Trace.ops`), which note 7 reads; without them none is found."""
     launches = sum(len(u.events) for u in units) / passes
     b, how = find_batch(units)
     seq, seq_how = find_seq(units, b)
@@ -441,4 +477,5 @@ def basis(units: Sequence[WorkUnit], passes: int) -> WhatIfBasis:
                        scaling=scaling(units, passes, b, seq) if b is not None or seq is not None else (),
                        chains=fusion_chains(units, passes),
                        seq=seq.length if seq is not None else None,
-                       query_seq=seq.query if seq is not None else None, seq_how=seq_how)
+                       query_seq=seq.query if seq is not None else None, seq_how=seq_how,
+                       broadcast_gemms=broadcast_gemms(units, passes, ops) if ops else ())

@@ -135,7 +135,7 @@ def test_fused_chain_saves_its_intermediate_bytes_and_launches(rep):
     c = rep.whatif.basis.chains[0]
     L, W = 2.0, 1e10
     fused_floor = min(c.floor_us, (c.bytes - c.saved_bytes) / W * 1e6 + L)
-    fused_time = fused_floor * c.duration_us / c.floor_us
+    fused_time = min(c.duration_us, fused_floor / pj.FUSED_EFFICIENCY)
     assert p.parts_us["floor_us"] == pytest.approx(m.parts_us["floor_us"] - (c.floor_us - fused_floor))
     assert p.parts_us["excess_us"] == pytest.approx(
         m.parts_us["excess_us"] - ((c.duration_us - c.floor_us) - (fused_time - fused_floor)))
@@ -430,3 +430,41 @@ def test_cli_seq(rep, tmp_path, capsys):
     with pytest.raises(SystemExit) as e:
         main(["whatif", str(good), "--seq", "0"])
     assert e.value.code == 2 and "'0' is not a sequence length" in capsys.readouterr().err
+
+
+def test_a_batched_gemm_of_a_broadcast_weight_is_folded_under_fusion(tmp_path):
+    # eager matmul of a strided [B, 1, d] slice: aten::linear -> aten::bmm against the weight
+    # expanded B times (batch stride 0); a fusing compiler runs one mm, reading the weight once
+    b = KinetoBuilder()
+    b.step(0, 0.0, 400.0)
+    lin = b.op("aten::linear", 1.0, 50.0, tensor_args([4, 1, 64], [512, 64]))
+    bmm_args = tensor_args([4, 1, 64], [4, 64, 512], dtype="float32")
+    bmm_args["Input Strides"] = [[4096, 64, 1], [0, 1, 64]]
+    bmm = b.op("aten::bmm", 2.0, 40.0, bmm_args)
+    b.launch(3.0, 100.0, 80.0, "gemv_batched", ext=bmm)
+    add = b.op("aten::add", 200.0, 5.0, tensor_args([4, 1, 512], [4, 1, 512]))
+    b.launch(201.0, 210.0, 10.0, "add_kernel", ext=add)
+    rep = build_report(load(b.write(tmp_path / "bcast.trace.json.gz")), _spec())
+    assert lin  # the linear owns the GEMM's kernel
+    (g,) = rep.whatif.basis.broadcast_gemms
+    assert (g.name, g.batch, g.calls, g.duration_us) == ("aten::linear", 4, 1.0, pytest.approx(80.0))
+    p = _by(rep.whatif, "fused_elementwise")
+    m = rep.whatif.measured
+    # no chain (one elementwise op): the excess loses the three reads of four, nothing else moves
+    assert rep.whatif.basis.chains == ()
+    assert p.parts_us["excess_us"] == pytest.approx(m.parts_us["excess_us"] - 80.0 * 3 / 4)
+    assert p.parts_us["floor_us"] == pytest.approx(m.parts_us["floor_us"])
+    assert "batch 4" in {t.part: t.how for t in p.terms}["excess_us"]
+    # read back from the report's JSON, the basis keeps it
+    back = jsonread.loads(jsonfmt.dumps(rep))
+    assert back.whatif.basis.broadcast_gemms == rep.whatif.basis.broadcast_gemms
+
+
+def test_a_bmm_of_two_batched_operands_is_not_a_broadcast():
+    from floorcalc.records import OpCall, TensorMeta
+    from floorcalc.whatif.basis import _broadcast_batch
+
+    a = TensorMeta((4, 1, 64), "float32")
+    assert _broadcast_batch(OpCall("aten::bmm", (a, TensorMeta((4, 64, 512), "float32")))) == 0
+    assert _broadcast_batch(OpCall("aten::bmm", (a, TensorMeta((4, 64, 512), "float32", (0, 1, 64))))) == 4
+    assert _broadcast_batch(OpCall("aten::mm", (a, TensorMeta((4, 64, 512), "float32", (0, 1, 64))))) == 0
