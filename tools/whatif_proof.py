@@ -48,6 +48,13 @@ SEQS = (128, 2048)
 
 Pair = Tuple[str, str, Optional[str], str]
 
+#: the third session's prefills (model, batch, tokens), eager and compiled
+#: (tools/whatif_record.py --set check): shapes recorded after the fusion rules were chosen,
+#: their last check
+CHECK = [("gemma", 16, 512), ("phi3", 4, 2048), ("qwen2", 8, 1024), ("mistral", 2, 2048), ("llama", 8, 256)]
+#: runs of the third recording session end in this
+THIRD = "_r3"
+
 
 def _prefill_pairs() -> List[Pair]:
     out: List[Pair] = []
@@ -87,6 +94,9 @@ def _prefill_pairs() -> List[Pair]:
                 (src, "fused_no_host", None, f"h200_{m}_b4_s512_compile_cuda-graphs{r2}")]
     for m in ("mistral", "qwen2"):  # eager from the first session, compiled with graphs from the second
         out += [(f"h200_{m}_b4_s512_eager", "fused_no_host", None, f"h200_{m}_b4_s512_compile_cuda-graphs{r2}")]
+    # the third session: shapes recorded after the fusion rules were chosen (whatif_record.py --set check)
+    for m, b, s in CHECK:
+        out += [(f"h200_{m}_b{b}_s{s}_eager{THIRD}", "fused_elementwise", None, f"h200_{m}_b{b}_s{s}_compile{THIRD}")]
     # the tuned Llama from another source point
     src = f"h200_llama_b2_s1024_eager{r2}"
     out += [(src, "batch", "8", f"h200_llama_b8_s1024_eager{r2}"), (src, "seq", "256", f"h200_llama_b2_s256_eager{r2}")]
@@ -148,7 +158,8 @@ def model_of(name: str) -> str:
 
 
 def held_out(name: str) -> bool:
-    return model_of(name) in HELD_OUT
+    """A run of a model no rule was chosen on, or one recorded after every rule was chosen."""
+    return model_of(name) in HELD_OUT or name.endswith(THIRD)
 
 
 def _report(name: str, cache: Dict[str, Any]) -> Any:
@@ -266,7 +277,7 @@ def ranges(rows: List[Dict[str, Any]]) -> Dict[str, str]:
         models = sorted({model_of(r["from"]) for r in rs})
         held = sum(1 for r in rs if r["held_out"])
         text = (f"device part {_span([r['busy_error'] for r in rs])} over {len(rs)} H200 projections "
-                f"({', '.join(models)}; {held} on models held out of tuning)")
+                f"({', '.join(models)}; {held} held out of every choice of rule)")
         same = [r["busy_error_same_compute"] for r in rs if r.get("busy_error_same_compute") is not None]
         if same:
             text += (f"; {_span(same)} with the compiled run's own GEMM and attention time, which the "

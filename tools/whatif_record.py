@@ -5,11 +5,12 @@ under tests/data/whatif/): ``floorcalc report`` of this checkout, its CLI called
 bf16, SDPA; examples/llama.py; examples/llama_decode.py) at several batches and sequence lengths,
 eager, compiled and replayed from CUDA graphs, each ``--warmup 2 --iters 2``.
 
-    python3 tools/whatif_record.py OUT_DIR [--set first|final] [--dry]
+    python3 tools/whatif_record.py OUT_DIR [--set first|final|check] [--dry]
 
 ``first``: the sweeps the rules were chosen on and checked against (batch 4, 512 tokens is the
 source point of every projection); ``final``: the re-check, CUDA-graph sweeps and models held
-out of every choice. ``--dry``: on the CPU, tiny shapes, to check the script. Each run writes
+out of every choice; ``check``: the fusion rules' last check, shapes recorded after they were
+chosen (the traces end ``_r3``). ``--dry``: on the CPU, tiny shapes, to check the script. Each run writes
 OUT_DIR/whatif/h200_<name>.trace.json.gz and its report JSON, and a line of runs.tsv (name, exit
 code, seconds, trace bytes, the summary's wall, bare, busy and floor); once DEADLINE_S (default
 200) seconds have gone the rest are skipped, and listed.
@@ -88,11 +89,23 @@ def final_runs(dry):
     return out
 
 
+def check_runs(dry):
+    """(name, model file, environment, extra flags): whatif_proof.CHECK, eager then compiled."""
+    from whatif_proof import CHECK  # tools/, this script's folder
+
+    points = CHECK if not dry else [("tiny", 2, 16)]
+    out = []
+    for m, b, s in points:
+        env = {"FLOORCALC_HF": m, "FLOORCALC_HF_BATCH": b, "FLOORCALC_HF_SEQ": s}
+        out += [(f"{m}_b{b}_s{s}_eager", HF, env, []), (f"{m}_b{b}_s{s}_compile", HF, env, ["--compile"])]
+    return out
+
+
 def main():
     dest = Path(sys.argv[1]) / "whatif"
     dry = "--dry" in sys.argv
     which = sys.argv[sys.argv.index("--set") + 1] if "--set" in sys.argv else "first"
-    runs = {"first": first_runs, "final": final_runs}[which]
+    runs = {"first": first_runs, "final": final_runs, "check": check_runs}[which]
     dest.mkdir(parents=True, exist_ok=True)
     deadline = float(os.environ.get("DEADLINE_S", "200"))
     from floorcalc.cli import main as fc

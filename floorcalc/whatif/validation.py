@@ -15,11 +15,11 @@ __all__ = ["RANGES", "validated"]
 
 # --- written by tools/whatif_proof.py --write: do not edit ---
 RANGES: Dict[str, str] = {
-    'no_host_overhead': 'device part -10% to -1% over 11 H200 projections (gemma, gpt2, gpt2m, llama, llama_decode, mistral, mlp, phi3, qwen2; 4 on models held out of tuning), step -11% to -1% over the 7 whose measured step is device-bound (docs/examples/whatif.md)',
-    'fused_elementwise': "device part -16% to +13% over 12 H200 projections (gemma, gpt2, gpt2m, llama, llama_decode, mistral, mlp, phi3, qwen2; 4 on models held out of tuning); -0% to +17% with the compiled run's own GEMM and attention time, which the compiler chose and a fusion projection keeps as eager, step not given (docs/examples/whatif.md)",
-    'batch': 'device part -11% to +11% over 52 H200 projections (exllama, gemma, gpt2m, llama, llama_decode, mistral, phi3, qwen2; 26 on models held out of tuning), step -9% to +2% over the 17 whose measured step is device-bound (docs/examples/whatif.md)',
-    'seq': 'device part -9% to +18% over 28 H200 projections (decode, exllama, gemma, gpt2m, llama, mistral, phi3, qwen2; 19 on models held out of tuning), step -6% to +5% over the 10 whose measured step is device-bound (docs/examples/whatif.md)',
-    'fused_no_host': "device part -2% to +10% over 6 H200 projections (gemma, gpt2m, llama, mistral, phi3, qwen2; 4 on models held out of tuning); +4% to +18% with the compiled run's own GEMM and attention time, which the compiler chose and a fusion projection keeps as eager, step -3% to +14% over the 6 whose measured step is device-bound (docs/examples/whatif.md)",
+    'no_host_overhead': 'device part -10% to -1% over 11 H200 projections (gemma, gpt2, gpt2m, llama, llama_decode, mistral, mlp, phi3, qwen2; 4 held out of every choice of rule), step -11% to -1% over the 7 whose measured step is device-bound (docs/examples/whatif.md)',
+    'fused_elementwise': "device part -16% to +13% over 17 H200 projections (gemma, gpt2, gpt2m, llama, llama_decode, mistral, mlp, phi3, qwen2; 9 held out of every choice of rule); -0% to +17% with the compiled run's own GEMM and attention time, which the compiler chose and a fusion projection keeps as eager, step not given (docs/examples/whatif.md)",
+    'batch': 'device part -11% to +11% over 52 H200 projections (exllama, gemma, gpt2m, llama, llama_decode, mistral, phi3, qwen2; 26 held out of every choice of rule), step -9% to +2% over the 17 whose measured step is device-bound (docs/examples/whatif.md)',
+    'seq': 'device part -9% to +18% over 28 H200 projections (decode, exllama, gemma, gpt2m, llama, mistral, phi3, qwen2; 19 held out of every choice of rule), step -6% to +5% over the 10 whose measured step is device-bound (docs/examples/whatif.md)',
+    'fused_no_host': "device part -2% to +10% over 6 H200 projections (gemma, gpt2m, llama, mistral, phi3, qwen2; 4 held out of every choice of rule); +4% to +18% with the compiled run's own GEMM and attention time, which the compiler chose and a fusion projection keeps as eager, step -3% to +14% over the 6 whose measured step is device-bound (docs/examples/whatif.md)",
 }
 # --- end ---
 
