@@ -219,9 +219,8 @@ def nest(ts: np.ndarray, end: np.ndarray, dur: np.ndarray, thread: np.ndarray, m
     rank = np.concatenate([np.zeros(n_mod, np.int8), np.ones(n_ops, np.int8), np.full(n_rt, 2, np.int8)])
     # Order: thread, then start time, then longer first (a parent before its children), then
     # modules before ops before runtime calls at the same start (a module range encloses its ops).
-    order = np.lexsort((rank, -dur, ts, thread)).tolist()
-    ts_l, end_l = ts.tolist(), end.tolist()
-    thread_l = thread.tolist()
+    order = np.lexsort((rank, -dur, ts, thread))
+    del rank
     off_op, off_rt = n_mod, n_mod + n_ops
     op_parent = [-1] * n_ops
     op_module = [""] * n_ops
@@ -231,34 +230,36 @@ def nest(ts: np.ndarray, end: np.ndarray, dur: np.ndarray, thread: np.ndarray, m
     s_idx: List[int] = []
     m_end: List[float] = []
     m_name: List[str] = []
-    for j in order:
-        if thread_l[j] != cur:
-            cur = thread_l[j]
-            s_end, s_idx, m_end, m_name = [], [], [], []
-        t = ts_l[j]
-        if j < off_op:
-            while m_end and m_end[-1] <= t:
-                m_end.pop()
-                m_name.pop()
-            m_end.append(end_l[j])
-            m_name.append(module_names[j])
-            continue
-        while s_end and s_end[-1] <= t:
-            s_end.pop()
-            s_idx.pop()
-        if j < off_rt:
-            i = j - off_op
-            if s_idx:
-                op_parent[i] = s_idx[-1]
-            while m_end and m_end[-1] <= t:
-                m_end.pop()
-                m_name.pop()
-            if m_name:
-                op_module[i] = m_name[-1]
-            s_end.append(end_l[j])
-            s_idx.append(i)
-        elif s_idx:
-            rt_op[j - off_rt] = s_idx[-1]
+    # swept a slice of the order at a time: only one slice's rows are Python objects at once
+    for a in range(0, len(order), _SLICE):
+        rows = order[a:a + _SLICE]
+        for j, t, e, th in zip(rows.tolist(), ts[rows].tolist(), end[rows].tolist(), thread[rows].tolist()):
+            if th != cur:
+                cur = th
+                s_end, s_idx, m_end, m_name = [], [], [], []
+            if j < off_op:
+                while m_end and m_end[-1] <= t:
+                    m_end.pop()
+                    m_name.pop()
+                m_end.append(e)
+                m_name.append(module_names[j])
+                continue
+            while s_end and s_end[-1] <= t:
+                s_end.pop()
+                s_idx.pop()
+            if j < off_rt:
+                i = j - off_op
+                if s_idx:
+                    op_parent[i] = s_idx[-1]
+                while m_end and m_end[-1] <= t:
+                    m_end.pop()
+                    m_name.pop()
+                if m_name:
+                    op_module[i] = m_name[-1]
+                s_end.append(e)
+                s_idx.append(i)
+            elif s_idx:
+                rt_op[j - off_rt] = s_idx[-1]
     return op_parent, op_module, rt_op
 
 
