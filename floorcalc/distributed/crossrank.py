@@ -52,7 +52,7 @@ import dataclasses
 import math
 import statistics
 from collections import Counter, defaultdict
-from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
+from typing import Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
 from floorcalc import __version__
 from floorcalc.util.errors import RunError
@@ -430,15 +430,21 @@ def _since_previous(t: CollectiveTiming, prev: CollectiveTiming) -> Optional[Dic
     return out
 
 
+SincePrevious = Callable[[CollectiveTiming, CollectiveTiming], Optional[Dict[str, float]]]
+
+
 def extra_activity(late: CollectiveTiming, late_prev: Optional[CollectiveTiming], other: CollectiveTiming,
-                   other_prev: Optional[CollectiveTiming]) -> Optional[Dict[str, float]]:
+                   other_prev: Optional[CollectiveTiming],
+                   since: SincePrevious = _since_previous) -> Optional[Dict[str, float]]:
     """What the late rank spent more time on than ``other`` (negative: less), by label, from
     leaving the previous collective to starting this one (step 5), each rank's previous
     collective given (the caller checks they are the same instance); None when either cannot
-    say (:func:`_since_previous`)."""
+    say (:func:`_since_previous`). ``since``: that function, or one that keeps its results
+    (:func:`combine` asks for the late rank's once per instance, not once per rank that waited
+    on it); what it returns is only read."""
     if late_prev is None or other_prev is None:
         return None
-    a, b = _since_previous(late, late_prev), _since_previous(other, other_prev)
+    a, b = since(late, late_prev), since(other, other_prev)
     if a is None or b is None:
         return None
     # "other activity" is what the lead-ins' summed blocks left unnamed: no difference to name
@@ -558,12 +564,22 @@ def combine(records: Sequence[RankRecord], *, command: str = "", skipped: Sequen
         order = sorted(ts, key=lambda t: t.ts_us)
         previous.update(((r, id(b)), a) for a, b in zip(order, order[1:]))
     instance_of = {(r, id(t)): n for n, (_, m) in enumerate(instances) for r, t in m.items()}
+    # a timing's activity since its previous collective, by label: the late rank's is asked for
+    # by every rank that waited on it (63 times an instance in a 64-rank run), so it is kept
+    # (by the timing, whose previous collective on its rank is fixed: ``previous``)
+    since_kept: Dict[int, Optional[Dict[str, float]]] = {}
+
+    def since(t: CollectiveTiming, prev: CollectiveTiming) -> Optional[Dict[str, float]]:
+        key = id(t)
+        if key not in since_kept:
+            since_kept[key] = _since_previous(t, prev)
+        return since_kept[key]
 
     def extra_of(m: Mapping[int, CollectiveTiming], late: int, other: int) -> Optional[Dict[str, float]]:
         pl, po = previous.get((late, id(m[late]))), previous.get((other, id(m[other])))
         if pl is None or po is None or instance_of.get((late, id(pl)), -1) != instance_of.get((other, id(po)), -2):
             return None
-        return extra_activity(m[late], pl, m[other], po)
+        return extra_activity(m[late], pl, m[other], po, since)
 
     peer_extra: Dict[Tuple[int, int], Dict[str, float]] = defaultdict(lambda: defaultdict(float))
     peer_extra_n: Dict[Tuple[int, int], int] = defaultdict(int)

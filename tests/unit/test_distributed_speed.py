@@ -1,11 +1,13 @@
 """The cross-rank analysis's shortcuts give what the plain computations they replace give:
-the exact running sum of aligned end times (crossrank._add_exact) and the bisection of a
-thread's ops in a CPU lead-in (comm._ThreadOps)."""
+the exact running sum of aligned end times (crossrank._add_exact), the bisection of a
+thread's ops in a CPU lead-in (comm._ThreadOps), and the late rank's activity since its previous
+collective kept for every rank that waited on it (crossrank.extra_activity's ``since``)."""
 
 import math
 import random
 
-from floorcalc.distributed.crossrank import _add_exact
+from floorcalc.distributed.crossrank import _add_exact, _since_previous, extra_activity
+from floorcalc.records import ActivitySpan, CollectiveCall, CollectiveTiming
 from floorcalc.timeline.comm import _ThreadOps
 
 
@@ -38,3 +40,32 @@ def test_the_ops_in_a_stretch_are_those_a_scan_finds():
             a = since + rng.uniform(0.0, 100.0)
             scan = sorted((r for r in roots if r[0] < a and r[1] > since), key=lambda r: r[0])
             assert ops.overlapping(since, a) == scan
+
+
+def _timing(ts: float, spans, group: str = "0") -> CollectiveTiming:
+    call = CollectiveCall(kind="all_reduce", name="allreduce", dtype="float32", in_elements=4, out_elements=4,
+                          group_size=2, group_name=group, group_ranks=(0, 1), seq=None, peer=None, event=None, op=None)
+    return CollectiveTiming(call=call, ordinal=0, ts_us=ts, at_us=ts, duration_us=5.0, op="c10d::allreduce_",
+                            message_bytes=16, link_bytes=16.0, floor_us=None, exposed=(), lead_in=tuple(spans))
+
+
+def test_the_kept_activity_since_the_previous_collective_gives_what_asking_again_gives():
+    # GIVEN a late rank and an early one, each with its previous collective and a lead-in back to it
+    prev_late, prev_early = _timing(0.0, ()), _timing(0.0, ())
+    late = _timing(100.0, [ActivitySpan(-100.0, -95.0, "communication", "allreduce (group 0)"),
+                           ActivitySpan(-95.0, -40.0, "python", "aten::add", 0.5),
+                           ActivitySpan(-40.0, 0.0, "kernel", "aten::mm")])
+    early = _timing(60.0, [ActivitySpan(-60.0, -55.0, "communication", "allreduce (group 0)"),
+                           ActivitySpan(-55.0, 0.0, "kernel", "aten::mm")])
+    memo: dict = {}
+
+    def kept(t, prev):
+        return memo.setdefault(id(t), _since_previous(t, prev))
+
+    # WHEN the difference is made with the plain function and, twice, with one that keeps its results
+    plain = extra_activity(late, prev_late, early, prev_early)
+    first = extra_activity(late, prev_late, early, prev_early, kept)
+    again = extra_activity(late, prev_late, early, prev_early, kept)
+    # THEN all three agree (python +27.5 us, GPU: aten::mm -15 us)
+    assert plain == first == again == {"host python in aten::add": 27.5, "GPU: aten::mm": -15.0}
+    assert set(memo) == {id(late), id(early)}
