@@ -263,8 +263,8 @@ def table(rows: List[Dict[str, Any]]) -> str:
 
 
 def _span(xs: List[float]) -> str:
-    lo, hi = min(xs), max(xs)
-    return f"{lo:+.0%}" if f"{lo:+.0%}" == f"{hi:+.0%}" else f"{lo:+.0%} to {hi:+.0%}"
+    lo, hi = (f"{x:+.0%}".replace("-0%", "+0%") for x in (min(xs), max(xs)))
+    return lo if lo == hi else f"{lo} to {hi}"
 
 
 def ranges(rows: List[Dict[str, Any]]) -> Dict[str, str]:
@@ -285,6 +285,10 @@ def ranges(rows: List[Dict[str, Any]]) -> Dict[str, str]:
         steps = [r["error"] for r in rs if r["error"] is not None and r["device_bound"]]
         if steps:
             text += f", step {_span(steps)} over the {len(steps)} whose measured step is device-bound"
+            host = [r["error"] for r in rs if r["error"] is not None and not r["device_bound"]]
+            if host:
+                text += (f" ({_span(host)} over the {len(host)} host-bound ones, whose host part moved from run "
+                         "to run)")
         elif all(r["error"] is None for r in rs):
             text += ", step not given"
         else:

@@ -182,7 +182,8 @@ def check_output(args: argparse.Namespace) -> None:
     paths = [p for p, _ in named]
     seen: Dict[str, str] = {}
     inputs = [p for p in (getattr(args, "trace", None), getattr(args, "capture", None), getattr(args, "model", None),
-                          getattr(args, "a", None), getattr(args, "b", None), getattr(args, "spec", None))
+                          getattr(args, "a", None), getattr(args, "b", None), getattr(args, "spec", None),
+                          getattr(args, "report", None))
               if isinstance(p, (Path, str)) and p]
     inputs += list(getattr(args, "formulas", None) or [])
     input_paths = {_real(Path(p)) for p in inputs}

@@ -35,6 +35,16 @@ def _seq(text: str) -> int:
     return int(text)
 
 
+def _graph_us(text: str) -> float:
+    try:
+        us = float(text)
+    except ValueError:
+        us = -1.0
+    if not us > 0 or us == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a CUDA-graph cost per kernel (microseconds, above 0)")
+    return us
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("report", type=Path, help="a report (JSON from report/analyze -o FILE.json)")
     p.add_argument("--on", action="append", default=[], metavar="SPEC",
@@ -47,7 +57,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--spec", default=None, metavar="SPEC",
                    help="the spec whose details.launch_graph_us gives the CUDA-graph cost (default: the spec of "
                         "the report's device key)")
-    p.add_argument("--graph-launch-us", type=float, default=None, metavar="US",
+    p.add_argument("--graph-launch-us", type=_graph_us, default=None, metavar="US",
                    help="the CUDA-graph cost per kernel, microseconds, instead of the spec's")
     add_format_arguments(p, "whatif", output_help="write the projections to this file")
 

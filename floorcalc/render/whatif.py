@@ -91,6 +91,15 @@ def _basis_lines(w: WhatIf) -> List[str]:
         lines += [f"  figure: {s}" for s in p.sources]
         if p.validated:
             lines.append(f"  measured error: {p.validated}")
+        else:
+            lines.append("  measured error: not measured (no run that did it for real is in docs/examples/whatif.md)")
+    m = w.measured
+    if m.step_us:
+        share = m.device_us / m.step_us
+        lines.append(f"this run: device busy {share:.0%} of its step, "
+                     + ("device-bound (90% or more): the step errors above apply" if share >= 0.9 else
+                        "not device-bound (under 90%): its projected steps keep its host part, and the host-bound "
+                        "runs' step errors above are the ones to read"))
     b = w.basis
     lines.append(f"batch: {b.batch if b.batch is not None else 'not found'} ({b.batch_how}); "
                  f"sequence: {b.seq if b.seq is not None else 'not found'} ({b.seq_how or 'not read'}); "

@@ -10,6 +10,8 @@ Notes
    ``batch_how`` says why). Weights ``[out, in]`` vote for sizes that differ from layer to layer;
    activations ``[B, ...]`` all vote for B. At B = 1 a sequence dimension of 1 cannot be told from
    the batch (a decode step's rotary table ``[1, d]``): project from a run at batch 2 or more.
+   Where that size is the attention calls' B times their query length (a compiled graph's GEMMs
+   and fused kernels see the tokens flattened, ``[B x S, d]``), B is the attention's.
 3. **The sequence** is read from the attention calls (formula family ``attention``: query, key
    and value ``[B, H, S, D]``): the most common (query length Sq, key length Sk) pair of their
    distinct calls. Sq = Sk is a prefill of S = Sk tokens a sequence; Sq < Sk a decode step (or a
@@ -156,6 +158,22 @@ def find_seq(units: Sequence[WorkUnit], batch: Optional[int]) -> Tuple[Optional[
             f"{sq} new token{'s' if sq != 1 else ''} a sequence against {sk} positions")
     return Seq(sk, sq, batch), (f"{kind}: the query and key lengths of {n} of {sum(votes.values())} distinct "
                                 f"attention calls")
+
+
+def _attention_batch(units: Sequence[WorkUnit]) -> Optional[int]:
+    """The most common leading size B of the attention calls' ``[B, H, S, D]`` queries (None: no
+    attention call)."""
+    votes: Counter[int] = Counter()
+    seen: set = set()
+    for u in units:
+        if u.count is None or u.op is None or u.op.call is None or id(u.op.call) in seen:
+            continue
+        seen.add(id(u.op.call))
+        if family_of(u.op.call.name) == "attention":
+            qk = _attention_qk(u.op.call)
+            if qk is not None:
+                votes[qk[0].shape[0]] += 1
+    return votes.most_common(1)[0][0] if votes else None
 
 
 def _scale_dims(shape: Tuple[int, ...], dims: Sequence[int], k: int) -> Tuple[int, ...]:
@@ -473,6 +491,13 @@ def basis(units: Sequence[WorkUnit], passes: int, ops: Sequence[CpuOp] = ()) -> 
     launches = sum(len(u.events) for u in units) / passes
     b, how = find_batch(units)
     seq, seq_how = find_seq(units, b)
+    b_att = _attention_batch(units)
+    if seq is not None and b is not None and b_att is not None and b != b_att and b == b_att * seq.query:
+        # a compiled graph's GEMMs and fused kernels see the tokens flattened, [B x S, d]
+        how = (f"the leading size of the attention calls' queries [B, H, S, D]; the most common leading size, {b}, "
+               f"is B x S, the tokens flattened (as a compiled graph runs its GEMMs)")
+        b = b_att
+        seq = Seq(seq.length, seq.query, b)
     return WhatIfBasis(launches=launches, batch=b, batch_how=how,
                        scaling=scaling(units, passes, b, seq) if b is not None or seq is not None else (),
                        chains=fusion_chains(units, passes),

@@ -152,3 +152,12 @@ def test_the_eager_host_time_moves_from_run_to_run_with_the_same_work(recomputed
     assert a.whatif.basis.launches == b.whatif.basis.launches
     assert b.summary.gpu_busy_us == pytest.approx(a.summary.gpu_busy_us, rel=0.02)
     assert b.summary.bare_wall_us > 1.5 * a.summary.bare_wall_us
+
+
+def test_the_batch_of_a_compiled_graph_is_the_attentions_not_its_flattened_tokens():
+    # Inductor's GEMMs and fused kernels see [B x S, d]: 2048 leads most tensors of the compiled
+    # Qwen2 prefill at batch 4, 512 tokens; the attention's queries [4, 12, 512, 128] say B = 4
+    tool = _tool()
+    rep = tool._report("h200_qwen2_b4_s512_compile", {})
+    assert rep.whatif.basis.batch == 4 and "flattened" in rep.whatif.basis.batch_how
+    assert tool._report("h200_qwen2_b4_s512_eager", {}).whatif.basis.batch == 4

@@ -322,6 +322,26 @@ def test_cli_bad_inputs_are_one_line_with_their_exit_codes(rep, tmp_path, capsys
     (tmp_path / "flat.json").write_text(jsonfmt.dumps(flat))
     code, err = _cli(capsys, "whatif", str(tmp_path / "flat.json"), "--graph-launch-us", "1", "--batch", "4")
     assert code == 13 and len(err) == 1 and "no batch dimension" in err[0]
+    # a graph cost that is no cost: a usage error (exit 2), like --batch 0
+    for bad in ("-1", "0", "abc", "nan"):
+        with pytest.raises(SystemExit) as e:
+            main(["whatif", str(good), "--graph-launch-us", bad])
+        err = capsys.readouterr().err.strip().splitlines()
+        assert e.value.code == 2 and "is not a CUDA-graph cost per kernel" in err[-1], bad
+    # the output is the input: refused before anything is written, even with --force
+    before = good.read_text()
+    code, err = _cli(capsys, "whatif", str(good), "-o", str(good), "--force")
+    assert code == 2 and len(err) == 1 and "is also an input" in err[0] and good.read_text() == before
+
+
+def test_the_details_say_how_far_to_trust_each_projection(rep, capsys):
+    from floorcalc.render.whatif import _basis_lines
+
+    lines = _basis_lines(rep.whatif)
+    # a scenario no real run checked says so; the run says whether its step is device-bound
+    assert any(ln.startswith("  measured error: not measured") for ln in lines)
+    (this,) = [ln for ln in lines if ln.startswith("this run: device busy")]
+    assert "not device-bound" in this  # 100 us apart, kernels of 10-20 us: host-bound
 
 
 def test_cli_projects_again_and_writes_json_read_back(rep, tmp_path, capsys):
