@@ -57,7 +57,7 @@ Notes
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 from floorcalc.counting import count as count_call
 from floorcalc.counting.registry import family_of
@@ -164,7 +164,7 @@ def _attention_batch(units: Sequence[WorkUnit]) -> Optional[int]:
     """The most common leading size B of the attention calls' ``[B, H, S, D]`` queries (None: no
     attention call)."""
     votes: Counter[int] = Counter()
-    seen: set = set()
+    seen: Set[int] = set()
     for u in units:
         if u.count is None or u.op is None or u.op.call is None or id(u.op.call) in seen:
             continue
