@@ -144,20 +144,32 @@ def loads(text: Union[str, bytes], name: str = "<text>") -> RunDocument:
     return read_document(RunDocument, text, "run", name, kind="run")
 
 
-def dumps(run: RunReport) -> str:
-    """The run as indented JSON text. orjson, not the json module: with an indent the standard
-    encoder runs in Python, and a run of 4 ranks of 100k events (12,500 collectives each, every
-    instance and lead-in in the document) took 14.7 s of its 54 s there (cProfile, 2026-12-01)."""
+def dumps_bytes(run: RunReport) -> bytes:
+    """The run as indented JSON, UTF-8 bytes. orjson, not the json module: with an indent the
+    standard encoder runs in Python, and a run of 4 ranks of 100k events (12,500 collectives
+    each, every instance and lead-in in the document) took 14.7 s of its 54 s there (cProfile,
+    2026-12-01)."""
     import orjson
 
-    return orjson.dumps(to_dict(run), default=str, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE).decode()
+    return orjson.dumps(to_dict(run), default=str, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
+
+
+def dumps(run: RunReport) -> str:
+    """The run as indented JSON text (:func:`dumps_bytes`, decoded)."""
+    return dumps_bytes(run).decode()
 
 
 class RunJsonRenderer(Renderer):
-    """The run as JSON (docs/json-schema.md, "Runs"; docs/schema/run.schema.json)."""
+    """The run as JSON (docs/json-schema.md, "Runs"; docs/schema/run.schema.json). A file gets
+    orjson's bytes as they are (:meth:`files`), not text decoded from them and encoded again:
+    the JSON of a run holds every rank's own report (145 MB for 64 ranks of 83,543 events,
+    benchmarks/run_scale.py), and each copy of it was held at once with the rest."""
 
     def render(self, run: RunReport) -> str:
         return dumps(run)
+
+    def files(self, run: RunReport, path: Path) -> Mapping[Path, FileData]:
+        return {path: dumps_bytes(run)}
 
 
 def _waiter_line(r: RankSummary) -> str:

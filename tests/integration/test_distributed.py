@@ -309,6 +309,13 @@ def test_json_validates_against_the_run_schema(run_folder, tmp_path):
         jsonschema.validate(rep, report_schema)
     assert doc["ranks"][0]["waited_on"] == 1 and doc["ranks"][0]["peer_wait_us"] == pytest.approx(3000.0)
     assert doc["reports"]["0"]["timeline"]["communication"]["collectives"] == 1
+    # AND the file holds orjson's bytes as they are: the text the run's JSON renders, in UTF-8
+    from floorcalc.distributed import analyze_run
+    from floorcalc.render.run import RunJsonRenderer
+
+    run = analyze_run([run_folder], workers=1)
+    written = RunJsonRenderer().files(run, out)[out]
+    assert isinstance(written, bytes) and written == RunJsonRenderer().render(run).encode()
 
 
 def test_every_format_of_a_run(run_folder, tmp_path, capsys):
