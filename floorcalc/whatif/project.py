@@ -246,6 +246,17 @@ def _fused_sources(spec: DeviceSpec) -> Tuple[str, ...]:
 def fused(report: Report, base: Projection, basis: WhatIfBasis) -> Projection:
     """Note 3: the device part of fusing every chain; the host part not known, so no step."""
     t, left = _fused_device(report, base, basis)
+    if _compiled(report):
+        # a compiled run: its host part is the compiler's, measured; what is left to fuse is small
+        rest = not basis.chains and not basis.broadcast_gemms
+        t["host_overhead_us"] = (t["host_overhead_us"][0], "measured" if rest else "assumed",
+                                 "as measured: the run is already compiled (--compile)" + (
+                                     "" if rest else f"; its {len(basis.chains)} chain(s) left fused would launch "
+                                     f"{basis.launches - left:g} fewer kernels, whose host time is kept"))
+        return _projection("fused_elementwise", t, "the run is already compiled: " + (
+            "nothing left to fuse, as measured" if rest else
+            f"the elementwise chains it left each run as one kernel at {FUSED_EFFICIENCY:.0%} of its floor's "
+            "speed; the host part as measured"), _fused_sources(report.device))
     t["host_overhead_us"] = (t["host_overhead_us"][0], "unknown",
                              f"not known: {t['host_overhead_us'][0]:,.1f} us eager, for {basis.launches:g} launches; "
                              f"a fusing compiler's {left:g} launches cost host time per launch (its wrapper, guards, "
@@ -477,6 +488,14 @@ def at_seq(report: Report, base: Projection, basis: WhatIfBasis, n: int) -> Proj
     return _rescaled(report, base, counts, "seq", what, f"at sequence {n}",
                      f"sequence length {n} from {s0} ({basis.seq_how}): each op row's counts at the new length, its "
                      "time scaled with its work beyond a fixed part per kernel; launch, host and copies kept")
+
+
+def _compiled(report: Report) -> bool:
+    """Whether the run was compiled: its capture says ``--compile``, or its op rows include
+    kernels Inductor generated (``triton_...``, ``cpp_...``: traces whose capture predates the flag)."""
+    if report.capture is not None and report.capture.compile:
+        return True
+    return any(r.name.startswith(("triton_", "cpp_")) for r in report.ops)
 
 
 def _replayed(report: Report) -> bool:

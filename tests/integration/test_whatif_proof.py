@@ -161,3 +161,13 @@ def test_the_batch_of_a_compiled_graph_is_the_attentions_not_its_flattened_token
     rep = tool._report("h200_qwen2_b4_s512_compile", {})
     assert rep.whatif.basis.batch == 4 and "flattened" in rep.whatif.basis.batch_how
     assert tool._report("h200_qwen2_b4_s512_eager", {}).whatif.basis.batch == 4
+
+
+def test_fusion_of_an_already_compiled_run_keeps_its_measured_host_part():
+    # the compiled Qwen2 prefill (a trace whose capture predates the --compile flag: its Inductor
+    # kernels say it) has nothing left to fuse: the projection is the run, step known
+    tool = _tool()
+    rep = tool._report("h200_qwen2_b4_s512_compile", {})
+    p = next(x for x in rep.whatif.projections if x.scenario == "fused_elementwise")
+    assert p.step_us is not None and p.step_us == pytest.approx(rep.whatif.measured.step_us)
+    assert "already compiled" in p.assumption and "eager" not in p.assumption
