@@ -147,7 +147,8 @@ def markdown_lines(w: WhatIf) -> List[str]:
              "| " + " | ".join("---" if i in (0, len(header) - 1) else "---:" for i in range(len(header))) + " |"]
     lines += ["| " + " | ".join(_cell(c) for c in r) + " |" for r in rows(w)]
     lines.append("")
-    lines += [f"- {_cell(x.strip())}" for x in _basis_lines(w)]
+    # a scenario's terms, figures and error nested under it, as the text indents them
+    lines += [f"{'  ' if x.startswith('  ') else ''}- {_cell(x.strip())}" for x in _basis_lines(w)]
     return lines
 
 

@@ -219,6 +219,7 @@ def _fused_device(report: Report, base: Projection, basis: WhatIfBasis) -> Tuple
         d_floor += c.floor_us - f_fused
         d_excess += (c.duration_us - c.floor_us) - (t_fused - f_fused)
         removed += c.launches - c.calls
+    d_chains = d_excess
     # a batched GEMM of a broadcast weight folded into one GEMM: the weight read once, not B times
     d_folded = sum(g.duration_us * (1.0 - 1.0 / g.batch) for g in basis.broadcast_gemms)
     d_excess += d_folded
@@ -227,8 +228,8 @@ def _fused_device(report: Report, base: Projection, basis: WhatIfBasis) -> Tuple
     t["floor_us"] = (max(0.0, t["floor_us"][0] - d_floor), "derived",
                      f"as measured, less {d_floor:,.1f} us: {n} chains fused, {saved / 1e6:.3g} MB of intermediate "
                      f"tensors neither written nor read, one launch per chain")
-    how = (f"as measured, each fused kernel at {FUSED_EFFICIENCY:.0%} of its floor's speed (never slower than its "
-           "chain was)")
+    how = (f"as measured, less {d_chains:,.1f} us: each fused kernel at {FUSED_EFFICIENCY:.0%} of its floor's speed "
+           "(never slower than its chain was)")
     if basis.broadcast_gemms:
         g = basis.broadcast_gemms[0]
         how += (f"; less {d_folded:,.1f} us: {len(basis.broadcast_gemms)} batched GEMM row(s) of a broadcast weight "

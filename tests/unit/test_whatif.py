@@ -488,3 +488,12 @@ def test_a_bmm_of_two_batched_operands_is_not_a_broadcast():
     assert _broadcast_batch(OpCall("aten::bmm", (a, TensorMeta((4, 64, 512), "float32")))) == 0
     assert _broadcast_batch(OpCall("aten::bmm", (a, TensorMeta((4, 64, 512), "float32", (0, 1, 64))))) == 4
     assert _broadcast_batch(OpCall("aten::mm", (a, TensorMeta((4, 64, 512), "float32", (0, 1, 64))))) == 0
+
+
+def test_the_markdown_nests_each_scenarios_terms_under_it(rep):
+    from floorcalc.render.whatif import markdown_lines
+
+    lines = markdown_lines(rep.whatif)
+    i = next(k for k, ln in enumerate(lines) if ln.startswith("- fused elementwise chains:"))
+    assert lines[i + 1].startswith("  - ")  # its terms, one level in
+    assert any(ln.startswith("  - excess: as measured, less ") for ln in lines)
