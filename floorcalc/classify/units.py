@@ -701,11 +701,17 @@ def _row_peak_key(us: Sequence[WorkUnit]) -> str:
     holds its bf16 GEMMs and the float32 product of the rotary embedding's frequencies, and the
     first call's key would send every GEMM's FLOPs to the float32 vector peak (MFU 678% on a
     compiled Qwen2 prefill)."""
+    key = _most_flop_key((u.floor.peak_key, u.count.flop if u.count else 0.0) for u in us if u.floor is not None)
+    return key if key is not None else ""  # a floored row has a floored unit: never ""
+
+
+def _most_flop_key(pairs: Iterable[Tuple[str, float]]) -> Optional[str]:
+    """Of (peak key, FLOPs) pairs, the key whose FLOPs sum highest (the first seen on a tie); None
+    for no pairs."""
     by_key: Dict[str, float] = {}
-    for u in us:
-        if u.floor is not None:
-            by_key[u.floor.peak_key] = by_key.get(u.floor.peak_key, 0.0) + (u.count.flop if u.count else 0.0)
-    return max(by_key, key=by_key.__getitem__)
+    for key, flop in pairs:
+        by_key[key] = by_key.get(key, 0.0) + flop
+    return max(by_key, key=by_key.__getitem__) if by_key else None
 
 
 def _reference_figures(us: Sequence[WorkUnit], passes: int, duration: float) -> Dict[str, Optional[float]]:
@@ -756,13 +762,9 @@ def kernel_rows(units: Sequence[WorkUnit], passes: int) -> List[KernelRow]:
 def mfu_peak(rows: Sequence[OpRow], spec: DeviceSpec) -> Tuple[Optional[str], Optional[float]]:
     """The peak MFU divides by: the peak key carrying the most counted FLOPs, and its value in
     FLOP/s from ``spec`` (None, None when no counted row has FLOPs)."""
-    by_key: Dict[str, float] = defaultdict(float)
-    for r in rows:
-        if r.flop and r.peak_key and r.peak_key != "none":
-            by_key[r.peak_key] += r.flop
-    if not by_key:
+    key = _most_flop_key((r.peak_key, r.flop) for r in rows if r.flop and r.peak_key and r.peak_key != "none")
+    if key is None:
         return None, None
-    key = max(by_key, key=by_key.__getitem__)
     fig = spec.peak_flop_per_s.get(key)
     return key, (fig.value if fig else None)
 

@@ -136,21 +136,25 @@ def _attention_qk(call: OpCall) -> Optional[Tuple[TensorMeta, TensorMeta]]:
     return None
 
 
-def find_seq(units: Sequence[WorkUnit], batch: Optional[int]) -> Tuple[Optional[Seq], str]:
-    """The sequence of ``units`` (note 3) and how it was found; None and the reason when no
-    attention call has ``[B, H, S, D]`` queries and keys."""
-    votes: Counter[Tuple[int, int]] = Counter()
-    seen: Dict[int, OpCall] = {}
+def _attention_qks(units: Sequence[WorkUnit]) -> List[Tuple[TensorMeta, TensorMeta]]:
+    """The ``[B, H, S, D]`` query and key of each distinct counted attention call of ``units``."""
+    out = []
+    seen: Set[int] = set()
     for u in units:
         if u.count is None or u.op is None or u.op.call is None or id(u.op.call) in seen:
             continue
-        call = u.op.call
-        seen[id(call)] = call
-        if family_of(call.name) != "attention":
-            continue
-        qk = _attention_qk(call)
-        if qk is not None:
-            votes[(qk[0].shape[-2], qk[1].shape[-2])] += 1
+        seen.add(id(u.op.call))  # the units hold the calls: their ids are not reused meanwhile
+        if family_of(u.op.call.name) == "attention":
+            qk = _attention_qk(u.op.call)
+            if qk is not None:
+                out.append(qk)
+    return out
+
+
+def find_seq(units: Sequence[WorkUnit], batch: Optional[int]) -> Tuple[Optional[Seq], str]:
+    """The sequence of ``units`` (note 3) and how it was found; None and the reason when no
+    attention call has ``[B, H, S, D]`` queries and keys."""
+    votes: Counter[Tuple[int, int]] = Counter((q.shape[-2], k.shape[-2]) for q, k in _attention_qks(units))
     if not votes:
         return None, "no attention call with [batch, heads, sequence, head_dim] queries and keys"
     (sq, sk), n = votes.most_common(1)[0]
@@ -163,16 +167,7 @@ def find_seq(units: Sequence[WorkUnit], batch: Optional[int]) -> Tuple[Optional[
 def _attention_batch(units: Sequence[WorkUnit]) -> Optional[int]:
     """The most common leading size B of the attention calls' ``[B, H, S, D]`` queries (None: no
     attention call)."""
-    votes: Counter[int] = Counter()
-    seen: Set[int] = set()
-    for u in units:
-        if u.count is None or u.op is None or u.op.call is None or id(u.op.call) in seen:
-            continue
-        seen.add(id(u.op.call))
-        if family_of(u.op.call.name) == "attention":
-            qk = _attention_qk(u.op.call)
-            if qk is not None:
-                votes[qk[0].shape[0]] += 1
+    votes: Counter[int] = Counter(q.shape[0] for q, _ in _attention_qks(units))
     return votes.most_common(1)[0][0] if votes else None
 
 
