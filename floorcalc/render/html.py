@@ -287,7 +287,15 @@ class HtmlRenderer(Renderer):
         # the figures each projection read: listed once below, not under every projection using them
         lines = [x for x in _basis_lines(w) if not x.strip().startswith(_FIGURE)]
         sources = list(dict.fromkeys(s for p in w.projections for s in p.sources))
-        out += ["<ul>"] + [f"<li>{_e(x.strip())}</li>" for x in lines]
+        # each scenario's terms and error nested under it, as the text indents them
+        groups: List[Tuple[str, List[str]]] = []
+        for x in lines:
+            if x.startswith("  ") and groups:
+                groups[-1][1].append(x.strip())
+            else:
+                groups.append((x.strip(), []))
+        out += ["<ul>"] + [f"<li>{_e(top)}" + ("<ul>" + "".join(f"<li>{_e(c)}</li>" for c in sub) + "</ul>"
+                                               if sub else "") + "</li>" for top, sub in groups]
         if sources:
             out += ["<li>figures the projections read:<ul>"] + [f"<li>{_e(s)}</li>" for s in sources] + ["</ul></li>"]
         return out + ["</ul>"]

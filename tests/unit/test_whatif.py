@@ -496,3 +496,10 @@ def test_the_markdown_nests_each_scenarios_terms_under_it(rep):
     i = next(k for k, ln in enumerate(lines) if ln.startswith("- fused elementwise chains:"))
     assert lines[i + 1].startswith("  - ")  # its terms, one level in
     assert any(ln.startswith("  - excess: as measured, less ") for ln in lines)
+    # and the HTML page nests them the same way, one list inside the scenario's item
+    from floorcalc.render import registry
+
+    html = registry.renderer(next(f for f in registry.formats("report") if f.name == "html")).render(rep)
+    i = html.index("<li>fused elementwise chains: ")
+    assert html[i:].split("</li>", 1)[0].count("<ul><li>") == 1
+    assert "<li>excess: as measured, less " in html[i:i + 5000]
