@@ -72,7 +72,7 @@ __all__ = ["COMPILED_REGION_PREFIXES", "TF32_UNKNOWN", "UNATTRIBUTED", "bare_spr
            "summarise"]
 
 
-@dataclass
+@dataclass(slots=True)
 class _Pending:
     """A work unit while classify builds it (mutable; frozen into a WorkUnit at the end)."""
 

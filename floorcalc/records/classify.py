@@ -16,7 +16,7 @@ from floorcalc.records.trace import CollectiveCall, CpuOp, GpuEvent
 UNATTRIBUTED = "(unattributed)"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class WorkUnit:
     """One piece of measured work and what classify made of it (output of floorcalc.classify.units;
     the kernel rows, the timeline and the annotated trace all read it).
