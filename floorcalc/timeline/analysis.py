@@ -82,6 +82,7 @@ def analyze(trace: Trace, win: Window, units: Sequence[WorkUnit], spec: DeviceSp
     ts_c, end_c = np.clip(ts, 0.0, wall), np.clip(end, 0.0, wall)
     floors = _event_floors(units)
     fl = np.array([floors.get(e.index, math.nan) for e in ev])
+    del floors
     kind = np.array([0 if e.kind == "kernel" else 1 for e in ev], dtype=np.int8)
     comm_events = comm.comm_event_ids(trace)
     is_comm = np.array([e.index in comm_events for e in ev], dtype=bool)
@@ -93,7 +94,9 @@ def analyze(trace: Trace, win: Window, units: Sequence[WorkUnit], spec: DeviceSp
         per_stream[k] += d
     rank = {k: r for r, k in enumerate(sorted(per_stream, key=lambda k: (-per_stream[k], k)))}
     prio = np.array([rank[k] for k in stream_key], dtype=np.int64) + np.where(is_comm, len(rank), 0)
+    del stream_key
     bs, be, bo = busy_segments(ts_c, end_c, prio)
+    del ts_c, end_c, prio
     rows = np.zeros((len(ev), len(COLUMNS)))
     ratio = np.where(dur > 0, fl / np.where(dur > 0, dur, 1.0), 1.0)
     is_kernel = (kind == 0) & ~is_comm
@@ -104,6 +107,7 @@ def analyze(trace: Trace, win: Window, units: Sequence[WorkUnit], spec: DeviceSp
     rows[is_kernel & ~has_floor, COL["unfloored"]] = 1.0
     rows[(kind != 0) & ~is_comm, COL["data_movement"]] = 1.0
     rows[is_comm, COL["communication"]] = 1.0
+    del ratio, is_kernel, has_floor, k_f
     gap_s, gap_e = gaps_between(bs, be, wall)
 
     # 3. host activity layers, and the gaps painted with them
@@ -118,6 +122,7 @@ def analyze(trace: Trace, win: Window, units: Sequence[WorkUnit], spec: DeviceSp
     pieces = paint(gap_s, gap_e, host.layers, default="python" if trace.ops else "unknown")
     ps, pe, pl, pg = pieces
     part = build((bs, be, bo), rows, (ps, pe, pl, pg), wall)
+    del rows   # the intermediates of a million-event window are freed as soon as they are read
 
     # 4. decompositions
     total = part.integrate(np.array([0.0]), np.array([wall]))[0]
@@ -138,6 +143,7 @@ def analyze(trace: Trace, win: Window, units: Sequence[WorkUnit], spec: DeviceSp
     idle_by_cause = {c: float(total[COL[c]]) / n for c in GAP_CAUSES}
     real = (gap_e - gap_s) > GAP_EPS_US
     count_by_cause = {c: int(((by_gap[:, i] > 0) & real).sum()) if G else 0 for i, c in enumerate(GAP_CAUSES)}
+    del by_gap, op_at
 
     # 5. copies, waits, launches, ranges, memory, invariants
     copies, copy_count, copy_totals = _copies(trace, ev, ts, spec, W0)
@@ -166,6 +172,8 @@ def analyze(trace: Trace, win: Window, units: Sequence[WorkUnit], spec: DeviceSp
         return dataclasses.replace(result, step_times=lean_join.step_times(
             trace.capture, result.wall_us, "profiled", "the profiled pass asked for (--profiled)", 0, []))
     # the lean passes joined to this one, reconciled to the unprofiled step (floorcalc.timeline.lean)
+    if trace.capture.lean is None:   # none to join: the rich pass's arrays are not copied for it
+        return lean_join.without_lean(result, trace.capture)
     o = np.argsort(ps, kind="stable")
     step_starts = np.array([s.ts_us for s in trace.steps if W0 <= s.ts_us <= win.end_us]) - W0
     step_of = (np.maximum(np.searchsorted(step_starts, issued, side="right") - 1, 0) if len(step_starts)
@@ -246,7 +254,7 @@ class _HostLayers:
         rt = trace.runtime
         lo, hi = W0 - 1.0, W0 + wall + 1.0
         in_win = [i for i, r in enumerate(rt) if r.ts_us <= hi and r.ts_us + r.duration_us >= lo]
-        self.rt_index = in_win
+        self.rt_index = np.array(in_win, dtype=np.int64)   # an array: no int object per call kept
         r_ts = np.array([rt[i].ts_us for i in in_win]) - W0 if in_win else np.zeros(0)
         r_end = r_ts + (np.array([rt[i].duration_us for i in in_win]) if in_win else 0.0)
         kinds = [calls.kind(rt[i].name) for i in in_win]
@@ -392,18 +400,22 @@ class _HostLayers:
         # innermost-op lookup on the main thread
         # (an op's index is its position in trace.ops)
         op_tid = np.fromiter(map(attrgetter("tid"), ops), dtype=np.int64, count=n_ops)
-        self._main_ops = np.flatnonzero(op_tid == self.main_tid).astype(np.int64)
-        self._main_ts = self.op_ts[self._main_ops] if len(self._main_ops) else np.zeros(0)
+        main = np.flatnonzero(op_tid == self.main_tid).astype(np.int64)
+        del op_tid
+        # the main thread's ops by position; None when it holds every op (no copy of op_ts then)
+        self._main_ops: Optional[np.ndarray] = None if len(main) == n_ops else main
+        self._main_ts = self.op_ts if len(main) == n_ops else self.op_ts[main] if len(main) else np.zeros(0)
         self.r_ts, self.r_end = r_ts, r_end
 
     def op_at(self, t: np.ndarray) -> np.ndarray:
         """The innermost op of the main thread running at each time (-1: none)."""
         out = np.full(len(t), -1, dtype=np.int64)
-        if not len(self._main_ops) or not len(t):
+        if not len(self._main_ts) or not len(t):
             return out
         k = np.searchsorted(self._main_ts, t, side="right") - 1   # start times gathered once
         ok = k >= 0
-        cand = np.where(ok, self._main_ops[np.maximum(k, 0)], -1)
+        at = np.maximum(k, 0)
+        cand = np.where(ok, at if self._main_ops is None else self._main_ops[at], -1)
         for _ in range(64):
             live = cand >= 0
             bad = live & (self.op_end[np.maximum(cand, 0)] <= t)

@@ -92,7 +92,7 @@ def library_setup(trace: Trace, win: Window, first_launch: Dict[int, float], W0:
     out = []
     for i, t in first_launch.items():
         op = trace.ops[i]
-        if i not in win.op_ids or t - op.ts_us <= SETUP_US:
+        if t - op.ts_us <= SETUP_US or i not in win.op_ids:
             continue
         busy = sum(max(0.0, min(e, t) - max(s, op.ts_us)) for s, e in prof)
         if t - op.ts_us - busy > SETUP_US:

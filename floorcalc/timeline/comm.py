@@ -74,6 +74,8 @@ def collectives(trace: Trace, win: Window, ev: Sequence[GpuEvent], ts: np.ndarra
     and which are collectives; ``part``: the window's partition; ``op_at``: the host op running
     at given times (from the window's start; -1: none). (None, ()) when the window has none.
     """
+    if not trace.collectives and not is_comm.any():
+        return None, ()   # no collective (the maps below are of every device event of the window)
     W0 = win.start_us
     pos = {e.index: k for k, e in enumerate(ev)}
     unit_of: Dict[int, WorkUnit] = {}

@@ -358,6 +358,15 @@ def reconcile(amounts: np.ndarray, wall_us: float, target_us: float) -> Tuple[np
     return out, 0.0
 
 
+def without_lean(timeline: Timeline, cap: CaptureInfo) -> Timeline:
+    """``timeline`` (the rich pass's) with :attr:`Timeline.step_times` saying that the trace
+    holds no lean passes (``cap.lean`` None): what :func:`lean_timeline` gives then, without
+    the :class:`RichPass` it needs for a join."""
+    absent = ("the trace holds no lean passes (recorded before floorcalc kept them, or with --no-lean)"
+              if cap.recorded else "the trace was not captured by floorcalc: no lean passes, no unprofiled step")
+    return dataclasses.replace(timeline, step_times=step_times(cap, timeline.wall_us, "profiled", absent, 0, []))
+
+
 def lean_timeline(rich: RichPass, timeline: Timeline, spec: DeviceSpec, cap: CaptureInfo,
                   submit_us: float) -> Timeline:
     """The report's timeline from the lean passes (module notes), or ``timeline`` (the rich
@@ -367,10 +376,7 @@ def lean_timeline(rich: RichPass, timeline: Timeline, spec: DeviceSpec, cap: Cap
     profiled_us = timeline.wall_us
     lean = cap.lean
     if lean is None:
-        absent = ("the trace holds no lean passes (recorded before floorcalc kept them, or with --no-lean)"
-                  if cap.recorded else "the trace was not captured by floorcalc: no lean passes, no unprofiled step")
-        st = step_times(cap, profiled_us, "profiled", absent, 0, [])
-        return dataclasses.replace(timeline, step_times=st)
+        return without_lean(timeline, cap)
     matched, why = join(rich, lean)
     if not matched:
         text = "no lean set matches the profiled pass kernel by kernel (" + "; ".join(why[:3]) + \
