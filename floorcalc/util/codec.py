@@ -8,7 +8,9 @@ by field name and type annotation, and the JSON Schema of a record type.
 What a record is: a dataclass (frozen, as every record of floorcalc.records is). Its fields are
 written in their declared order under their own names; the field types understood are
 
-* ``bool``, ``int``, ``float``, ``str``; ``Literal[...]`` (of strings, ints or bools);
+* ``bool``, ``int``, ``float``, ``str``; ``Literal[...]`` (of strings, ints or bools); ``bytes``
+  (base64 text, RFC 4648: no document floorcalc writes has one, but the in-memory records
+  between a run's stages do: floorcalc.records.ReportPiece, LeadIns);
 * ``Optional[X]`` (null) and ``Union[X, Y]`` (the first that reads);
 * ``Tuple[X, ...]`` and ``Tuple[X, Y, Z]`` (JSON lists, read back as tuples); ``FrozenSet[X]``
   (a sorted list); ``List[X]``;
@@ -49,6 +51,7 @@ small beside the trace it is made from, NOTES of the change and benchmarks/analy
 
 from __future__ import annotations
 
+import base64
 import collections.abc
 import dataclasses
 import enum
@@ -272,6 +275,8 @@ def _encoder(hint: Any) -> _Enc:
         return _number
     if hint in (int, str, bool) or hint is Any or origin is typing.Literal:
         return _same
+    if hint is bytes:  # base64 text (RFC 4648, section 4)
+        return lambda x: base64.b64encode(x).decode("ascii")
     if isinstance(hint, type) and issubclass(hint, enum.Enum):
         return lambda x: x.value
     if _is_record(hint):
@@ -390,6 +395,15 @@ def _make_decoder(hint: Any) -> _Dec:
                 raise _bad(path, f"{_show(v)}, not a string")
             return v
         return string
+    if hint is bytes:
+        def raw(v: Any, path: str) -> bytes:
+            if not isinstance(v, str):
+                raise _bad(path, f"{_show(v)}, not a string")
+            try:
+                return base64.b64decode(v, validate=True)
+            except ValueError:
+                raise _bad(path, f"{_show(v)} is not base64 text") from None
+        return raw
     if origin is typing.Literal:
         allowed = frozenset((type(a), a) for a in args)
         words = ", ".join(map(str, args))
@@ -630,8 +644,8 @@ def _property_doc(cls: type, name: str) -> str:
 
 def _words(hint: Any) -> str:
     origin, args = typing.get_origin(hint), typing.get_args(hint)
-    if hint in (int, float, str, bool):
-        return {int: "integer", float: "number", str: "string", bool: "boolean"}[hint]
+    if hint in (int, float, str, bool, bytes):
+        return {int: "integer", float: "number", str: "string", bool: "boolean", bytes: "bytes (base64)"}[hint]
     if hint is Any:
         return "any"
     if origin is typing.Literal:
@@ -691,6 +705,8 @@ class _SchemaBuilder:
             return {"type": "number"}
         if hint is str:
             return {"type": "string"}
+        if hint is bytes:
+            return {"type": "string", "contentEncoding": "base64"}
         if origin is typing.Literal:
             return {"const": args[0]} if len(args) == 1 else {"enum": list(args)}
         if isinstance(hint, type) and issubclass(hint, enum.Enum):

@@ -37,6 +37,8 @@ def sample(hint: Any, seed: int = 1, depth: int = 0) -> Any:
         return seed * 1.5 + 0.25
     if hint is str:
         return f"s{seed}"
+    if hint is bytes:
+        return bytes(range(seed, seed + 9))
     if origin is Literal:
         return args[seed % len(args)]
     if isinstance(hint, type) and issubclass(hint, enum.Enum):
