@@ -516,7 +516,8 @@ def analyze_run(paths: Any, spec: SpecArg = None, passes: Optional[int] = None, 
     items = list(paths) if isinstance(paths, (list, tuple)) else [paths]
     command = f"floorcalc.analyze_run({[str(p) for p in items]!r})"
     return Run(_shared(_analyze_run(items, spec=spec, passes=passes, group_by=group_by, workers=workers,
-                                    command=command), absolute_paths))
+                                    command=command, paths_base=None if absolute_paths else Path.cwd()),
+                       absolute_paths))
 
 
 def load_report(path: Union[str, Path]) -> Report:

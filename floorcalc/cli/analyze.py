@@ -18,7 +18,7 @@ import argparse
 import shlex
 import sys
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, Iterable, List, Optional, Sequence, Union
 
 from floorcalc.analysis.driver import analyze_file
 from floorcalc.cli.common import (add_output_arguments, check_output, check_spec, emit, load_formulas, output_format,
@@ -125,7 +125,7 @@ def _run(args: argparse.Namespace) -> int:
         run = analyze_run(traces, spec=args.spec, passes=args.passes, device=args.device, link=args.link,
                           workers=args.workers, scheduler=args.scheduler, command="floorcalc " + shlex.join(args.argv),
                           annotate_dir=ann, formulas=tuple(str(f) for f in args.formulas or ()), group_by=args.group_by,
-                          capture=args.capture, progress=progress)
+                          capture=args.capture, paths_base=paths_base(args), progress=progress)
     emit_run(run, args)
     return 0
 
@@ -162,9 +162,20 @@ def check_run_outputs(args: argparse.Namespace, inputs: Sequence[str] = ()) -> O
     return ann
 
 
+def paths_base(args: argparse.Namespace) -> Optional[Path]:
+    """The folder the outputs write their paths relative to (floorcalc.cli.common.shared: the
+    one the command started in), None with ``--absolute-paths``: given to
+    floorcalc.distributed.analyze_run, whose workers write each rank's report so."""
+    if getattr(args, "absolute_paths", False):
+        return None
+    return getattr(args, "cwd", None) or Path.cwd()
+
+
 def emit_run(run: RunReport, args: argparse.Namespace) -> None:
     """Render ``run`` in the chosen format to ``-o`` or stdout, and ``--plot``; everything is
-    rendered before anything is written, each file whole. A partial run says so on stderr."""
+    rendered before anything is written, each file whole, but for the run's JSON, written as
+    it is made from each rank's report kept compressed (RunJsonRenderer.streams). A partial
+    run says so on stderr."""
     if run.partial:
         print(f"floorcalc: warning: partial result: {run.partial}", file=sys.stderr)
     from floorcalc.cli.common import shared
@@ -173,10 +184,10 @@ def emit_run(run: RunReport, args: argparse.Namespace) -> None:
     renderer = output_renderer(args, "run")
     if getattr(args, "rank", None) is not None:
         renderer.rank = args.rank  # type: ignore[attr-defined]
-    out: Dict[Path, FileData] = {}
+    out: Dict[Path, Union[FileData, Iterable[bytes]]] = {}
     stdout = None
     if args.output is not None:
-        out.update(renderer.files(run, args.output))
+        out.update(renderer.streams(run, args.output))
     else:
         stdout = renderer.render_terminal(run)
     if args.plot is not None:

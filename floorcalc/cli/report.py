@@ -287,13 +287,13 @@ def _rank_reports(run, args: argparse.Namespace, log) -> int:
     """The cross-rank report over the ranks' traces (floorcalc.distributed.analyze_run, as
     ``floorcalc analyze FOLDER``), in the format asked for."""
     from floorcalc.distributed import analyze_run
-    from floorcalc.cli.analyze import emit_run
+    from floorcalc.cli.analyze import emit_run, paths_base
 
     log("cross-rank analysis")
     with progress_display(args.quiet) as progress:
         result = analyze_run(list(run.traces), spec=args.spec, device=run.device,
                              command="floorcalc " + shlex.join(args.argv), annotate_dir=args.annotate_dir,
                              formulas=tuple(str(f) for f in getattr(args, "formulas", None) or ()), live=True,
-                             group_by=args.group_by, progress=progress)
+                             group_by=args.group_by, paths_base=paths_base(args), progress=progress)
     emit_run(result, args)
     return 0

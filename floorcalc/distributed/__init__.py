@@ -124,7 +124,8 @@ def analyze_run(paths: Sequence[Union[str, Path]], *, spec: SpecArg = None, pass
                 scheduler: Optional[str] = None, command: str = "",
                 annotate_dir: Optional[Union[str, Path]] = None, formulas: Sequence[str] = (),
                 live: bool = False, group_by: GroupBy = DEFAULT_GROUP_BY,
-                capture: Union[None, str, Path] = None, progress: Progress = NO_PROGRESS) -> RunReport:
+                capture: Union[None, str, Path] = None, paths_base: Union[None, str, Path] = None,
+                progress: Progress = NO_PROGRESS) -> RunReport:
     """The cross-rank report of a distributed run: every rank's trace analysed on its own (as
     :func:`floorcalc.analysis.driver.analyze` does), then all read together (floorcalc.distributed, docs/timeline.md
     "Several ranks").
@@ -136,7 +137,11 @@ def analyze_run(paths: Sequence[Union[str, Path]], *, spec: SpecArg = None, pass
     ``annotate_dir``: a folder for each rank's annotated trace; ``formulas``: formula files of
     the user's own, loaded wherever a rank is analysed; ``capture``: the capture trace of the
     CUDA graphs the ranks replay, or the folder of every rank's
-    (:func:`floorcalc.analysis.driver.capture_file`). The other options (``live`` among them:
+    (:func:`floorcalc.analysis.driver.capture_file`); ``paths_base``: the folder the run's
+    outputs write their paths relative to (floorcalc.util.sharing.share_run, which the CLI and
+    the API apply), given here so that each rank's report is written so where it is analysed
+    (None: as they are; a run shared relative to another folder reads each report back to
+    share it). The other options (``live`` among them:
     ``report --nproc-per-node``) are ``analyze``'s, for every rank. ``progress``: where the
     ranks done of their number are shown (floorcalc.util.progress).
 
@@ -150,7 +155,8 @@ def analyze_run(paths: Sequence[Union[str, Path]], *, spec: SpecArg = None, pass
     options = RankOptions(spec=str(spec) if isinstance(spec, Path) else spec, passes=passes, device=device, link=link,
                           command=command, annotate_dir=str(annotate_dir) if annotate_dir is not None else None,
                           formulas=tuple(formulas), live=live, group_by=group_by,
-                          capture=str(capture) if capture is not None else None)
+                          capture=str(capture) if capture is not None else None,
+                          paths_base=str(paths_base) if paths_base is not None else None)
     # the cyclic collector paused over the map and the reduce (floorcalc.util.gcpause): the
     # records hold no cycles, and with it running every record that came back was walked again
     # at each full collection as the next ones came: 64 records of the 64-rank benchmark

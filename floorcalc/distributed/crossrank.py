@@ -56,8 +56,9 @@ from typing import Callable, Dict, Iterable, List, Mapping, Optional, Sequence, 
 
 from floorcalc import __version__
 from floorcalc.util.errors import RunError
+from floorcalc.render.run import rank_reports
 from floorcalc.records import (CAUSE_TERM, CollectiveInstance, CollectiveRow, CollectiveTiming, Decomposition,
-                               GapCause, LateRank, PeerWait, RankRecord, RankStatus, RankSummary, Report, RunReport,
+                               GapCause, LateRank, PeerWait, RankFigures, RankRecord, RankStatus, RankSummary, RunReport,
                                SliceBound)
 
 #: The run report's JSON layout version (docs/json-schema.md, "Runs").
@@ -110,7 +111,7 @@ def _check_one_run(records: Sequence[RankRecord], skipped: Sequence[str] = ()) -
     """The world size, and notes (step 1). Raises RunError for traces of several runs, or a
     trace whose rank cannot be told (``skipped``: the files of the folders left out as no trace,
     named in that error and in a note)."""
-    ok = [r for r in records if r.report is not None or r.distributed is not None]
+    ok = [r for r in records if r.figures is not None or r.distributed is not None]
     notes: List[str] = []
     if skipped:
         notes.append(f"{len(skipped)} file{'s' if len(skipped) > 1 else ''} of the folder skipped, no trace: "
@@ -130,7 +131,7 @@ def _check_one_run(records: Sequence[RankRecord], skipped: Sequence[str] = ()) -
             raise RunError(f"two traces claim rank {r.rank} ({ranks[r.rank]} and {r.path}, rank from the "
                            f"{r.rank_source or 'trace'}): traces of two runs mixed?")
         ranks[r.rank] = r.path
-    unread = [r for r in records if r.rank is None and r.error and not r.identity and r.report is None]
+    unread = [r for r in records if r.rank is None and r.error and not r.identity and r.figures is None]
     if unread:  # not read as a trace at all: its own error says why, no rank could be asked of it
         raise RunError(f"{unread[0].error}" + (f" (and {len(unread) - 1} more file" + ("s" if len(unread) > 2 else "")
                                                + " not read)" if len(unread) > 1 else "")
@@ -512,16 +513,13 @@ def _moved(d: Decomposition, exposed: Mapping[str, float], passes: int) -> Decom
                                idle_by_cause_us=by_cause, bound=bound)
 
 
-def _quick_notes(reports: Mapping[int, Report]) -> List[str]:
+def _quick_notes(reports: Mapping[int, RankFigures]) -> List[str]:
     """The ranks' quick-capture notes (``report --quick``: what it left out), once for the ranks
     that share one text: the run's notes are the only ones its outputs print."""
-    from floorcalc.analysis.notes import QUICK_NOTE
-
     by_text: Dict[str, List[int]] = {}
     for k in sorted(reports):
-        for n in reports[k].notes:
-            if n.text.startswith(QUICK_NOTE):
-                by_text.setdefault(n.text, []).append(k)
+        for text in reports[k].quick_notes:
+            by_text.setdefault(text, []).append(k)
     return [f"{'every rank' if len(ranks) == len(reports) else 'ranks ' + ', '.join(map(str, ranks))}: {text}"
             for text, ranks in by_text.items()]
 
@@ -534,9 +532,9 @@ def combine(records: Sequence[RankRecord], *, command: str = "", skipped: Sequen
     """
     world, notes = _check_one_run(records, skipped)
     by_rank = {r.rank: r for r in records if r.rank is not None}
-    readable = {k: r for k, r in by_rank.items() if r.report is not None}
-    reports: Dict[int, Report] = {k: r.report for k, r in readable.items() if r.report is not None}
-    per_rank = {k: (rep.timeline.collectives if rep.timeline is not None else ()) for k, rep in reports.items()}
+    readable = {k: r for k, r in by_rank.items() if r.figures is not None}
+    reports: Dict[int, RankFigures] = {k: r.figures for k, r in readable.items() if r.figures is not None}
+    per_rank = {k: rep.collectives for k, rep in reports.items()}
     instances, unmatched, match_notes = _match(per_rank, readable)
     notes += match_notes
     notes += _quick_notes(reports)
@@ -547,7 +545,7 @@ def combine(records: Sequence[RankRecord], *, command: str = "", skipped: Sequen
         r, o = max(far, key=lambda x: abs(x[1]))
         raise RunError(f"rank {r}'s clock is {o / 1e6:+,.1f} s from rank {ref}'s once aligned on their collectives "
                        f"({by_rank[r].path} and {by_rank[ref].path if ref is not None else '?'}): traces of two runs mixed?")
-    passes = {k: max(rep.summary.passes, 1) for k, rep in reports.items()}
+    passes = {k: max(rep.passes, 1) for k, rep in reports.items()}
 
     # 4-5. per instance
     waits: Dict[int, float] = defaultdict(float)                       # window totals per rank
@@ -639,8 +637,6 @@ def combine(records: Sequence[RankRecord], *, command: str = "", skipped: Sequen
             partial_bits.append(f"rank {k} unreadable")
             continue
         n = passes[k]
-        tl = rep.timeline
-        cs = tl.communication if tl is not None else None
         comm_total = sum(t.duration_us for t in per_rank[k])
         peers = sorted(((p, v[0], v[1]) for (r, p), v in per_peer.items() if r == k), key=lambda x: -x[1])
         pw = tuple(PeerWait(rank=k, peer=p, wait_us=v / n, instances=int(c),
@@ -649,22 +645,21 @@ def combine(records: Sequence[RankRecord], *, command: str = "", skipped: Sequen
                             extra=_largest({lbl: x / peer_extra_n[(k, p)] for lbl, x in peer_extra[(k, p)].items()})
                             if peer_extra_n[(k, p)] else ())
                    for p, v, c in peers)
-        dec = tl.decomposition if tl is not None else None
+        dec = rep.decomposition
         if dec is not None:
             dec = _moved(dec, exposed.get(k, {}), n)
         status: RankStatus = "partial" if rec.partial else "ok"
         if rec.partial:
             partial_bits.append(f"rank {k} truncated")
         summaries.append(RankSummary(
-            rank=k, path=rec.path, status=status, problem=rec.partial, passes=n, wall_us=rep.summary.wall_us,
-            busy_us=rep.summary.gpu_busy_us, floor_us=rep.summary.floor_us,
-            comm_us=cs.comm_us if cs is not None else 0.0, hidden_us=cs.hidden_us if cs is not None else 0.0,
+            rank=k, path=rec.path, status=status, problem=rec.partial, passes=n, wall_us=rep.wall_us,
+            busy_us=rep.busy_us, floor_us=rep.floor_us, comm_us=rep.comm_us, hidden_us=rep.hidden_us,
             transfer_us=(comm_total - waits.get(k, 0.0)) / n,
             peer_wait_us=dec.peer_wait_us if dec is not None else sum(exposed.get(k, {}).values()) / n,
             waited_on=pw[0].peer if pw else None, waited_on_us=pw[0].wait_us if pw else 0.0,
             clock_offset_us=off.get(k, 0.0), collectives=len(per_rank[k]), decomposition=dec, waits=pw))
     rows = _rows(built, passes)
-    late_ranks, near = _late_ranks(placed, per_pass, passes, {k: rep.summary.wall_us for k, rep in reports.items()})
+    late_ranks, near = _late_ranks(placed, per_pass, passes, {k: rep.wall_us for k, rep in reports.items()})
     notes += [late_words(v) for v in late_ranks]
     if not late_ranks and near:
         notes += near
@@ -686,7 +681,8 @@ def combine(records: Sequence[RankRecord], *, command: str = "", skipped: Sequen
     return RunReport(schema_version=RUN_SCHEMA_VERSION, tool_version=__version__, world_size=world,
                      ranks=tuple(summaries), collectives=tuple(rows), instances=tuple(built[:LIST_INSTANCES]),
                      instance_count=len(built), unmatched=unmatched, reference_rank=ref, clock=clock, device=device,
-                     partial=partial, notes=tuple(notes), command=command, late=tuple(late_ranks), reports=reports)
+                     partial=partial, notes=tuple(notes), command=command, late=tuple(late_ranks),
+                     reports=rank_reports({k: r.piece for k, r in readable.items() if r.piece is not None}))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -2,8 +2,10 @@
 
 :func:`rank_record` is a pure function of one file and the options: it reads the trace, makes
 the rank's own report (floorcalc.analysis.driver, as ``floorcalc analyze`` does for one trace), keeps
-what the cross-rank step needs (the report without its work units, its collectives' timings,
-the rank, the run's identity) and returns it as a :class:`~floorcalc.records.RankRecord`. It
+what the cross-rank step needs (the report's figures it reads, its collectives' timings, the
+rank, the run's identity) and the report as the run's JSON will hold it (compressed bytes, its
+paths made relative as the run's outputs write them), and returns them as a
+:class:`~floorcalc.records.RankRecord`: a worker sends back these, not the report's records. It
 never raises for a bad trace: the record then carries the one-line error, so one unreadable
 rank costs the run that rank, not the rest. It runs unchanged in this process, in a local
 process pool or on a Dask worker (floorcalc.distributed.runner).
@@ -18,7 +20,7 @@ from typing import Dict, Optional, Tuple, Union
 
 from floorcalc.util.errors import FloorcalcError
 from floorcalc.classify.grouping import DEFAULT as DEFAULT_GROUP_BY
-from floorcalc.records import DeviceSpec, GroupBy, IdleSpans, Link, RankRecord, Report, Trace
+from floorcalc.records import DeviceSpec, GroupBy, IdleSpans, Link, RankFigures, RankRecord, Report, ReportPiece, Trace
 from floorcalc.trace.paths import rank_from_name
 
 #: A rank number in a file name: ``rank-3``, ``rank_3``, ``rank3``, ``rank.3`` (case ignored).
@@ -35,7 +37,9 @@ class RankOptions:
     the traces makes the report (``report --nproc-per-node``: see floorcalc.analysis.driver.analyze);
     ``group_by``: how each rank's op rows are grouped (floorcalc.classify.grouping); ``capture``: the
     trace, or the folder of traces (one per rank), in which the CUDA graphs the ranks replay were
-    captured (floorcalc.analysis.driver.capture_file picks each rank's).
+    captured (floorcalc.analysis.driver.capture_file picks each rank's); ``paths_base``: the
+    folder each rank's report writes its paths relative to in the run's outputs
+    (floorcalc.util.sharing; None: as they are).
     """
 
     spec: Union[None, str, DeviceSpec] = None
@@ -48,6 +52,7 @@ class RankOptions:
     live: bool = False
     group_by: GroupBy = DEFAULT_GROUP_BY
     capture: Optional[str] = None
+    paths_base: Optional[str] = None
 
 
 def annotated_path(folder: str, trace_path: str) -> Path:
@@ -96,12 +101,12 @@ def rank_record(path: str, options: RankOptions = RankOptions()) -> RankRecord:
             load_files(list(options.formulas))
         trace = load(path)
     except FloorcalcError as e:
-        return RankRecord(path=path, rank=by_name, world_size=None, distributed=None, report=None, error=str(e),
+        return RankRecord(path=path, rank=by_name, world_size=None, distributed=None, figures=None, error=str(e),
                           exit_code=e.exit_code, rank_source="file name" if by_name is not None else "")
     d = trace.distributed
     rank, source = (d.rank, "trace") if d is not None else (by_name, "file name" if by_name is not None else "")
     base = RankRecord(path=path, rank=rank, world_size=d.world_size if d is not None else None, distributed=d,
-                      report=None, partial=trace.partial, rank_source=source, identity=identity(trace))
+                      figures=None, partial=trace.partial, rank_source=source, identity=identity(trace))
     try:
         if options.capture:
             from floorcalc.analysis.driver import capture_file
@@ -118,10 +123,37 @@ def rank_record(path: str, options: RankOptions = RankOptions()) -> RankRecord:
     except FloorcalcError as e:
         return dataclasses.replace(base, error=str(e), exit_code=e.exit_code)
     start = report.window.start_us if report.window is not None else None
+    # the report as a run keeps it: without its work units, window and the picture's idle spans
     small = dataclasses.replace(report, units=(), window=None)
-    if small.timeline is not None:  # the picture's idle spans stay with the rank too
+    if small.timeline is not None:
         small = dataclasses.replace(small, timeline=dataclasses.replace(small.timeline, idle_spans=IdleSpans()))
-    return dataclasses.replace(base, report=small, window_start_us=start)
+    return dataclasses.replace(base, figures=rank_figures(small), piece=_piece(small, options.paths_base),
+                               window_start_us=start)
+
+
+def rank_figures(report: Report) -> RankFigures:
+    """What the cross-rank step reads of a rank's own report (:class:`~floorcalc.records.RankFigures`)."""
+    from floorcalc.analysis.notes import QUICK_NOTE
+
+    s, tl = report.summary, report.timeline
+    cs = tl.communication if tl is not None else None
+    return RankFigures(passes=s.passes, wall_us=s.wall_us, busy_us=s.gpu_busy_us, floor_us=s.floor_us,
+                       comm_us=cs.comm_us if cs is not None else 0.0, hidden_us=cs.hidden_us if cs is not None else 0.0,
+                       decomposition=tl.decomposition if tl is not None else None,
+                       collectives=tl.collectives if tl is not None else (), device=report.device,
+                       quick_notes=tuple(n.text for n in report.notes if n.text.startswith(QUICK_NOTE)))
+
+
+def _piece(report: Report, paths_base: Optional[str]) -> ReportPiece:
+    """The rank's report as the run's JSON holds it (floorcalc.render.run.make_piece), its paths
+    made relative to ``paths_base`` first as the run's outputs write them (None: as they are)."""
+    from floorcalc.render.run import make_piece
+
+    if paths_base is not None:
+        from floorcalc.util.sharing import share_report
+
+        report = share_report(report, Path(paths_base))
+    return make_piece(report, paths_base)
 
 
 def _annotate(trace: Trace, report: Report, annotate_path: Path) -> None:

@@ -5,13 +5,87 @@ cross-rank report (the reduce).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Mapping, Optional, Tuple
+from typing import Callable, Dict, Iterator, Mapping, Optional, Tuple
 
 from floorcalc.records.device import DeviceSpec
 from floorcalc.records.kinds import CollectiveKind, RankStatus
 from floorcalc.records.report import Report
-from floorcalc.records.timeline import Decomposition
+from floorcalc.records.timeline import CollectiveTiming, Decomposition
 from floorcalc.records.trace import DistributedInfo
+
+
+@dataclass(frozen=True)
+class ReportPiece:
+    """One rank's own report as the run's JSON document holds it under ``reports``, made where
+    the rank was analysed (floorcalc.render.run.report_piece), so that a worker sends back these
+    bytes, not the report's records.
+
+    ``data``: zlib-compressed (level 1) UTF-8 JSON of the report's document, exactly the bytes
+    of ``reports."<rank>"`` in the run's document (orjson, indented 2 a level, its lines after
+    the first indented 4 more: two levels deep). ``paths_base``: the folder its paths were
+    written relative to (floorcalc.util.sharing); None: as the trace and the spec gave them.
+    ``device``, ``reference``: the report's specs as they are (the JSON leaves out their links
+    and collective latency, which its text prints), put back on the report read from ``data``.
+    """
+
+    data: bytes
+    paths_base: Optional[str] = None
+    device: Optional[DeviceSpec] = None
+    reference: Optional[DeviceSpec] = None
+
+
+@dataclass(frozen=True)
+class RankFigures:
+    """What the cross-rank step (floorcalc.distributed.crossrank.combine) reads of one rank's
+    own report (made by floorcalc.distributed.rank.rank_figures; times per pass unless named
+    otherwise, microseconds).
+
+    ``passes``: the passes of its window (``Summary.passes``); ``wall_us``, ``busy_us``
+    (``Summary.gpu_busy_us``), ``floor_us``: from its summary. ``comm_us``, ``hidden_us``: its
+    collectives' time and the part of it hidden under compute (0 without a timeline).
+    ``decomposition``: its pass decomposition (None: no device timeline). ``collectives``: its
+    collectives' timings (``Timeline.collectives``; empty without a timeline). ``device``: the
+    spec it was analysed against. ``quick_notes``: its notes of a quick capture
+    (floorcalc.analysis.notes.QUICK_NOTE), which the run's notes repeat once.
+    """
+
+    passes: int
+    wall_us: float
+    busy_us: Optional[float]
+    floor_us: Optional[float]
+    comm_us: float
+    hidden_us: float
+    decomposition: Optional[Decomposition]
+    collectives: Tuple[CollectiveTiming, ...]
+    device: Optional[DeviceSpec]
+    quick_notes: Tuple[str, ...] = ()
+
+
+class RankReports(Mapping[int, Report]):
+    """Each readable rank's own report, by rank (``RunReport.reports``), kept as the run's JSON
+    holds it (:class:`ReportPiece`, compressed) and read back when asked for: ``decode`` turns
+    a piece into the :class:`Report` (floorcalc.render.run.read_piece, the report JSON reader),
+    a new one each time, nothing kept. ``pieces``: the pieces by rank, as the run's JSON
+    renderer writes them. ``paths_base``: the folder every piece's paths are relative to (None:
+    none, or the pieces differ)."""
+
+    def __init__(self, pieces: Mapping[int, ReportPiece], decode: Callable[[ReportPiece], Report]) -> None:
+        self.pieces: Dict[int, ReportPiece] = dict(pieces)
+        self._decode = decode
+
+    @property
+    def paths_base(self) -> Optional[str]:
+        bases = {p.paths_base for p in self.pieces.values()}
+        return bases.pop() if len(bases) == 1 else None
+
+    def __getitem__(self, rank: int) -> Report:
+        return self._decode(self.pieces[rank])
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self.pieces)
+
+    def __len__(self) -> int:
+        return len(self.pieces)
 
 
 @dataclass(frozen=True)
@@ -22,19 +96,21 @@ class RankRecord:
 
     ``path``: the trace. ``distributed``: its ``distributedInfo`` (None: absent). ``rank``: its
     rank, from there or, failing that, from the file name (``rank_source`` says which: ``trace``,
-    ``file name`` or ""). ``report``: the rank's own report (its work units and window dropped,
-    ``report.timeline.collectives`` kept), None when it could not be read: ``error`` then says
-    why on one line, and ``exit_code`` is the error's. ``partial``: why it was read only in part.
-    ``identity``: what says which run it came from (floorcalc's capture command and model file,
-    torch version, NCCL version, process groups), compared across ranks. ``window_start_us``:
-    its window's start on its own clock.
+    ``file name`` or ""). ``figures``: what the cross-rank step reads of the rank's own report
+    (:class:`RankFigures`, its collectives' timings among them) and ``piece``: that report as
+    the run's JSON holds it (:class:`ReportPiece`); both None when it could not be read:
+    ``error`` then says why on one line, and ``exit_code`` is the error's. ``partial``: why it
+    was read only in part. ``identity``: what says which run it came from (floorcalc's capture
+    command and model file, torch version, NCCL version, process groups), compared across
+    ranks. ``window_start_us``: its window's start on its own clock.
     """
 
     path: str
     rank: Optional[int]
     world_size: Optional[int]
     distributed: Optional[DistributedInfo]
-    report: Optional["Report"]
+    figures: Optional[RankFigures]
+    piece: Optional[ReportPiece] = None
     error: str = ""
     exit_code: int = 0
     partial: str = ""
@@ -215,8 +291,9 @@ class RunReport:
     ``partial``: why the result covers less than the whole run ("" when it does not).
     ``late``: the ranks late at the same collective in every pass (:class:`LateRank`; empty:
     none is, or the window has fewer than two passes).
-    ``reports``: each readable rank's own report (not in the run's JSON document beyond a
-    summary; kept for per-rank output).
+    ``reports``: each readable rank's own report, by rank (in the run's JSON document under
+    ``reports``; a :class:`RankReports` from floorcalc.distributed.combine, read back from the
+    document's pieces when asked for).
     """
 
     schema_version: int

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Any, List, Mapping, Union
+from typing import Any, Iterable, List, Mapping, Union
 
 #: what one output file holds: text (written as UTF-8) or bytes
 FileData = Union[str, bytes]
@@ -29,6 +29,8 @@ class Renderer:
     - :meth:`paths`: every file ``-o path`` writes, known before anything is rendered (so the
       CLI refuses an existing one before any work); default ``[path]``.
     - :meth:`files`: path -> content of each of them (default ``{path: render(doc)}``).
+    - :meth:`streams`: what the CLI writes, :meth:`files` (the default) or, for a document too
+      large to hold whole, a file's bytes as an iterable of pieces, made as they are written.
     """
 
     def render(self, doc: Any) -> str:
@@ -42,6 +44,9 @@ class Renderer:
 
     def files(self, doc: Any, path: Path) -> Mapping[Path, FileData]:
         return {path: self.render(doc)}
+
+    def streams(self, doc: Any, path: Path) -> Mapping[Path, Union[FileData, Iterable[bytes]]]:
+        return self.files(doc, path)
 
 
 #: the width of the text tables when standard output is not a terminal and COLUMNS is unset

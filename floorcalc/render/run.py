@@ -16,11 +16,12 @@ import dataclasses
 import io
 import json
 import typing
+import zlib
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
-from floorcalc.records import (CollectiveInstance, CollectiveRow, Decomposition, LateRank, RankSummary, RunReport,
-                               record_builder)
+from floorcalc.records import (CollectiveInstance, CollectiveRow, Decomposition, LateRank, RankReports, RankSummary,
+                               Report, ReportPiece, RunReport, record_builder)
 from floorcalc.records.documents import (InstanceDocument, LateDocument, RankDocument, RankParts, RunDocument, TimeOn,
                                          ToolInfo, WaitDocument)
 from floorcalc.util.codec import encode, read_document
@@ -144,14 +145,81 @@ def loads(text: Union[str, bytes], name: str = "<text>") -> RunDocument:
     return read_document(RunDocument, text, "run", name, kind="run")
 
 
-def dumps_bytes(run: RunReport) -> bytes:
-    """The run as indented JSON, UTF-8 bytes. orjson, not the json module: with an indent the
-    standard encoder runs in Python, and a run of 4 ranks of 100k events (12,500 collectives
-    each, every instance and lead-in in the document) took 14.7 s of its 54 s there (cProfile,
-    2026-12-01)."""
+#: orjson's options for a run's document: indented 2 a level (one newline at the end of the document)
+_INDENT = 2
+#: how deep a rank's report lies in the run's document (``{"reports": {"<rank>": {...``): its
+#: lines after the first are indented this much more than the report's own document
+_PIECE_INDENT = b" " * (2 * _INDENT)
+
+
+def report_piece(report: Report) -> bytes:
+    """One rank's report as the run's document holds it under ``reports``: its document
+    (floorcalc.render.jsonfmt.to_document) as orjson writes it two levels deep, UTF-8, not
+    compressed (floorcalc.records.ReportPiece holds it compressed). orjson writes a newline in a
+    string as ``\\n``, so every newline of its output starts a line of the layout."""
     import orjson
 
-    return orjson.dumps(to_dict(run), default=str, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
+    from floorcalc.render.jsonfmt import to_document as report_document
+
+    text = orjson.dumps(encode(report_document(report)), default=str, option=orjson.OPT_INDENT_2)
+    return text.replace(b"\n", b"\n" + _PIECE_INDENT)
+
+
+def make_piece(report: Report, paths_base: Optional[str] = None) -> ReportPiece:
+    """:func:`report_piece`, zlib-compressed (level 1: a 2 MB report in 5 ms, to 0.1 MB), as a
+    :class:`~floorcalc.records.ReportPiece`; ``paths_base``: the folder the report's paths were
+    made relative to, None when they were not (floorcalc.util.sharing)."""
+    return ReportPiece(data=zlib.compress(report_piece(report), 1), paths_base=paths_base, device=report.device,
+                       reference=report.reference)
+
+
+def read_piece(piece: ReportPiece) -> Report:
+    """The :class:`~floorcalc.records.Report` a piece holds, read back as a report's JSON is
+    (floorcalc.render.jsonread.loads: no work units, no window; of its collectives' timings the
+    longest, as the JSON lists them), with the piece's specs as they were. Raises
+    :class:`~floorcalc.util.errors.ReportFileError` for a piece that is not a report's JSON."""
+    from floorcalc.render.jsonread import loads as read_report
+
+    report = read_report(zlib.decompress(piece.data), name="a rank's report in the run")
+    if piece.device is not None:
+        report = dataclasses.replace(report, device=piece.device, reference=piece.reference)
+    return report
+
+
+def rank_reports(pieces: Mapping[int, ReportPiece]) -> RankReports:
+    """The run's reports by rank, kept as their pieces (:class:`~floorcalc.records.RankReports`,
+    read back by :func:`read_piece` when asked for)."""
+    return RankReports(pieces, read_piece)
+
+
+def json_chunks(run: RunReport) -> Iterator[bytes]:
+    """The run's JSON document (:func:`dumps_bytes`) in pieces: everything before its
+    ``reports``, then each rank's report (its piece decompressed, when ``run.reports`` is a
+    :class:`~floorcalc.records.RankReports`; else its document encoded), then the end, so that a
+    file gets the document without it being held whole."""
+    import orjson
+
+    head = orjson.dumps(to_dict(run, reports=False), default=str, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
+    if not run.reports:
+        yield head
+        return
+    empty = b"{}\n}\n"
+    assert head.endswith(b'"reports": ' + empty)
+    yield head[: -len(empty)] + b"{\n"
+    pieces = run.reports.pieces if isinstance(run.reports, RankReports) else None
+    keys = sorted(run.reports)
+    for n, k in enumerate(keys):
+        body = zlib.decompress(pieces[k].data) if pieces is not None else report_piece(run.reports[k])
+        yield b'    "%d": ' % k + body + (b",\n" if n + 1 < len(keys) else b"\n")
+    yield b"  }\n}\n"
+
+
+def dumps_bytes(run: RunReport) -> bytes:
+    """The run as indented JSON, UTF-8 bytes (:func:`json_chunks` joined). orjson, not the json
+    module: with an indent the standard encoder runs in Python, and a run of 4 ranks of 100k
+    events (12,500 collectives each, every instance and lead-in in the document) took 14.7 s of
+    its 54 s there (cProfile, 2026-12-01)."""
+    return b"".join(json_chunks(run))
 
 
 def dumps(run: RunReport) -> str:
@@ -161,15 +229,19 @@ def dumps(run: RunReport) -> str:
 
 class RunJsonRenderer(Renderer):
     """The run as JSON (docs/json-schema.md, "Runs"; docs/schema/run.schema.json). A file gets
-    orjson's bytes as they are (:meth:`files`), not text decoded from them and encoded again:
-    the JSON of a run holds every rank's own report (145 MB for 64 ranks of 83,543 events,
-    benchmarks/run_scale.py), and each copy of it was held at once with the rest."""
+    orjson's bytes as they are (:meth:`files`), not text decoded from them and encoded again;
+    the CLI writes it as it is made (:meth:`streams`: :func:`json_chunks`): the JSON of a run
+    holds every rank's own report (145 MB for 64 ranks of 83,543 events,
+    benchmarks/run_scale.py), kept compressed until then (floorcalc.records.RankReports)."""
 
     def render(self, run: RunReport) -> str:
         return dumps(run)
 
     def files(self, run: RunReport, path: Path) -> Mapping[Path, FileData]:
         return {path: dumps_bytes(run)}
+
+    def streams(self, run: RunReport, path: Path) -> Mapping[Path, Union[FileData, Iterable[bytes]]]:
+        return {path: json_chunks(run)}
 
 
 def _waiter_line(r: RankSummary) -> str:

@@ -332,13 +332,18 @@ def _link_exclusive(tmp: str, path: Path) -> None:
         raise
 
 
-def write_atomic(path: Path, data: Union[str, bytes], force: bool = False, what: str = "output") -> Path:
-    """Write ``data`` (str, as UTF-8, or bytes) to ``path`` with :class:`AtomicFile`; returns
-    ``path``. Raises :class:`OutputError` (one line) when it cannot be written, or when it
-    exists and ``force`` is not given."""
-    raw = data.encode() if isinstance(data, str) else data
+def write_atomic(path: Path, data: Union[str, bytes, Iterable[bytes]], force: bool = False,
+                 what: str = "output") -> Path:
+    """Write ``data`` (str, as UTF-8, bytes, or an iterable of bytes written one after the
+    other as it gives them) to ``path`` with :class:`AtomicFile`; returns ``path``. Raises
+    :class:`OutputError` (one line) when it cannot be written, or when it exists and ``force``
+    is not given."""
     with AtomicFile(path, force=force, what=what) as f:
-        f.write(raw)
+        if isinstance(data, (str, bytes)):
+            f.write(data.encode() if isinstance(data, str) else data)
+        else:
+            for chunk in data:
+                f.write(chunk)
     return path
 
 

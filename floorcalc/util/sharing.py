@@ -18,9 +18,9 @@ import os
 import re
 import shlex
 from pathlib import Path
-from typing import Dict, Iterable, Optional, Tuple
+from typing import Iterable, Mapping, Optional, Tuple
 
-from floorcalc.records import DeviceSpec, Note, Report, RunReport
+from floorcalc.records import DeviceSpec, Note, RankReports, Report, RunReport
 
 __all__ = ["shared_command", "shared_path", "shared_text", "share_report", "share_run"]
 
@@ -117,8 +117,13 @@ def share_report(report: Report, base: Path, device: bool = True) -> Report:
 
 
 def share_run(run: RunReport, base: Path) -> RunReport:
-    """A run (and each rank's report) with its paths written as the module notes say."""
+    """A run (and each rank's report) with its paths written as the module notes say. Reports
+    kept as the pieces of the run's JSON (:class:`~floorcalc.records.RankReports`) whose paths
+    were made relative to ``base`` where they were made stay as they are; others are read back
+    and shared here."""
     ranks = tuple(dataclasses.replace(r, path=shared_path(r.path, base)) for r in run.ranks)
-    reports: Dict[int, Report] = {k: share_report(v, base) for k, v in run.reports.items()}
+    reports: Mapping[int, Report] = run.reports
+    if not (isinstance(reports, RankReports) and reports.paths_base == str(base)):
+        reports = {k: share_report(v, base) for k, v in run.reports.items()}
     return dataclasses.replace(run, ranks=ranks, reports=reports, command=_command(run.command, base),
                                device=_device(run.device, base), notes=tuple(_text(n, base) for n in run.notes))

@@ -318,6 +318,31 @@ def test_json_validates_against_the_run_schema(run_folder, tmp_path):
     assert isinstance(written, bytes) and written == RunJsonRenderer().render(run).encode()
 
 
+def test_each_ranks_report_is_written_by_its_worker_as_the_run_shares_it(run_folder, tmp_path, monkeypatch):
+    # GIVEN a run analysed with its workers writing each rank's report relative to the working
+    # folder (what the CLI asks), and the same run analysed with the reports' paths as they are
+    from floorcalc.distributed import analyze_run
+    from floorcalc.records import RankReports
+    from floorcalc.render.run import RunJsonRenderer, dumps_bytes
+    from floorcalc.util.sharing import share_run
+
+    monkeypatch.chdir(tmp_path)
+    by_workers = analyze_run([run_folder], workers=1, paths_base=tmp_path)
+    as_they_are = analyze_run([run_folder], workers=1)
+    assert isinstance(by_workers.reports, RankReports) and by_workers.reports.paths_base == str(tmp_path)
+    # WHEN both are shared relative to that folder (the second's reports read back to be shared)
+    a, b = share_run(by_workers, tmp_path), share_run(as_they_are, tmp_path)
+    # THEN the pieces are kept as they came, and both write the same document, whole or streamed
+    assert a.reports is by_workers.reports and not isinstance(b.reports, RankReports)
+    assert dumps_bytes(a) == dumps_bytes(b) == b"".join(RunJsonRenderer().streams(a, tmp_path / "r.json")[tmp_path / "r.json"])
+    assert "run/rank-0.json" in dumps_bytes(a).decode() and str(tmp_path) not in dumps_bytes(a).decode()
+    # AND a rank's report read back from its piece is the one the run's JSON holds
+    from floorcalc.render.jsonfmt import dumps as report_dumps
+
+    assert report_dumps(a.reports[0]) == report_dumps(b.reports[0])
+    assert a.reports[0].device == b.reports[0].device and a.reports[0].device.interconnect
+
+
 def test_every_format_of_a_run(run_folder, tmp_path, capsys):
     assert main(["analyze", str(run_folder), "-o", str(tmp_path / "r.csv"), "--workers", "1"]) == 0
     ranks = (tmp_path / "r.csv").read_text().splitlines()
