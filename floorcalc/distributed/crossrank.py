@@ -30,7 +30,8 @@ Steps of :func:`combine` (the method, with its reasons, is in docs/timeline.md, 
    inside a wait (a collective without a kernel) becomes the idle cause ``peer_wait``. A clock
    offset of more than a minute (:data:`MAX_CLOCK_OFFSET_US`) is no drift between hosts but two
    runs: RunError.
-5. **What the late rank was doing**: its lead-in spans (``CollectiveTiming.lead_in``) over the
+5. **What the late rank was doing**: its lead-in spans (``CollectiveTiming.lead_in``, read from
+   the columns of its rank's ``LeadIns``) over the
    last ``wait`` microseconds before its own start, summed by what they were. And **why it
    was later** (:func:`extra_activity`): when the late rank and the first to arrive came from
    the same previous collective (which, aligned, they left together), the difference, by what
@@ -52,14 +53,14 @@ import dataclasses
 import math
 import statistics
 from collections import Counter, defaultdict
-from typing import Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
+from typing import Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple, TypeVar
 
 from floorcalc import __version__
 from floorcalc.util.errors import RunError
 from floorcalc.render.run import rank_reports
 from floorcalc.records import (CAUSE_TERM, CollectiveInstance, CollectiveRow, CollectiveTiming, Decomposition,
-                               GapCause, LateRank, PeerWait, RankFigures, RankRecord, RankStatus, RankSummary, RunReport,
-                               SliceBound)
+                               GapCause, LateRank, PeerWait, RankFigures, RankRecord, RankStatus, RankSummary, RankTiming,
+                               RunReport, SliceBound)
 
 #: The run report's JSON layout version (docs/json-schema.md, "Runs").
 RUN_SCHEMA_VERSION = 1
@@ -171,16 +172,16 @@ def _check_one_run(records: Sequence[RankRecord], skipped: Sequence[str] = ()) -
 # 2. matching
 
 
-def _signature(t: CollectiveTiming) -> Tuple[str, Optional[int]]:
-    return (t.call.kind, t.message_bytes)
+def _signature(t: RankTiming) -> Tuple[str, Optional[int]]:
+    return (t.kind, t.message_bytes)
 
 
-def _keys(rank: int, timings: Sequence[CollectiveTiming], use_seq: Mapping[str, bool],
-          shift: Mapping[Tuple[str, int], int]) -> Dict[Key, CollectiveTiming]:
+def _keys(rank: int, timings: Sequence[RankTiming], use_seq: Mapping[str, bool],
+          shift: Mapping[Tuple[str, int], int]) -> Dict[Key, RankTiming]:
     """Each collective of one rank under the key it is matched by (step 2)."""
-    out: Dict[Key, CollectiveTiming] = {}
+    out: Dict[Key, RankTiming] = {}
     for t in timings:
-        c = t.call
+        c = t
         if c.kind in _P2P:
             if c.peer is None:
                 continue
@@ -193,15 +194,15 @@ def _keys(rank: int, timings: Sequence[CollectiveTiming], use_seq: Mapping[str, 
     return out
 
 
-def _shifts(per_rank: Mapping[int, Sequence[CollectiveTiming]], use_seq: Mapping[str, bool]) -> Tuple[Dict[Tuple[str, int], int], List[str]]:
+def _shifts(per_rank: Mapping[int, Sequence[RankTiming]], use_seq: Mapping[str, bool]) -> Tuple[Dict[Tuple[str, int], int], List[str]]:
     """Per (group, rank), the offset of its ordinals that best lines its sequence up with the
     group's lowest rank's (0 when they already agree)."""
     seqs: Dict[str, Dict[int, List[Tuple[str, Optional[int]]]]] = defaultdict(dict)
     for r, ts in per_rank.items():
         for t in ts:
-            if t.call.kind in _P2P or use_seq.get(t.call.group_name):
+            if t.kind in _P2P or use_seq.get(t.group_name):
                 continue
-            seqs[t.call.group_name].setdefault(r, []).append(_signature(t))
+            seqs[t.group_name].setdefault(r, []).append(_signature(t))
     shifts: Dict[Tuple[str, int], int] = {}
     notes: List[str] = []
     for g, by_rank in seqs.items():
@@ -232,30 +233,30 @@ def _agree(ref: Sequence[Tuple[str, Optional[int]]], s: Sequence[Tuple[str, Opti
     return n
 
 
-def _match(per_rank: Mapping[int, Sequence[CollectiveTiming]], present: Iterable[int]
-           ) -> Tuple[List[Tuple[Key, Dict[int, CollectiveTiming]]], int, List[str]]:
+def _match(per_rank: Mapping[int, Sequence[RankTiming]], present: Iterable[int]
+           ) -> Tuple[List[Tuple[Key, Dict[int, RankTiming]]], int, List[str]]:
     """The matched instances, each ``(key, rank -> timing)``, how many collectives were left
     unmatched, and notes (step 2)."""
     present = set(present)
     groups_with_seq: Dict[str, List[bool]] = defaultdict(list)
     for ts in per_rank.values():
         for t in ts:
-            if t.call.kind not in _P2P:
-                groups_with_seq[t.call.group_name].append(t.call.seq is not None)
+            if t.kind not in _P2P:
+                groups_with_seq[t.group_name].append(t.seq is not None)
     use_seq = {g: all(v) for g, v in groups_with_seq.items()}
     shifts, notes = _shifts(per_rank, use_seq)
     keyed = {r: _keys(r, ts, use_seq, shifts) for r, ts in per_rank.items()}
-    members: Dict[Key, Dict[int, CollectiveTiming]] = defaultdict(dict)
+    members: Dict[Key, Dict[int, RankTiming]] = defaultdict(dict)
     for r, by_key in keyed.items():
         for k, t in by_key.items():
             members[k][r] = t
-    out: List[Tuple[Key, Dict[int, CollectiveTiming]]] = []
+    out: List[Tuple[Key, Dict[int, RankTiming]]] = []
     # a send or recv whose peer its trace does not give has no key: unmatched, and counted so
-    unmatched = sum(1 for ts in per_rank.values() for t in ts if t.call.kind in _P2P and t.call.peer is None)
+    unmatched = sum(1 for ts in per_rank.values() for t in ts if t.kind in _P2P and t.peer is None)
     mismatched = 0
     for k, by_rank in members.items():
         any_t = next(iter(by_rank.values()))
-        c = any_t.call
+        c = any_t
         if c.kind in _P2P:
             expected = {k[2], k[3]}
         elif c.group_ranks:
@@ -265,8 +266,8 @@ def _match(per_rank: Mapping[int, Sequence[CollectiveTiming]], present: Iterable
         if not expected <= set(by_rank) or len(by_rank) < 2:
             unmatched += len(by_rank)
             continue
-        kinds = {t.call.kind for t in by_rank.values()} - {"send", "recv"} if c.kind in _P2P else \
-            {t.call.kind for t in by_rank.values()}
+        kinds = {t.kind for t in by_rank.values()} - {"send", "recv"} if c.kind in _P2P else \
+            {t.kind for t in by_rank.values()}
         sizes = {t.message_bytes for t in by_rank.values() if t.message_bytes is not None}
         if len(kinds) > 1 or (len(sizes) > 1 and c.kind != "all_to_all"):
             mismatched += 1
@@ -284,7 +285,7 @@ def _match(per_rank: Mapping[int, Sequence[CollectiveTiming]], present: Iterable
 # 3. clocks
 
 
-def _offsets(instances: Sequence[Tuple[Key, Dict[int, CollectiveTiming]]], ranks: Sequence[int],
+def _offsets(instances: Sequence[Tuple[Key, Dict[int, RankTiming]]], ranks: Sequence[int],
              hosts: Optional[Mapping[int, str]] = None) -> Tuple[Dict[int, float], Optional[int], str]:
     """Each rank's clock offset from the reference rank's (step 3), the reference, and how the
     clocks were aligned, in words. ``hosts``: the machine each rank ran on, where its trace
@@ -348,7 +349,7 @@ def _offsets(instances: Sequence[Tuple[Key, Dict[int, CollectiveTiming]]], ranks
     return off, ref, _clock_words(off, ref, used, pending) + shared
 
 
-def _clock_words(off: Mapping[int, float], ref: int, used: Sequence[Dict[int, CollectiveTiming]],
+def _clock_words(off: Mapping[int, float], ref: int, used: Sequence[Dict[int, RankTiming]],
                  pending: Iterable[int], one_host: str = "") -> str:
     """How the clocks were aligned (step 3), with the spread of one collective's end times."""
     spreads = []
@@ -393,18 +394,32 @@ def _add_exact(partials: List[float], x: float) -> None:
 # 4-5. waits and what the late rank was doing
 
 
-def _late_activity(late: CollectiveTiming, wait: float) -> Dict[str, float]:
-    """What the late rank did in the ``wait`` microseconds before its start (step 5)."""
+def _late_activity(late: RankTiming, wait: float) -> Dict[str, float]:
+    """What the late rank did in the ``wait`` microseconds before its start (step 5): its
+    lead-in's spans (its rank's ``LeadIns`` columns) over them, by label."""
     out: Dict[str, float] = defaultdict(float)
     covered = 0.0
-    for s in late.lead_in:
-        ov = (min(s.end_us, 0.0) - max(s.start_us, -wait)) * s.share
+    li = late.lead_ins
+    starts, ends, shares, labels, words = li.start_us, li.end_us, li.share, li.label, li.labels
+    for i in range(li.span_at[late.index], li.span_at[late.index + 1]):
+        ov = (min(ends[i], 0.0) - max(starts[i], -wait)) * shares[i]
         if ov > 0:
-            out[activity_label(s.kind, s.name)] += ov
+            out[words[labels[i]]] += ov
             covered += ov
     if wait - covered > 1e-6:
         out[NOT_KEPT] += wait - covered
     return out
+
+
+def _since_kept(t: RankTiming) -> Optional[Dict[str, float]]:
+    """What ``t``'s rank did since its previous collective, by label, as :func:`_since_previous`
+    gave it where the rank was analysed (floorcalc.distributed.rank.rank_timings); None where it
+    could not say."""
+    li = t.lead_ins
+    if not li.since_known[t.index]:
+        return None
+    words, labels, us = li.labels, li.since_label, li.since_us
+    return {words[labels[i]]: us[i] for i in range(li.since_at[t.index], li.since_at[t.index + 1])}
 
 
 def _since_previous(t: CollectiveTiming, prev: CollectiveTiming) -> Optional[Dict[str, float]]:
@@ -431,18 +446,19 @@ def _since_previous(t: CollectiveTiming, prev: CollectiveTiming) -> Optional[Dic
     return out
 
 
-SincePrevious = Callable[[CollectiveTiming, CollectiveTiming], Optional[Dict[str, float]]]
+_T = TypeVar("_T", CollectiveTiming, RankTiming)
+SincePrevious = Callable[[_T, _T], Optional[Dict[str, float]]]
 
 
-def extra_activity(late: CollectiveTiming, late_prev: Optional[CollectiveTiming], other: CollectiveTiming,
-                   other_prev: Optional[CollectiveTiming],
+def extra_activity(late: _T, late_prev: Optional[_T], other: _T, other_prev: Optional[_T],
                    since: SincePrevious = _since_previous) -> Optional[Dict[str, float]]:
     """What the late rank spent more time on than ``other`` (negative: less), by label, from
     leaving the previous collective to starting this one (step 5), each rank's previous
     collective given (the caller checks they are the same instance); None when either cannot
-    say (:func:`_since_previous`). ``since``: that function, or one that keeps its results
-    (:func:`combine` asks for the late rank's once per instance, not once per rank that waited
-    on it); what it returns is only read."""
+    say (:func:`_since_previous`). ``since``: that function (for ``CollectiveTiming``s), or one
+    that keeps its results (:func:`combine` reads each ``RankTiming``'s, worked out where its
+    rank was analysed, once per instance, not once per rank that waited on it); what it
+    returns is only read."""
     if late_prev is None or other_prev is None:
         return None
     a, b = since(late, late_prev), since(other, other_prev)
@@ -468,7 +484,7 @@ def extra_words(extra: Sequence[Tuple[str, float]]) -> str:
     return ", ".join(f"{what} {us(v)} us" for what, v in extra)
 
 
-def _exposed_in(t: CollectiveTiming, wait: float) -> Dict[str, float]:
+def _exposed_in(t: RankTiming, wait: float) -> Dict[str, float]:
     """The exposed stretches of ``t`` inside its first ``wait`` microseconds, by part."""
     out: Dict[str, float] = defaultdict(float)
     for a, b, part in t.exposed:
@@ -557,7 +573,7 @@ def combine(records: Sequence[RankRecord], *, command: str = "", skipped: Sequen
     per_pass = _per_pass(per_rank, passes)
     t0 = min((t.ts_us + off.get(r, 0.0) for _, m in instances for r, t in m.items()), default=0.0)
     # each timing's previous on its rank (the one its lead-in begins at) and its instance
-    previous: Dict[Tuple[int, int], CollectiveTiming] = {}
+    previous: Dict[Tuple[int, int], RankTiming] = {}
     for r, ts in per_rank.items():
         order = sorted(ts, key=lambda t: t.ts_us)
         previous.update(((r, id(b)), a) for a, b in zip(order, order[1:]))
@@ -567,13 +583,13 @@ def combine(records: Sequence[RankRecord], *, command: str = "", skipped: Sequen
     # (by the timing, whose previous collective on its rank is fixed: ``previous``)
     since_kept: Dict[int, Optional[Dict[str, float]]] = {}
 
-    def since(t: CollectiveTiming, prev: CollectiveTiming) -> Optional[Dict[str, float]]:
+    def since(t: RankTiming, prev: RankTiming) -> Optional[Dict[str, float]]:
         key = id(t)
         if key not in since_kept:
-            since_kept[key] = _since_previous(t, prev)
+            since_kept[key] = _since_kept(t)
         return since_kept[key]
 
-    def extra_of(m: Mapping[int, CollectiveTiming], late: int, other: int) -> Optional[Dict[str, float]]:
+    def extra_of(m: Mapping[int, RankTiming], late: int, other: int) -> Optional[Dict[str, float]]:
         pl, po = previous.get((late, id(m[late]))), previous.get((other, id(m[other])))
         if pl is None or po is None or instance_of.get((late, id(pl)), -1) != instance_of.get((other, id(po)), -2):
             return None
@@ -608,14 +624,14 @@ def combine(records: Sequence[RankRecord], *, command: str = "", skipped: Sequen
         earliest = min(ranks, key=lambda r: (arrival[r], r))
         late_extra = extra_of(m, late, earliest) if earliest != late else None
         first = m[ranks[0]]
-        n_pass = per_pass.get(first.call.group_name)
-        if n_pass and first.call.kind not in _P2P:
-            placed.append(_Placed(group=first.call.group_name, kind=first.call.kind, position=first.ordinal % n_pass,
+        n_pass = per_pass.get(first.group_name)
+        if n_pass and first.kind not in _P2P:
+            placed.append(_Placed(group=first.group_name, kind=first.kind, position=first.ordinal % n_pass,
                                   pass_index=first.ordinal // n_pass, late=late,
                                   skew_us=arrival[late] - min(arrival.values()), ranks=tuple(ranks), activity=act,
                                   extra=late_extra))
         built.append(CollectiveInstance(
-            group=lt.call.group_name, kind="send" if lt.call.kind in _P2P else lt.call.kind, ordinal=lt.ordinal, seq=lt.call.seq, ranks=tuple(ranks),
+            group=lt.group_name, kind="send" if lt.kind in _P2P else lt.kind, ordinal=lt.ordinal, seq=lt.seq, ranks=tuple(ranks),
             arrival_us=tuple(arrival[r] - t0 for r in ranks), duration_us=tuple(m[r].duration_us for r in ranks),
             waits_us=tuple(w[r] for r in ranks), late_rank=late, skew_us=arrival[late] - min(arrival.values()),
             transfer_us=lt.duration_us, message_bytes=lt.message_bytes, link_bytes=lt.link_bytes,
@@ -704,12 +720,12 @@ class _Placed:
     extra: Optional[Mapping[str, float]] = None
 
 
-def _per_pass(per_rank: Mapping[int, Sequence[CollectiveTiming]], passes: Mapping[int, int]) -> Dict[str, int]:
+def _per_pass(per_rank: Mapping[int, Sequence[RankTiming]], passes: Mapping[int, int]) -> Dict[str, int]:
     """Collectives per pass of each process group (point-to-point left out), for the groups in
     which every rank holding some has the same whole number per pass."""
     seen: Dict[str, Set[float]] = defaultdict(set)
     for r, ts in per_rank.items():
-        for g, k in Counter(t.call.group_name for t in ts if t.call.kind not in _P2P).items():
+        for g, k in Counter(t.group_name for t in ts if t.kind not in _P2P).items():
             seen[g].add(k / passes[r])
     out: Dict[str, int] = {}
     for g, vs in seen.items():

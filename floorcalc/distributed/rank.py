@@ -16,11 +16,13 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, Optional, Tuple, Union
+from array import array
+from typing import Dict, Optional, Sequence, Tuple, Union
 
 from floorcalc.util.errors import FloorcalcError
 from floorcalc.classify.grouping import DEFAULT as DEFAULT_GROUP_BY
-from floorcalc.records import DeviceSpec, GroupBy, IdleSpans, Link, RankFigures, RankRecord, Report, ReportPiece, Trace
+from floorcalc.records import (CollectiveTiming, DeviceSpec, GroupBy, IdleSpans, LeadIns, Link, RankFigures, RankRecord,
+                               RankTiming, Report, ReportPiece, Trace)
 from floorcalc.trace.paths import rank_from_name
 
 #: A rank number in a file name: ``rank-3``, ``rank_3``, ``rank3``, ``rank.3`` (case ignored).
@@ -140,8 +142,56 @@ def rank_figures(report: Report) -> RankFigures:
     return RankFigures(passes=s.passes, wall_us=s.wall_us, busy_us=s.gpu_busy_us, floor_us=s.floor_us,
                        comm_us=cs.comm_us if cs is not None else 0.0, hidden_us=cs.hidden_us if cs is not None else 0.0,
                        decomposition=tl.decomposition if tl is not None else None,
-                       collectives=tl.collectives if tl is not None else (), device=report.device,
+                       collectives=rank_timings(tl.collectives) if tl is not None else (), device=report.device,
                        quick_notes=tuple(n.text for n in report.notes if n.text.startswith(QUICK_NOTE)))
+
+
+def rank_timings(timings: Sequence[CollectiveTiming]) -> Tuple[RankTiming, ...]:
+    """A rank's collectives' timings as the cross-rank step reads them (one
+    :class:`~floorcalc.records.RankTiming` each, in the same order): their lead-ins in the
+    columns of one :class:`~floorcalc.records.LeadIns`, each span labelled as the step words it
+    (crossrank.activity_label), and what the rank did since each one's previous collective
+    worked out here (crossrank._since_previous; the previous: the one before it in start order,
+    as combine takes it)."""
+    from floorcalc.distributed.crossrank import _since_previous, activity_label
+
+    index: Dict[str, int] = {}
+    texts: Dict[Tuple[str, str], int] = {}
+
+    def label_of(kind: str, name: str) -> int:
+        k = texts.get((kind, name))
+        if k is None:
+            k = texts[(kind, name)] = index.setdefault(activity_label(kind, name), len(index))
+        return k
+
+    span_at, label, since_at, since_label = array("l"), array("l"), array("l"), array("l")
+    start, end, share, since_us = array("d"), array("d"), array("d"), array("d")
+    known = bytearray()
+    order = sorted(timings, key=lambda t: t.ts_us)
+    previous = {id(b): a for a, b in zip(order, order[1:])}
+    for t in timings:
+        span_at.append(len(start))
+        for sp in t.lead_in:
+            start.append(sp.start_us)
+            end.append(sp.end_us)
+            share.append(sp.share)
+            label.append(label_of(sp.kind, sp.name))
+        since_at.append(len(since_us))
+        prev = previous.get(id(t))
+        since = _since_previous(t, prev) if prev is not None else None
+        known.append(since is not None)
+        for what, us in (since or {}).items():
+            since_label.append(index.setdefault(what, len(index)))
+            since_us.append(us)
+    span_at.append(len(start))
+    since_at.append(len(since_us))
+    lead_ins = LeadIns(labels=tuple(index), span_at=span_at, start_us=start, end_us=end, share=share, label=label,
+                       since_at=since_at, since_label=since_label, since_us=since_us, since_known=bytes(known))
+    return tuple(RankTiming(kind=t.call.kind, group_name=t.call.group_name, group_ranks=t.call.group_ranks,
+                            seq=t.call.seq, peer=t.call.peer, ordinal=t.ordinal, ts_us=t.ts_us,
+                            duration_us=t.duration_us, message_bytes=t.message_bytes, link_bytes=t.link_bytes,
+                            floor_us=t.floor_us, exposed=t.exposed, lead_ins=lead_ins, index=i)
+                 for i, t in enumerate(timings))
 
 
 def _piece(report: Report, paths_base: Optional[str]) -> ReportPiece:

@@ -72,7 +72,7 @@ from floorcalc.records.report import (
     Implausible, Note, Report,
 )
 from floorcalc.records.distributed import (
-    RankRecord, RankFigures, RankReports, ReportPiece, PeerWait, RankSummary, CollectiveInstance, CollectiveRow,
+    RankRecord, RankFigures, RankReports, RankTiming, LeadIns, ReportPiece, PeerWait, RankSummary, CollectiveInstance, CollectiveRow,
     LateRank, RunReport,
 )
 from floorcalc.records.count import (
@@ -99,7 +99,7 @@ __all__ = [
     "ActivitySpan", "CollectiveTiming", "CommunicationStats", "StepTimes", "Timeline", "DeviceLane",
     "OpScaling", "FusionChain", "BroadcastGemm", "WhatIfBasis", "ProjectionTerm", "Projection", "WhatIf", "KernelCounters",
     "NcuProfile", "KernelCounterRow", "OpCounters", "CounterGroup", "CounterJoin", "Counters", "Implausible",
-    "Note", "Report", "RankRecord", "RankFigures", "RankReports", "ReportPiece", "PeerWait", "RankSummary", "CollectiveInstance", "CollectiveRow",
+    "Note", "Report", "RankRecord", "RankFigures", "RankReports", "RankTiming", "LeadIns", "ReportPiece", "PeerWait", "RankSummary", "CollectiveInstance", "CollectiveRow",
     "LateRank", "RunReport", "RecordedOp", "ModuleInfo", "Recording", "ModuleRow", "OpTotal", "UncountedOp",
     "OracleResult", "Comparison", "CountReport", "record_builder", "pickled_by_fields", "rebuild",
 ]

@@ -4,13 +4,15 @@ cross-rank report (the reduce).
 
 from __future__ import annotations
 
+from array import array
 from dataclasses import dataclass, field
 from typing import Callable, Dict, Iterator, Mapping, Optional, Tuple
 
+from floorcalc.records.builder import pickled_by_fields
 from floorcalc.records.device import DeviceSpec
 from floorcalc.records.kinds import CollectiveKind, RankStatus
 from floorcalc.records.report import Report
-from floorcalc.records.timeline import CollectiveTiming, Decomposition
+from floorcalc.records.timeline import Decomposition
 from floorcalc.records.trace import DistributedInfo
 
 
@@ -35,6 +37,70 @@ class ReportPiece:
 
 
 @dataclass(frozen=True)
+class LeadIns:
+    """A rank's collectives' lead-ins (``CollectiveTiming.lead_in``) as the cross-rank step reads
+    them, in columns, collective by collective (the ``index`` of its :class:`RankTiming`), made
+    by floorcalc.distributed.rank.rank_timings: 21,500 spans of one rank of the 64-rank benchmark
+    in 0.6 MB, not 3.6 MB of records.
+
+    ``labels``: the texts the spans and sums are labelled with
+    (floorcalc.distributed.crossrank.activity_label), indexed by ``label`` and ``since_label``.
+    ``span_at``: where each collective's spans begin in the span columns (one more entry: the
+    end); ``start_us``, ``end_us``, ``share``, ``label``: each span's (``ActivitySpan``'s
+    fields, times from its collective's start), in lead-in order. ``since_at``, ``since_label``,
+    ``since_us``: the same for what each collective's rank did since its previous collective on
+    the rank (in start order), by label, in the order first met
+    (floorcalc.distributed.crossrank._since_previous, worked out where the rank was analysed);
+    ``since_known``: 1 where that could be said, 0 where not (it started before its previous
+    collective ended, its lead-in does not reach back that far, or it is the rank's first).
+    """
+
+    labels: Tuple[str, ...]
+    span_at: "array[int]"
+    start_us: "array[float]"
+    end_us: "array[float]"
+    share: "array[float]"
+    label: "array[int]"
+    since_at: "array[int]"
+    since_label: "array[int]"
+    since_us: "array[float]"
+    since_known: bytes
+
+
+@pickled_by_fields
+@dataclass(frozen=True, slots=True)
+class RankTiming:
+    """One collective of a rank as the cross-rank step reads it: its ``CollectiveTiming``
+    (floorcalc.records.timeline) without the rank's records, made where the rank was analysed
+    (floorcalc.distributed.rank.rank_timings); about 0.4 KB, a sixth of the timing's.
+
+    ``kind``, ``group_name``, ``group_ranks``, ``seq``, ``peer``: its call's
+    (``CollectiveCall``); ``ordinal``, ``ts_us``, ``duration_us``, ``message_bytes``,
+    ``link_bytes``, ``floor_us``, ``exposed``: the timing's. ``lead_ins``: its rank's
+    :class:`LeadIns` (one object for all the rank's timings), ``index``: its place in them.
+    """
+
+    kind: CollectiveKind
+    group_name: str
+    group_ranks: Tuple[int, ...]
+    seq: Optional[int]
+    peer: Optional[int]
+    ordinal: int
+    ts_us: float
+    duration_us: float
+    message_bytes: Optional[int]
+    link_bytes: Optional[float]
+    floor_us: Optional[float]
+    exposed: Tuple[Tuple[float, float, str], ...]
+    lead_ins: LeadIns
+    index: int
+
+    @property
+    def end_us(self) -> float:
+        return self.ts_us + self.duration_us
+
+
+@dataclass(frozen=True)
 class RankFigures:
     """What the cross-rank step (floorcalc.distributed.crossrank.combine) reads of one rank's
     own report (made by floorcalc.distributed.rank.rank_figures; times per pass unless named
@@ -44,7 +110,8 @@ class RankFigures:
     (``Summary.gpu_busy_us``), ``floor_us``: from its summary. ``comm_us``, ``hidden_us``: its
     collectives' time and the part of it hidden under compute (0 without a timeline).
     ``decomposition``: its pass decomposition (None: no device timeline). ``collectives``: its
-    collectives' timings (``Timeline.collectives``; empty without a timeline). ``device``: the
+    collectives' timings (``Timeline.collectives`` as :class:`RankTiming`; empty without a
+    timeline). ``device``: the
     spec it was analysed against. ``quick_notes``: its notes of a quick capture
     (floorcalc.analysis.notes.QUICK_NOTE), which the run's notes repeat once.
     """
@@ -56,7 +123,7 @@ class RankFigures:
     comm_us: float
     hidden_us: float
     decomposition: Optional[Decomposition]
-    collectives: Tuple[CollectiveTiming, ...]
+    collectives: Tuple[RankTiming, ...]
     device: Optional[DeviceSpec]
     quick_notes: Tuple[str, ...] = ()
 

@@ -69,3 +69,52 @@ def test_the_kept_activity_since_the_previous_collective_gives_what_asking_again
     # THEN all three agree (python +27.5 us, GPU: aten::mm -15 us)
     assert plain == first == again == {"host python in aten::add": 27.5, "GPU: aten::mm": -15.0}
     assert set(memo) == {id(late), id(early)}
+
+
+def test_a_ranks_timings_in_columns_give_what_its_lead_in_spans_give():
+    # GIVEN a rank's collectives with lead-ins (spans of every kind, summed blocks among them),
+    # given out of start order
+    import pickle
+    from collections import defaultdict
+
+    from floorcalc.distributed.crossrank import NOT_KEPT, _late_activity, _since_kept, activity_label
+    from floorcalc.distributed.rank import rank_timings
+
+    rng = random.Random(3)
+    kinds = ["kernel", "communication", "python", "launch", "data_movement", "cpu", "host_collective", "other"]
+    timings = []
+    for k in range(30):
+        ts = 100.0 * k + rng.uniform(0.0, 20.0)
+        spans, t = [], -rng.uniform(20.0, 120.0)
+        while t < 0:
+            step = min(rng.uniform(0.5, 30.0), -t)
+            spans.append(ActivitySpan(t, t + step, rng.choice(kinds), rng.choice(["aten::mm", "", "allreduce (group 0)"]),
+                                      rng.choice([1.0, 0.25])))
+            t += step
+        timings.append(_timing(ts, spans))
+    rng.shuffle(timings)
+    # WHEN they are put in columns (as a worker sends them back) and read again
+    slim = pickle.loads(pickle.dumps(rank_timings(timings)))
+    order = sorted(timings, key=lambda t: t.ts_us)
+    previous = {id(b): a for a, b in zip(order, order[1:])}
+    known = 0
+    for t, s in zip(timings, slim):
+        assert (s.ts_us, s.duration_us, s.kind, s.group_name, s.ordinal) == (t.ts_us, t.duration_us, t.call.kind, "0", 0)
+        # THEN what the rank did before each, over any wait, is what its spans say
+        for wait in (0.0, 3.0, 17.5, 60.0, 500.0):
+            plain: dict = defaultdict(float)
+            covered = 0.0
+            for sp in t.lead_in:
+                ov = (min(sp.end_us, 0.0) - max(sp.start_us, -wait)) * sp.share
+                if ov > 0:
+                    plain[activity_label(sp.kind, sp.name)] += ov
+                    covered += ov
+            if wait - covered > 1e-6:
+                plain[NOT_KEPT] += wait - covered
+            assert dict(_late_activity(s, wait)) == dict(plain)
+        # AND what it did since its previous collective is what the spans give
+        prev = previous.get(id(t))
+        expected = _since_previous(t, prev) if prev is not None else None
+        assert _since_kept(s) == (dict(expected) if expected is not None else None)
+        known += expected is not None
+    assert 5 < known < len(timings)  # both cases met
