@@ -17,12 +17,13 @@ import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 from array import array
+from itertools import accumulate
 from typing import Dict, Optional, Sequence, Tuple, Union
 
 from floorcalc.util.errors import FloorcalcError
 from floorcalc.classify.grouping import DEFAULT as DEFAULT_GROUP_BY
 from floorcalc.records import (CollectiveTiming, DeviceSpec, GroupBy, IdleSpans, LeadIns, Link, RankFigures, RankRecord,
-                               RankTiming, Report, ReportPiece, Trace)
+                               RankTiming, Report, ReportPiece, Trace, record_builder)
 from floorcalc.trace.paths import rank_from_name
 
 #: A rank number in a file name: ``rank-3``, ``rank_3``, ``rank3``, ``rank.3`` (case ignored).
@@ -155,43 +156,27 @@ def rank_timings(timings: Sequence[CollectiveTiming]) -> Tuple[RankTiming, ...]:
     as combine takes it)."""
     from floorcalc.distributed.crossrank import _since_previous, activity_label
 
+    spans = [sp for t in timings for sp in t.lead_in]
     index: Dict[str, int] = {}
-    texts: Dict[Tuple[str, str], int] = {}
-
-    def label_of(kind: str, name: str) -> int:
-        k = texts.get((kind, name))
-        if k is None:
-            k = texts[(kind, name)] = index.setdefault(activity_label(kind, name), len(index))
-        return k
-
-    span_at, label, since_at, since_label = array("l"), array("l"), array("l"), array("l")
-    start, end, share, since_us = array("d"), array("d"), array("d"), array("d")
-    known = bytearray()
+    code = {kn: index.setdefault(activity_label(*kn), len(index)) for kn in dict.fromkeys((sp.kind, sp.name) for sp in spans)}
     order = sorted(timings, key=lambda t: t.ts_us)
     previous = {id(b): a for a, b in zip(order, order[1:])}
-    for t in timings:
-        span_at.append(len(start))
-        for sp in t.lead_in:
-            start.append(sp.start_us)
-            end.append(sp.end_us)
-            share.append(sp.share)
-            label.append(label_of(sp.kind, sp.name))
-        since_at.append(len(since_us))
-        prev = previous.get(id(t))
-        since = _since_previous(t, prev) if prev is not None else None
-        known.append(since is not None)
-        for what, us in (since or {}).items():
-            since_label.append(index.setdefault(what, len(index)))
-            since_us.append(us)
-    span_at.append(len(start))
-    since_at.append(len(since_us))
-    lead_ins = LeadIns(labels=tuple(index), span_at=span_at, start_us=start, end_us=end, share=share, label=label,
-                       since_at=since_at, since_label=since_label, since_us=since_us, since_known=bytes(known))
-    return tuple(RankTiming(kind=t.call.kind, group_name=t.call.group_name, group_ranks=t.call.group_ranks,
-                            seq=t.call.seq, peer=t.call.peer, ordinal=t.ordinal, ts_us=t.ts_us,
-                            duration_us=t.duration_us, message_bytes=t.message_bytes, link_bytes=t.link_bytes,
-                            floor_us=t.floor_us, exposed=t.exposed, lead_ins=lead_ins, index=i)
-                 for i, t in enumerate(timings))
+    sinces = [_since_previous(t, previous[id(t)]) if id(t) in previous else None for t in timings]
+    since_label = array("i", [index.setdefault(what, len(index)) for d in sinces if d for what in d])
+    since_us = array("d", [us for d in sinces if d for us in d.values()])
+    lead_ins = LeadIns(labels=tuple(index), span_at=array("l", accumulate((len(t.lead_in) for t in timings), initial=0)),
+                       start_us=array("d", [sp.start_us for sp in spans]), end_us=array("d", [sp.end_us for sp in spans]),
+                       share=array("d", [sp.share for sp in spans]), label=array("i", [code[sp.kind, sp.name] for sp in spans]),
+                       since_at=array("l", accumulate((len(d) if d else 0 for d in sinces), initial=0)),
+                       since_label=since_label, since_us=since_us, since_known=bytes(d is not None for d in sinces))
+    make = _RANK_TIMING
+    return tuple([make(t.call.kind, t.call.group_name, t.call.group_ranks, t.call.seq, t.call.peer, t.ordinal, t.ts_us,
+                       t.duration_us, t.message_bytes, t.link_bytes, t.floor_us, t.exposed, lead_ins, i)
+                  for i, t in enumerate(timings)])
+
+
+#: RankTiming(...) by its fields in order, without the frozen __init__'s cost (one per collective)
+_RANK_TIMING = record_builder(RankTiming, tuple(f.name for f in dataclasses.fields(RankTiming)))
 
 
 def _piece(report: Report, paths_base: Optional[str]) -> ReportPiece:
