@@ -59,8 +59,8 @@ from floorcalc import __version__
 from floorcalc.util.errors import RunError
 from floorcalc.render.run import rank_reports
 from floorcalc.records import (CAUSE_TERM, CollectiveInstance, CollectiveRow, CollectiveTiming, Decomposition,
-                               GapCause, LateRank, PeerWait, RankFigures, RankRecord, RankStatus, RankSummary, RankTiming,
-                               RunReport, SliceBound)
+                               GapCause, LateRank, LeadIns, PeerWait, RankFigures, RankRecord, RankStatus, RankSummary,
+                               RankTiming, RunReport, SliceBound)
 
 #: The run report's JSON layout version (docs/json-schema.md, "Runs").
 RUN_SCHEMA_VERSION = 1
@@ -394,14 +394,29 @@ def _add_exact(partials: List[float], x: float) -> None:
 # 4-5. waits and what the late rank was doing
 
 
-def _late_activity(late: RankTiming, wait: float) -> Dict[str, float]:
+class _Columns:
+    """A rank's :class:`~floorcalc.records.LeadIns` read as numbers (memoryviews of its columns),
+    made once per rank by :func:`combine`."""
+
+    __slots__ = ("labels", "span_at", "start_us", "end_us", "share", "label", "since_at", "since_label", "since_us",
+                 "since_known")
+
+    def __init__(self, li: LeadIns) -> None:
+        self.labels = li.labels
+        self.span_at, self.label = memoryview(li.span_at).cast("i"), memoryview(li.label).cast("i")
+        self.start_us, self.end_us = memoryview(li.start_us).cast("d"), memoryview(li.end_us).cast("d")
+        self.share = memoryview(li.share).cast("d")
+        self.since_at, self.since_label = memoryview(li.since_at).cast("i"), memoryview(li.since_label).cast("i")
+        self.since_us, self.since_known = memoryview(li.since_us).cast("d"), li.since_known
+
+
+def _late_activity(late: RankTiming, wait: float, cols: _Columns) -> Dict[str, float]:
     """What the late rank did in the ``wait`` microseconds before its start (step 5): its
-    lead-in's spans (its rank's ``LeadIns`` columns) over them, by label."""
+    lead-in's spans (``cols``: its rank's lead-in columns) over them, by label."""
     out: Dict[str, float] = defaultdict(float)
     covered = 0.0
-    li = late.lead_ins
-    starts, ends, shares, labels, words = li.start_us, li.end_us, li.share, li.label, li.labels
-    for i in range(li.span_at[late.index], li.span_at[late.index + 1]):
+    starts, ends, shares, labels, words = cols.start_us, cols.end_us, cols.share, cols.label, cols.labels
+    for i in range(cols.span_at[late.index], cols.span_at[late.index + 1]):
         ov = (min(ends[i], 0.0) - max(starts[i], -wait)) * shares[i]
         if ov > 0:
             out[words[labels[i]]] += ov
@@ -411,15 +426,14 @@ def _late_activity(late: RankTiming, wait: float) -> Dict[str, float]:
     return out
 
 
-def _since_kept(t: RankTiming) -> Optional[Dict[str, float]]:
+def _since_kept(t: RankTiming, cols: _Columns) -> Optional[Dict[str, float]]:
     """What ``t``'s rank did since its previous collective, by label, as :func:`_since_previous`
-    gave it where the rank was analysed (floorcalc.distributed.rank.rank_timings); None where it
-    could not say."""
-    li = t.lead_ins
-    if not li.since_known[t.index]:
+    gave it where the rank was analysed (floorcalc.distributed.rank.rank_timings; ``cols``: its
+    rank's lead-in columns); None where it could not say."""
+    if not cols.since_known[t.index]:
         return None
-    words, labels, us = li.labels, li.since_label, li.since_us
-    return {words[labels[i]]: us[i] for i in range(li.since_at[t.index], li.since_at[t.index + 1])}
+    words, labels, us = cols.labels, cols.since_label, cols.since_us
+    return {words[labels[i]]: us[i] for i in range(cols.since_at[t.index], cols.since_at[t.index + 1])}
 
 
 def _since_previous(t: CollectiveTiming, prev: CollectiveTiming) -> Optional[Dict[str, float]]:
@@ -582,11 +596,16 @@ def combine(records: Sequence[RankRecord], *, command: str = "", skipped: Sequen
     # by every rank that waited on it (63 times an instance in a 64-rank run), so it is kept
     # (by the timing, whose previous collective on its rank is fixed: ``previous``)
     since_kept: Dict[int, Optional[Dict[str, float]]] = {}
+    columns: Dict[int, _Columns] = {}   # each rank's lead-in columns (one LeadIns for all its timings), read once
+    for ts in per_rank.values():
+        for t in ts:
+            if id(t.lead_ins) not in columns:
+                columns[id(t.lead_ins)] = _Columns(t.lead_ins)
 
     def since(t: RankTiming, prev: RankTiming) -> Optional[Dict[str, float]]:
         key = id(t)
         if key not in since_kept:
-            since_kept[key] = _since_kept(t)
+            since_kept[key] = _since_kept(t, columns[id(t.lead_ins)])
         return since_kept[key]
 
     def extra_of(m: Mapping[int, RankTiming], late: int, other: int) -> Optional[Dict[str, float]]:
@@ -612,7 +631,7 @@ def combine(records: Sequence[RankRecord], *, command: str = "", skipped: Sequen
             pp = per_peer[(r, late)]
             pp[0] += w[r]
             pp[1] += 1
-            for label, v in _late_activity(m[late], w[r]).items():
+            for label, v in _late_activity(m[late], w[r], columns[id(m[late].lead_ins)]).items():
                 peer_activity[(r, late)][label] += v
             ex = extra_of(m, late, r)
             if ex is not None:
@@ -620,7 +639,7 @@ def combine(records: Sequence[RankRecord], *, command: str = "", skipped: Sequen
                 for label, v in ex.items():
                     peer_extra[(r, late)][label] += v
         lt = m[late]
-        act = _late_activity(lt, longest) if longest > 0 else {}
+        act = _late_activity(lt, longest, columns[id(lt.lead_ins)]) if longest > 0 else {}
         earliest = min(ranks, key=lambda r: (arrival[r], r))
         late_extra = extra_of(m, late, earliest) if earliest != late else None
         first = m[ranks[0]]

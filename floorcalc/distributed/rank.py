@@ -162,12 +162,15 @@ def rank_timings(timings: Sequence[CollectiveTiming]) -> Tuple[RankTiming, ...]:
     order = sorted(timings, key=lambda t: t.ts_us)
     previous = {id(b): a for a, b in zip(order, order[1:])}
     sinces = [_since_previous(t, previous[id(t)]) if id(t) in previous else None for t in timings]
-    since_label = array("i", [index.setdefault(what, len(index)) for d in sinces if d for what in d])
-    since_us = array("d", [us for d in sinces if d for us in d.values()])
-    lead_ins = LeadIns(labels=tuple(index), span_at=array("l", accumulate((len(t.lead_in) for t in timings), initial=0)),
-                       start_us=array("d", [sp.start_us for sp in spans]), end_us=array("d", [sp.end_us for sp in spans]),
-                       share=array("d", [sp.share for sp in spans]), label=array("i", [code[sp.kind, sp.name] for sp in spans]),
-                       since_at=array("l", accumulate((len(d) if d else 0 for d in sinces), initial=0)),
+    since_label = array("i", [index.setdefault(what, len(index)) for d in sinces if d for what in d]).tobytes()
+    since_us = array("d", [us for d in sinces if d for us in d.values()]).tobytes()
+    lead_ins = LeadIns(labels=tuple(index),
+                       span_at=array("i", accumulate((len(t.lead_in) for t in timings), initial=0)).tobytes(),
+                       start_us=array("d", [sp.start_us for sp in spans]).tobytes(),
+                       end_us=array("d", [sp.end_us for sp in spans]).tobytes(),
+                       share=array("d", [sp.share for sp in spans]).tobytes(),
+                       label=array("i", [code[sp.kind, sp.name] for sp in spans]).tobytes(),
+                       since_at=array("i", accumulate((len(d) if d else 0 for d in sinces), initial=0)).tobytes(),
                        since_label=since_label, since_us=since_us, since_known=bytes(d is not None for d in sinces))
     make = _RANK_TIMING
     return tuple([make(t.call.kind, t.call.group_name, t.call.group_ranks, t.call.seq, t.call.peer, t.ordinal, t.ts_us,

@@ -4,7 +4,6 @@ cross-rank report (the reduce).
 
 from __future__ import annotations
 
-from array import array
 from dataclasses import dataclass, field
 from typing import Callable, Dict, Iterator, Mapping, Optional, Tuple
 
@@ -45,25 +44,27 @@ class LeadIns:
 
     ``labels``: the texts the spans and sums are labelled with
     (floorcalc.distributed.crossrank.activity_label), indexed by ``label`` and ``since_label``.
-    ``span_at``: where each collective's spans begin in the span columns (one more entry: the
-    end); ``start_us``, ``end_us``, ``share``, ``label``: each span's (``ActivitySpan``'s
-    fields, times from its collective's start), in lead-in order. ``since_at``, ``since_label``,
-    ``since_us``: the same for what each collective's rank did since its previous collective on
-    the rank (in start order), by label, in the order first met
-    (floorcalc.distributed.crossrank._since_previous, worked out where the rank was analysed);
-    ``since_known``: 1 where that could be said, 0 where not (it started before its previous
-    collective ended, its lead-in does not reach back that far, or it is the rank's first).
+    The columns are the bytes of C arrays (``memoryview(b).cast(...)`` reads them: ``i`` 32-bit
+    ints, ``d`` doubles): ``span_at`` (i), where each collective's spans begin in the span
+    columns (one more entry: the end); ``start_us``, ``end_us``, ``share`` (d), ``label`` (i):
+    each span's (``ActivitySpan``'s fields, times from its collective's start), in lead-in
+    order. ``since_at`` (i), ``since_label`` (i), ``since_us`` (d): the same for what each
+    collective's rank did since its previous collective on the rank (in start order), by
+    label, in the order first met (floorcalc.distributed.crossrank._since_previous, worked out
+    where the rank was analysed); ``since_known``: a byte per collective, 1 where that could be
+    said, 0 where not (it started before its previous collective ended, its lead-in does not
+    reach back that far, or it is the rank's first).
     """
 
     labels: Tuple[str, ...]
-    span_at: "array[int]"
-    start_us: "array[float]"
-    end_us: "array[float]"
-    share: "array[float]"
-    label: "array[int]"
-    since_at: "array[int]"
-    since_label: "array[int]"
-    since_us: "array[float]"
+    span_at: bytes
+    start_us: bytes
+    end_us: bytes
+    share: bytes
+    label: bytes
+    since_at: bytes
+    since_label: bytes
+    since_us: bytes
     since_known: bytes
 
 

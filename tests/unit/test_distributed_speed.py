@@ -77,7 +77,7 @@ def test_a_ranks_timings_in_columns_give_what_its_lead_in_spans_give():
     import pickle
     from collections import defaultdict
 
-    from floorcalc.distributed.crossrank import NOT_KEPT, _late_activity, _since_kept, activity_label
+    from floorcalc.distributed.crossrank import NOT_KEPT, _Columns, _late_activity, _since_kept, activity_label
     from floorcalc.distributed.rank import rank_timings
 
     rng = random.Random(3)
@@ -111,10 +111,10 @@ def test_a_ranks_timings_in_columns_give_what_its_lead_in_spans_give():
                     covered += ov
             if wait - covered > 1e-6:
                 plain[NOT_KEPT] += wait - covered
-            assert dict(_late_activity(s, wait)) == dict(plain)
+            assert dict(_late_activity(s, wait, _Columns(s.lead_ins))) == dict(plain)
         # AND what it did since its previous collective is what the spans give
         prev = previous.get(id(t))
         expected = _since_previous(t, prev) if prev is not None else None
-        assert _since_kept(s) == (dict(expected) if expected is not None else None)
+        assert _since_kept(s, _Columns(s.lead_ins)) == (dict(expected) if expected is not None else None)
         known += expected is not None
     assert 5 < known < len(timings)  # both cases met
