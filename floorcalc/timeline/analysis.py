@@ -97,17 +97,6 @@ def analyze(trace: Trace, win: Window, units: Sequence[WorkUnit], spec: DeviceSp
     del stream_key
     bs, be, bo = busy_segments(ts_c, end_c, prio)
     del ts_c, end_c, prio
-    rows = np.zeros((len(ev), len(COLUMNS)))
-    ratio = np.where(dur > 0, fl / np.where(dur > 0, dur, 1.0), 1.0)
-    is_kernel = (kind == 0) & ~is_comm
-    has_floor = ~np.isnan(fl)
-    k_f = is_kernel & has_floor
-    rows[k_f, COL["floor"]] = ratio[k_f]
-    rows[k_f, COL["excess"]] = 1.0 - ratio[k_f]
-    rows[is_kernel & ~has_floor, COL["unfloored"]] = 1.0
-    rows[(kind != 0) & ~is_comm, COL["data_movement"]] = 1.0
-    rows[is_comm, COL["communication"]] = 1.0
-    del ratio, is_kernel, has_floor, k_f
     gap_s, gap_e = gaps_between(bs, be, wall)
 
     # 3. host activity layers, and the gaps painted with them
@@ -121,6 +110,18 @@ def analyze(trace: Trace, win: Window, units: Sequence[WorkUnit], spec: DeviceSp
     # ops; without them nothing shows what the host did ("unknown: no host events")
     pieces = paint(gap_s, gap_e, host.layers, default="python" if trace.ops else "unknown")
     ps, pe, pl, pg = pieces
+    # each event's amounts per unit length, made here, after the host layers' arrays are built
+    rows = np.zeros((len(ev), len(COLUMNS)))
+    ratio = np.where(dur > 0, fl / np.where(dur > 0, dur, 1.0), 1.0)
+    is_kernel = (kind == 0) & ~is_comm
+    has_floor = ~np.isnan(fl)
+    k_f = is_kernel & has_floor
+    rows[k_f, COL["floor"]] = ratio[k_f]
+    rows[k_f, COL["excess"]] = 1.0 - ratio[k_f]
+    rows[is_kernel & ~has_floor, COL["unfloored"]] = 1.0
+    rows[(kind != 0) & ~is_comm, COL["data_movement"]] = 1.0
+    rows[is_comm, COL["communication"]] = 1.0
+    del ratio, is_kernel, has_floor, k_f
     part = build((bs, be, bo), rows, (ps, pe, pl, pg), wall)
     del rows   # the intermediates of a million-event window are freed as soon as they are read
 
@@ -280,6 +281,7 @@ class _HostLayers:
                 if "Pageable" in e.name:
                     pageable_calls.add(p)
         l_end_a, e_start_a = np.array(l_end), np.array(e_start)
+        del launch_pos, l_end, e_start
         flight = l_end_a < e_start_a
 
         # classify each call
