@@ -54,6 +54,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
+from floorcalc.records.optable import call_of, name_of, parent_of
 from floorcalc.counting import count as count_call
 from floorcalc.counting import has_formula
 from floorcalc.counting.collectives import count_collective
@@ -106,20 +107,21 @@ def _owner(trace: Trace, op_index: int, cache: Dict[int, Tuple[int, bool]]) -> T
     hit = cache.get(op_index)
     if hit is not None:
         return hit
+    ops = trace.ops
     chain = []
     i: Optional[int] = op_index
     while i is not None:
         chain.append(i)
-        if is_compiled_region(trace.ops[i].name):
+        if is_compiled_region(name_of(ops, i)):
             break
-        i = trace.ops[i].parent
+        i = parent_of(ops, i)
     owner, counted = chain[-1], False
     for j in reversed(chain):  # outermost first
-        if has_formula(trace.ops[j].name):
+        if has_formula(name_of(ops, j)):
             owner, counted = j, True
             break
     if not counted:
-        owner = next((j for j in reversed(chain) if trace.ops[j].call is not None), owner)
+        owner = next((j for j in reversed(chain) if call_of(ops, j) is not None), owner)
     cache[op_index] = (owner, counted)
     return owner, counted
 

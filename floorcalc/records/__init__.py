@@ -14,6 +14,9 @@ The modules, each importing only those above it:
 * ``counting``: dtypes, ``TensorMeta``, ``OpCall``, ``Count``, ``CommCount``;
 * ``device``: ``Figure``, ``MemoryLevel``, ``DeviceSpec``;
 * ``trace``: ``CpuOp``, ``RuntimeCall``, ``GpuEvent``, ``Step``, ``CaptureInfo``, ``Trace``, ``Window``...;
+* ``optable``: ``OpTable``, a trace's host ops as columns (the reader's ``Trace.ops``), and
+  ``op_columns``, the ops of any sequence as numpy arrays (``OpColumns``, imported from its
+  module: not a document record; numpy imported only there);
 * ``floor``: ``Floor``, ``EventFloor``;
 * ``classify``: ``WorkUnit``, ``OpRow``, ``KernelRow``, ``Summary``, ``OpGroup``, ``Grouping``;
 * ``timeline``: ``Gap``, ``Decomposition``, ``CollectiveTiming``, ``Timeline``...;
@@ -50,6 +53,9 @@ from floorcalc.records.trace import (
     CpuOp, RuntimeCall, GpuEvent, Step, GpuProperties, GeneratedKernel, ProcessGroup, DistributedInfo,
     CollectiveCall, LeanSet, LeanCapture, CaptureInfo, IncompleteReplay, Trace, UserRange, MemorySample,
     ProfilerOverhead, DeviceSync, Window,
+)
+from floorcalc.records.optable import (
+    OpTable, op_columns,
 )
 from floorcalc.records.floor import (
     Floor, EventFloor,
@@ -90,7 +96,7 @@ __all__ = [
     "COLLECTIVE_KINDS", "WhatIfScenario", "WHATIF_SCENARIOS", "TermBasis", "RankStatus", "CounterCache",
     "CounterVerdict", "COUNTER_VERDICTS", "DTYPE_BYTES", "UNKNOWN_DTYPE", "dtype_bytes", "TensorMeta", "Arg",
     "OpCall", "Count", "CommCount", "arithmetic_intensity", "Figure", "MemoryLevel", "INTERCONNECT_KEYS",
-    "DeviceSpec", "NO_SPEC_KEY", "SpecChoice", "CpuOp", "RuntimeCall", "GpuEvent", "Step", "GpuProperties",
+    "DeviceSpec", "NO_SPEC_KEY", "SpecChoice", "OpTable", "op_columns", "CpuOp", "RuntimeCall", "GpuEvent", "Step", "GpuProperties",
     "GeneratedKernel", "ProcessGroup", "DistributedInfo", "CollectiveCall", "LeanSet", "LeanCapture",
     "CaptureInfo", "IncompleteReplay", "Trace", "UserRange", "MemorySample", "ProfilerOverhead", "DeviceSync",
     "Window", "Floor", "EventFloor", "UNATTRIBUTED", "WorkUnit", "OpRow", "KernelRow", "Spread", "Summary",

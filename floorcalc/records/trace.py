@@ -8,7 +8,7 @@ floorcalc.trace.window).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import FrozenSet, Mapping, Optional, Tuple
+from typing import FrozenSet, Mapping, Optional, Sequence, Tuple
 
 from floorcalc.records.builder import pickled_by_fields
 from floorcalc.records.counting import OpCall
@@ -375,7 +375,9 @@ class Trace:
     """
 
     path: str
-    ops: Tuple[CpuOp, ...]
+    #: the host ops, op ``i`` at position ``i``: a tuple of records, or the reader's
+    #: :class:`~floorcalc.records.optable.OpTable` (columns; a record made when one is asked for)
+    ops: Sequence[CpuOp]
     runtime: Tuple[RuntimeCall, ...]
     gpu: Tuple[GpuEvent, ...]
     steps: Tuple[Step, ...]

@@ -24,8 +24,6 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections import defaultdict
-from itertools import islice
-from operator import attrgetter
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -33,6 +31,7 @@ import numpy as np
 from floorcalc.records import (GAP_CAUSES, ColdStartKind, CopyRow, Decomposition, DeviceSpec, Gap, GpuEvent, IdleSpans,
                                HostWait, IdleRow, InvariantCheck, LaunchStats, MemoryStats,
                                GapCause, RangeRow, Target, Timeline, Trace, WaitKind, WorkUnit)
+from floorcalc.records.optable import op_columns
 from floorcalc.timeline import calls, comm, parts
 from floorcalc.timeline import lean as lean_join
 from floorcalc.timeline.cold import ColdPiece, call_kind, library_setup
@@ -326,13 +325,13 @@ class _HostLayers:
 
         # ops: arrays over all ops, roots, spans of top-level ops up to their last launch
         ops = trace.ops
+        oc = op_columns(ops)   # the ops' fields as arrays (floorcalc.records.optable): no record made
         n_ops = len(ops)
-        op_ts_us = np.fromiter(map(attrgetter("ts_us"), ops), dtype=np.float64, count=n_ops)
-        op_dur_us = np.fromiter(map(attrgetter("duration_us"), ops), dtype=np.float64, count=n_ops)
+        op_ts_us = oc.ts_us
+        op_dur_us = oc.duration_us
         self.op_ts = op_ts_us - W0
         self.op_end = self.op_ts + op_dur_us
-        parent = np.fromiter((-1 if p is None else p for p in map(attrgetter("parent"), ops)), dtype=np.int64,
-                             count=n_ops)
+        parent = oc.parent
         self.parent = parent
         root = np.where(parent < 0, np.arange(len(ops)), parent)
         for _ in range(64):
@@ -367,15 +366,15 @@ class _HostLayers:
         op_end_us = op_ts_us[:last] + op_dur_us[:last]
         del op_dur_us
         live = np.flatnonzero(op_end_us >= W0)
-        collective_names = {name: calls.is_collective(name) for name in set(map(attrgetter("name"), islice(ops, last)))}
-        coll = np.fromiter(map(collective_names.__getitem__, map(attrgetter("name"), islice(ops, last))), dtype=bool,
-                           count=last)[live]
+        name_codes = np.unique(oc.name[:last])
+        collective_code = np.array([calls.is_collective(oc.names[c]) for c in name_codes.tolist()], dtype=bool)
+        coll = (collective_code[np.searchsorted(name_codes, oc.name[:last])] if last else np.zeros(0, bool))[live]
         coll_s = (op_ts_us[live[coll]] - W0).tolist()
         coll_e = (op_end_us[live[coll]] - W0).tolist()
         del op_ts_us, op_end_us, coll
-        for k in (live.tolist() if cold else ()):
+        for k in (live[parent[live] < 0].tolist() if cold else ()):   # top-level ops only
             o = ops[k]
-            if o.parent is None and o.index in win.op_ids:
+            if o.index in win.op_ids:
                 key = (o.name, o.module, o.call)
                 if key not in seen:
                     seen.add(key)
@@ -401,9 +400,7 @@ class _HostLayers:
         ]
         # innermost-op lookup on the main thread
         # (an op's index is its position in trace.ops)
-        op_tid = np.fromiter(map(attrgetter("tid"), ops), dtype=np.int64, count=n_ops)
-        main = np.flatnonzero(op_tid == self.main_tid).astype(np.int64)
-        del op_tid
+        main = np.flatnonzero(oc.tid == self.main_tid).astype(np.int64)
         # the main thread's ops by position; None when it holds every op (no copy of op_ts then)
         self._main_ops: Optional[np.ndarray] = None if len(main) == n_ops else main
         self._main_ts = self.op_ts if len(main) == n_ops else self.op_ts[main] if len(main) else np.zeros(0)
@@ -616,8 +613,9 @@ def _ranges(trace: Trace, win: Window, part: Optional[Partition], W0: float) -> 
             launched_dur[e.launch] += e.duration_us
             launched_n[e.launch] += 1
     tids = {r.tid for r in rs}
+    oc = op_columns(trace.ops)
     for tid in tids:
-        by_tid_ops[tid] = np.array(sorted(o.ts_us for o in trace.ops if o.tid == tid))
+        by_tid_ops[tid] = np.sort(oc.ts_us[oc.tid == tid])
         calls_ = sorted((r.ts_us, i) for i, r in enumerate(trace.runtime) if r.tid == tid and i in launched_n)
         by_tid_rt[tid] = (np.array([c[0] for c in calls_]), np.array([c[1] for c in calls_], dtype=np.int64))
     a = np.array([r.ts_us for r in rs]) - W0

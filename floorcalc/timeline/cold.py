@@ -35,6 +35,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from floorcalc.records.optable import ts_of
 from floorcalc.records import ColdStart, ColdStartKind, Trace
 from floorcalc.timeline import calls
 from floorcalc.timeline.partition import COL, Partition
@@ -91,9 +92,9 @@ def library_setup(trace: Trace, win: Window, first_launch: Dict[int, float], W0:
     prof = sorted((o.ts_us, o.end_us) for o in trace.overhead)
     out = []
     for i, t in first_launch.items():
-        op = trace.ops[i]
-        if t - op.ts_us <= SETUP_US or i not in win.op_ids:
+        if t - ts_of(trace.ops, i) <= SETUP_US or i not in win.op_ids:
             continue
+        op = trace.ops[i]
         busy = sum(max(0.0, min(e, t) - max(s, op.ts_us)) for s, e in prof)
         if t - op.ts_us - busy > SETUP_US:
             out.append(ColdPiece("library_setup", op.name, i, op.ts_us - W0, t - W0))

@@ -15,6 +15,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from floorcalc.records.optable import module_of, name_of
 from floorcalc.floor.roofline import bandwidth
 from floorcalc.records import (GAP_CAUSES, CopyRow, Decomposition, DeviceSpec, GpuEvent, KernelLaunchRow, LaunchStats,
                                SliceBound, Trace)
@@ -106,8 +107,7 @@ def spread(steps: Sequence[Decomposition]) -> Dict[str, Tuple[float, float, floa
 def op_label(trace: Trace, i: Optional[int]) -> Tuple[str, str]:
     if i is None or i < 0:
         return "", ""
-    o = trace.ops[i]
-    return o.name, o.module
+    return name_of(trace.ops, i), module_of(trace.ops, i)
 
 
 def parse_copy_name(name: str, kind: str) -> Tuple[str, str, str, Optional[bool]]:

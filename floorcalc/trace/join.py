@@ -40,9 +40,10 @@ from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 import numpy as np
 
 from floorcalc.records import CpuOp, EventKind, GpuEvent, OpCall, RuntimeCall, Step, record_builder
+from floorcalc.records.optable import NO_EXTERNAL_ID, OpTable
 
 #: "No id" in an integer column.
-NO_ID = -(1 << 62)
+NO_ID = NO_EXTERNAL_ID
 #: The kinds of device event, by their code in the ``kind`` column.
 EVENT_KINDS: Tuple[EventKind, ...] = ("kernel", "memcpy", "memset")
 #: The code of each kind of device event in the ``kind`` column.
@@ -66,15 +67,13 @@ class Joined:
     ``device`` columns of event ``i`` (so a reader can carry its own per-row data, such as a
     collective's args, over to the records); runtime calls keep the columns' order."""
 
-    ops: List[CpuOp]
+    ops: OpTable
     runtime: List[RuntimeCall]
     gpu: List[GpuEvent]
     op_order: np.ndarray
     device_order: np.ndarray
 
 
-_new_op = record_builder(CpuOp, ("index", "name", "ts_us", "duration_us", "pid", "tid", "external_id", "parent",
-                                 "call", "module", "step"))
 _new_call = record_builder(RuntimeCall, ("name", "ts_us", "duration_us", "tid", "correlation", "external_id", "op"))
 _new_event = record_builder(GpuEvent, ("index", "kind", "name", "ts_us", "duration_us", "device", "stream",
                                        "correlation", "external_id", "bytes", "launch", "op", "peer_device"))
@@ -84,14 +83,15 @@ def join(names: Sequence[str], ops: Columns, runtime: Columns, device: Columns, 
          steps: Sequence[Step], calls: Sequence[Optional[OpCall]]) -> Joined:
     """The records of the columns (steps 1-3 of the module notes). ``names``: the name of each
     name id; ``calls``: the :class:`OpCall` of each ``call`` id (None: none could be built).
-    Times are microseconds. Raises nothing for columns of the documented types."""
+    Times are microseconds. The ops come as an :class:`~floorcalc.records.optable.OpTable` (their
+    columns, records made when asked for). Raises nothing for columns of the documented types."""
     op_list, rt_list, op_order = _host(names, ops, runtime, modules, steps, calls)
     gpu, device_order = _device(names, device, op_list, rt_list)
     return Joined(op_list, rt_list, gpu, op_order, device_order)
 
 
 def _host(names: Sequence[str], op: Columns, rt: Columns, modules: Sequence[ModuleRange], steps: Sequence[Step],
-          calls: Sequence[Optional[OpCall]]) -> Tuple[List[CpuOp], List[RuntimeCall], np.ndarray]:
+          calls: Sequence[Optional[OpCall]]) -> Tuple[OpTable, List[RuntimeCall], np.ndarray]:
     """Nest ops, runtime calls and module ranges per thread, number the ops (steps 1 and 2)."""
     op_ts, op_dur, rt_ts, rt_dur = op["ts"], op["dur"], rt["ts"], rt["dur"]
     n_mod, n_ops, n_rt = len(modules), len(op_ts), len(rt_ts)
@@ -107,20 +107,18 @@ def _host(names: Sequence[str], op: Columns, rt: Columns, modules: Sequence[Modu
     tid_i = np.unique(tid, return_inverse=True)[1].reshape(-1)
     thread = pid_i.astype(np.int64) * (int(tid_i.max(initial=0)) + 1) + tid_i
     end = ts + dur
-    op_parent_l, op_module, rt_op_l = nest(ts, end, dur, thread, [m[4] for m in modules], n_mod, n_ops, n_rt)
+    op_parent_l, op_module_l, rt_op_l = nest(ts, end, dur, thread, n_mod, n_ops, n_rt)
     # the rows of every table together are not needed again, nor the lists' int objects
     del ts, dur, pid, tid, pid_i, tid_i, thread, end
     op_parent = np.array(op_parent_l, dtype=np.int64)
+    op_module = np.array(op_module_l, dtype=np.int64)
     rt_op = np.array(rt_op_l, dtype=np.int64)
-    del op_parent_l, rt_op_l
+    del op_parent_l, op_module_l, rt_op_l
 
     # Final op order: by start time, longer first (ties keep file order); indices renumbered.
     op_order = np.lexsort((-op_dur, op_ts)) if n_ops else np.zeros(0, np.int64)
     new_index = np.empty(n_ops, dtype=np.int64)
     new_index[op_order] = np.arange(n_ops)
-    # one int object per op index, shared by its record, its children's ``parent`` and the
-    # runtime calls and device events it launched (``op``); position -1 is None
-    index_or_none: List[Optional[int]] = [*range(n_ops), None]
     step_code = np.full(n_ops, -1, dtype=np.int64)
     step_or_none: List[Optional[int]] = [None]
     if steps:
@@ -130,39 +128,38 @@ def _host(names: Sequence[str], op: Columns, rt: Columns, modules: Sequence[Modu
         ok = (k >= 0) & (op_ts <= ends[np.maximum(k, 0)])
         step_code = np.where(ok, k, -1)
         step_or_none = [s.number for s in steps] + [None]
-    # the columns in the final order, so that the records are made by one map over them
+    # the columns in the final order: the ops' table (floorcalc.records.optable)
     order = op_order
     parent = op_parent[order]
     del op_parent
     parent_new = np.where(parent >= 0, new_index[np.maximum(parent, 0)], -1)
-    call_or_none: List[Optional[OpCall]] = [*calls, None]
-    call_code = np.where(op["call"] < 0, -1, op["call"])
-    name_of = names.__getitem__
-    pid_l, tid_l = _shared(op["pid"][order]), _shared(op["tid"][order])
-    ops: List[CpuOp] = []
-    # made a slice at a time: the argument lists of one slice are alive at once, not the trace's
-    for a in range(0, n_ops, _SLICE):
-        sl = order[a:a + _SLICE]
-        sl_l = sl.tolist()
-        ops.extend(map(
-            _new_op, index_or_none[a:a + len(sl)], map(name_of, op["name"][sl].tolist()), op_ts[sl].tolist(),
-            op_dur[sl].tolist(), pid_l[a:a + len(sl)], tid_l[a:a + len(sl)],
-            [None if e == NO_ID else e for e in op["ext"][sl].tolist()],
-            map(index_or_none.__getitem__, parent_new[a:a + len(sl)].tolist()),
-            map(call_or_none.__getitem__, call_code[sl].tolist()),
-            map(op_module.__getitem__, sl_l),
-            map(step_or_none.__getitem__, step_code[sl].tolist())))
+    pid_values, pid_code = _codes(op["pid"][order])
+    tid_values, tid_code = _codes(op["tid"][order])
+    ops = OpTable(names=names, name=op["name"][order], ts_us=op_ts[order], duration_us=op_dur[order],
+                  pids=pid_values, pid=pid_code, tids=tid_values, tid=tid_code, external_id=op["ext"][order],
+                  parent=parent_new, calls=[*calls, None], call=np.where(op["call"] < 0, -1, op["call"])[order],
+                  modules=[m[4] for m in modules] + [""], module=op_module[order], steps=step_or_none,
+                  step=step_code[order])
+    del parent_new, op_module
     rt_op_new = np.where(rt_op >= 0, new_index[np.maximum(rt_op, 0)], -1) if n_ops else np.full(n_rt, -1)
     runtime: List[RuntimeCall] = list(map(
-        _new_call, map(name_of, rt["name"].tolist()), rt_ts.tolist(), rt_dur.tolist(), _shared(rt["tid"]),
+        _new_call, map(names.__getitem__, rt["name"].tolist()), rt_ts.tolist(), rt_dur.tolist(), _shared(rt["tid"]),
         [None if c == NO_ID else c for c in rt["corr"].tolist()],
         [None if e == NO_ID else e for e in rt["ext"].tolist()],
-        map(index_or_none.__getitem__, rt_op_new.tolist())))
+        [None if o < 0 else o for o in rt_op_new.tolist()]))
     return ops, runtime, op_order
 
 
-#: ops made per slice by :func:`_host` (bounds the memory its argument lists take)
+#: rows of the sweep made Python objects at once by :func:`nest` (bounds its lists' memory)
 _SLICE = 1 << 16
+
+
+def _codes(col: np.ndarray) -> Tuple[List[int], np.ndarray]:
+    """The distinct values of ``col`` (pids, tids: a few) and each row's code into them."""
+    if not len(col):
+        return [], np.zeros(0, np.int32)
+    values, code = np.unique(col, return_inverse=True)
+    return values.tolist(), code.reshape(-1)
 
 
 def _shared(col: np.ndarray) -> List[int]:
@@ -174,17 +171,19 @@ def _shared(col: np.ndarray) -> List[int]:
     return list(map(values.tolist().__getitem__, code.reshape(-1).tolist()))
 
 
-def _device(names: Sequence[str], dev: Columns, ops: List[CpuOp],
+def _device(names: Sequence[str], dev: Columns, ops: OpTable,
             runtime: List[RuntimeCall]) -> Tuple[List[GpuEvent], np.ndarray]:
     """Join device events to their launch call and op (step 3)."""
     by_corr: Dict[int, int] = {}
     for i, r in enumerate(runtime):
         if r.correlation is not None:
             by_corr[r.correlation] = i
-    by_ext: Dict[int, int] = {}
-    for o in ops:
-        if o.external_id is not None and o.external_id not in by_ext:
-            by_ext[o.external_id] = o.index
+    # each External id's first op, by index
+    ext_col = ops.columns().external_id
+    has = np.flatnonzero(ext_col != NO_ID)
+    ext_values, first = np.unique(ext_col[has], return_index=True)
+    by_ext: Dict[int, int] = dict(zip(ext_values.tolist(), has[first].tolist()))
+    del ext_col, has, ext_values, first
     n = len(dev["ts"])
     order_a = np.argsort(dev["ts"], kind="stable")
     order = order_a.tolist()
@@ -210,12 +209,13 @@ def _device(names: Sequence[str], dev: Columns, ops: List[CpuOp],
     return out, order_a.astype(np.int64)
 
 
-def nest(ts: np.ndarray, end: np.ndarray, dur: np.ndarray, thread: np.ndarray, module_names: Sequence[str],
-         n_mod: int, n_ops: int, n_rt: int) -> Tuple[List[int], List[str], List[int]]:
+def nest(ts: np.ndarray, end: np.ndarray, dur: np.ndarray, thread: np.ndarray, n_mod: int, n_ops: int,
+         n_rt: int) -> Tuple[List[int], List[int], List[int]]:
     """Step 1: each op's parent op and innermost module, each runtime call's innermost op, by a
     stack sweep per thread. The rows of ``ts``, ``end``, ``dur`` and ``thread`` are the module
-    ranges (``n_mod``, named ``module_names``), then the ops (``n_ops``), then the runtime calls
-    (``n_rt``); the lists returned are indexed like the ops and calls (-1 / "" for none)."""
+    ranges (``n_mod``), then the ops (``n_ops``), then the runtime calls (``n_rt``); the lists
+    returned (op -> parent op, op -> module range row, call -> op) are indexed like the ops and
+    calls, -1 for none."""
     rank = np.concatenate([np.zeros(n_mod, np.int8), np.ones(n_ops, np.int8), np.full(n_rt, 2, np.int8)])
     # Order: thread, then start time, then longer first (a parent before its children), then
     # modules before ops before runtime calls at the same start (a module range encloses its ops).
@@ -223,13 +223,13 @@ def nest(ts: np.ndarray, end: np.ndarray, dur: np.ndarray, thread: np.ndarray, m
     del rank
     off_op, off_rt = n_mod, n_mod + n_ops
     op_parent = [-1] * n_ops
-    op_module = [""] * n_ops
+    op_module = [-1] * n_ops
     rt_op = [-1] * n_rt
     cur = None
     s_end: List[float] = []
     s_idx: List[int] = []
     m_end: List[float] = []
-    m_name: List[str] = []
+    m_name: List[int] = []
     # swept a slice of the order at a time: only one slice's rows are Python objects at once
     for a in range(0, len(order), _SLICE):
         rows = order[a:a + _SLICE]
@@ -242,7 +242,7 @@ def nest(ts: np.ndarray, end: np.ndarray, dur: np.ndarray, thread: np.ndarray, m
                     m_end.pop()
                     m_name.pop()
                 m_end.append(e)
-                m_name.append(module_names[j])
+                m_name.append(j)
                 continue
             while s_end and s_end[-1] <= t:
                 s_end.pop()
@@ -266,6 +266,12 @@ def nest(ts: np.ndarray, end: np.ndarray, dur: np.ndarray, thread: np.ndarray, m
 def children_index(ops: Iterable[CpuOp]) -> Dict[int, List[int]]:
     """Map op index -> indices of its direct children."""
     kids: Dict[int, List[int]] = {}
+    if isinstance(ops, OpTable):  # from the parent column, no record made
+        parent = ops.columns().parent
+        child = np.flatnonzero(parent >= 0)
+        for p, c in zip(parent[child].tolist(), child.tolist()):
+            kids.setdefault(p, []).append(c)
+        return kids
     for op in ops:
         if op.parent is not None:
             kids.setdefault(op.parent, []).append(op.index)

@@ -839,7 +839,9 @@ class _Acc:
         self._op_comm = op["comm"][joined.op_order]
         self._dev_comm = dev["comm"][joined.device_order]
         devices = _device_properties(data.get(DEVICE_PROPERTIES))
-        has_shapes = any(o.call is not None for o in ops)
+        op_cols = ops.columns()
+        has_shapes = any(op_cols.calls[c] is not None for c in np.unique(op_cols.call[op_cols.call >= 0]).tolist())
+        del op_cols
         metadata = {k: (v if isinstance(v, str) else json.dumps(v)) for k, v in data.items()
                     if k not in (TRACE_EVENTS, DEVICE_PROPERTIES)}
         metadata["skipped_events"] = str(self.skipped)
@@ -866,7 +868,7 @@ class _Acc:
         comms = collectives.build(ops, gpu, self._final_comm(self._op_comm), self._final_comm(self._dev_comm), dist,
                                   ranges=ranges, range_args=self._range_args(range_rows))
         return attribute_graph_replays(Trace(
-            path=path, ops=tuple(ops), runtime=tuple(runtime), gpu=tuple(gpu), steps=tuple(steps), devices=devices,
+            path=path, ops=ops, runtime=tuple(runtime), gpu=tuple(gpu), steps=tuple(steps), devices=devices,
             has_shapes=has_shapes, metadata=metadata, ranges=ranges, memory=memory, overhead=overhead,
             device_syncs=syncs, notes=tuple(notes), partial=partial, capture=capture,
             collectives=comms, distributed=dist))

@@ -14,6 +14,7 @@ from typing import AbstractSet, Any, FrozenSet, Iterable, Iterator, List, Option
 import numpy as np
 
 from floorcalc.records import GpuEvent, Trace, Window
+from floorcalc.records.optable import NO_STEP, op_columns
 
 __all__ = ["IndexSet", "Window", "window", "union_us", "busy_us", "idle_gaps", "launched_before_trace"]
 
@@ -156,17 +157,17 @@ def window(trace: Trace, passes: Optional[int] = None) -> Window:
     given by the user divides the window totals instead. Device events launched before the
     trace began (:func:`launched_before_trace`) are not part of any pass.
     """
-    ops = trace.ops
+    oc = op_columns(trace.ops)   # the ops' fields as arrays (floorcalc.records.optable)
     if trace.steps:
-        op_ids = IndexSet.of(op.index for op in ops if op.step is not None)
+        op_ids = IndexSet(oc.step != NO_STEP)
         start = trace.steps[0].ts_us
         host_end = max(s.end_us for s in trace.steps)
         n = passes or len(trace.steps)
         source = f"{len(trace.steps)} ProfilerStep ranges"
     else:
-        op_ids = IndexSet.of(op.index for op in ops)
-        starts = [op.ts_us for op in trace.ops] + [g.ts_us for g in trace.gpu]
-        ends = [op.end_us for op in trace.ops] or [g.end_us for g in trace.gpu]
+        op_ids = IndexSet(np.ones(len(trace.ops), dtype=bool))
+        starts = oc.ts_us.tolist() + [g.ts_us for g in trace.gpu]
+        ends = (oc.ts_us + oc.duration_us).tolist() or [g.end_us for g in trace.gpu]
         start = min(starts) if starts else 0.0
         host_end = max(ends) if ends else start
         n = passes or 1

@@ -12,7 +12,8 @@ written in their declared order under their own names; the field types understoo
   (base64 text, RFC 4648: no document floorcalc writes has one, but the in-memory records
   between a run's stages do: floorcalc.records.ReportPiece, LeadIns);
 * ``Optional[X]`` (null) and ``Union[X, Y]`` (the first that reads);
-* ``Tuple[X, ...]`` and ``Tuple[X, Y, Z]`` (JSON lists, read back as tuples); ``FrozenSet[X]``
+* ``Tuple[X, ...]`` and ``Tuple[X, Y, Z]`` (JSON lists, read back as tuples; ``Sequence[X]`` as
+  ``Tuple[X, ...]``); ``FrozenSet[X]``
   (a sorted list); ``List[X]``;
 * ``Mapping[K, V]``/``Dict[K, V]`` with string (or ``Literal``) keys (JSON objects, in the
   mapping's order; read back as a dict);
@@ -122,10 +123,19 @@ def _checker(meta: Mapping[str, Any]) -> Optional[Callable[[Any, str], None]]:
 # per-type encoders and decoders
 
 
+def _as_tuple(hint: Any) -> Any:
+    """``Sequence[X]`` as ``Tuple[X, ...]`` (a JSON list, read back as a tuple: ``Trace.ops`` is a
+    sequence, the reader's an OpTable); any other type as it is."""
+    if typing.get_origin(hint) is collections.abc.Sequence:
+        args = typing.get_args(hint)
+        return Tuple[args[0] if args else Any, ...]
+    return hint
+
+
 def _written(cls: type) -> List[Tuple[str, Any, Optional[dataclasses.Field[Any]]]]:
     """The keys a record class's document holds, in order: ``(name, type, field)``, the field
     None for a derived key (a property named in ``__json_layout__``)."""
-    hints = typing.get_type_hints(cls)
+    hints = {k: _as_tuple(h) for k, h in typing.get_type_hints(cls).items()}
     fields = {f.name: f for f in dataclasses.fields(cls)
               if f.init and f.metadata.get("json", True) is not False}
     layout: Optional[Tuple[str, ...]] = getattr(cls, "__json_layout__", None)

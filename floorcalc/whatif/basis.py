@@ -59,6 +59,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
 
+from floorcalc.records.optable import call_of
 from floorcalc.counting import count as count_call
 from floorcalc.counting.registry import family_of
 from floorcalc.classify.fallback import BYTES_ONLY
@@ -469,7 +470,7 @@ def broadcast_gemms(units: Sequence[WorkUnit], passes: int, ops: Sequence[CpuOp]
         for ev in u.events:
             if ev.kind != "kernel" or ev.op is None or not 0 <= ev.op < len(ops):
                 continue
-            b = _broadcast_batch(ops[ev.op].call)
+            b = _broadcast_batch(call_of(ops, ev.op))
             if b:
                 s = sums[(u.name, u.module, b)]
                 s[0] += 1.0

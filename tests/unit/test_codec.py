@@ -50,6 +50,8 @@ def sample(hint: Any, seed: int = 1, depth: int = 0) -> Any:
         if type(None) in args and depth > 3:
             return None
         return sample(opts[0], seed, depth)
+    if origin is collections.abc.Sequence:
+        return () if depth > 3 else tuple(sample(args[0], seed + i, depth) for i in range(2))
     if origin is tuple:
         if len(args) == 2 and args[1] is Ellipsis:
             return () if depth > 3 else tuple(sample(args[0], seed + i, depth) for i in range(2))
