@@ -74,6 +74,7 @@ import numpy as np
 
 from floorcalc.util.errors import DocumentError, TraceError
 from floorcalc.util.gcpause import paused
+from floorcalc.util.memory import release_free_memory
 from floorcalc.util.output import shown
 from floorcalc.util.progress import NO_PROGRESS, Progress
 from floorcalc.records import (DeviceSync, EventKind, GpuProperties, MemorySample, OpCall, ProfilerOverhead,
@@ -399,7 +400,11 @@ def load(path: str | Path, *, pid: Optional[int] = None, progress: Progress = NO
             del batch
         task.update(stream.bytes_read, description=f"indexing {p.name}", detail=f"{stream.count:,} events")
         notes = list(stream.notes)
-        return acc.finish(stream.metadata, str(p), partial=stream.partial, pid=pid, notes=notes)
+        trace = acc.finish(stream.metadata, str(p), partial=stream.partial, pid=pid, notes=notes)
+        del acc, stream
+    # what the read freed goes back to the system before the analysis allocates (util/memory.py)
+    release_free_memory()
+    return trace
 
 
 def _size(p: Path) -> Optional[int]:
