@@ -25,6 +25,7 @@ from floorcalc.classify.grouping import DEFAULT as DEFAULT_GROUP_BY
 from floorcalc.records import (CollectiveTiming, DeviceSpec, GroupBy, IdleSpans, LeadIns, Link, RankFigures, RankRecord,
                                RankTiming, Report, ReportPiece, Trace, record_builder)
 from floorcalc.trace.paths import rank_from_name
+from floorcalc.util.memory import release_free_memory
 
 #: A rank number in a file name: ``rank-3``, ``rank_3``, ``rank3``, ``rank.3`` (case ignored).
 @dataclass(frozen=True)
@@ -130,8 +131,13 @@ def rank_record(path: str, options: RankOptions = RankOptions()) -> RankRecord:
     small = dataclasses.replace(report, units=(), window=None)
     if small.timeline is not None:
         small = dataclasses.replace(small, timeline=dataclasses.replace(small.timeline, idle_spans=IdleSpans()))
-    return dataclasses.replace(base, figures=rank_figures(small), piece=_piece(small, options.paths_base),
-                               window_start_us=start)
+    out = dataclasses.replace(base, figures=rank_figures(small), piece=_piece(small, options.paths_base),
+                              window_start_us=start)
+    # the rank's trace and report are freed with this frame: their heap pages go back before the
+    # next rank is read or the run is combined (floorcalc.util.memory)
+    del trace, report, small
+    release_free_memory()
+    return out
 
 
 def rank_figures(report: Report) -> RankFigures:
