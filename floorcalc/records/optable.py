@@ -168,7 +168,7 @@ class OpTable(Sequence[CpuOp]):
                    map(self._steps.__getitem__, self._step[a:b]))
 
     def __eq__(self, other: object) -> bool:
-        if isinstance(other, OpTable) and other is self:
+        if other is self:
             return True
         if not isinstance(other, (OpTable, list, tuple)):
             return NotImplemented
@@ -245,8 +245,7 @@ def _rebuild(names: Sequence[str], name: Any, ts: Any, dur: Any, pids: Sequence[
 def _ints(code: str, values: Any) -> "array[int]":
     if isinstance(values, array) and values.typecode == code:
         return array(code, values)
-    tobytes = getattr(values, "astype", None)
-    if tobytes is not None:  # a numpy array: one copy of its bytes at the column's width
+    if hasattr(values, "astype"):  # a numpy array: one copy of its bytes at the column's width
         import numpy as np
 
         return array(code, np.ascontiguousarray(values, dtype=np.int32 if code == "i" else np.int64).tobytes())
@@ -254,7 +253,7 @@ def _ints(code: str, values: Any) -> "array[int]":
 
 
 def _floats(values: Any) -> "array[float]":
-    if getattr(values, "astype", None) is not None:
+    if hasattr(values, "astype"):
         import numpy as np
 
         return array("d", np.ascontiguousarray(values, dtype=np.float64).tobytes())

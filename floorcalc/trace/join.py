@@ -165,10 +165,8 @@ def _codes(col: np.ndarray) -> Tuple[List[int], np.ndarray]:
 def _shared(col: np.ndarray) -> List[int]:
     """``col.tolist()`` with one int object per distinct value (pids, tids: a few values, so
     a million records hold a few objects, not a million)."""
-    if not len(col):
-        return []
-    values, code = np.unique(col, return_inverse=True)
-    return list(map(values.tolist().__getitem__, code.reshape(-1).tolist()))
+    values, code = _codes(col)
+    return list(map(values.__getitem__, code.tolist()))
 
 
 def _device(names: Sequence[str], dev: Columns, ops: OpTable,
