@@ -208,7 +208,12 @@ def test_calibrate_on_cpu_measures_levels_and_keeps_them(tmp_path, monkeypatch, 
     assert spec.kind == "cpu" and spec.mem_bytes_per_s.basis == "measured"
     levels = {lv.name: lv for lv in spec.cache_levels}
     if levels:  # sysfs has cache folders on this machine
-        assert levels["l1"].bytes_per_s.basis == "derived"
+        # L1 is derived from the identified part's load width; where the measured FP32 rate rules
+        # the table's part out (a rate no clock of it reaches: on this 2-vCPU VM when the machine
+        # is idle), the width comes from the flags, and the figure says so and is "assumed"
+        l1 = levels["l1"].bytes_per_s
+        unknown = "microarchitecture unknown" in l1.source
+        assert l1.basis == ("assumed" if unknown else "derived"), l1.source
         assert all(lv.bytes_per_s.basis == "measured" for k, lv in levels.items() if k != "l1")
     # AND every later CPU spec of this machine reads the cache instead of measuring again
     assert cpu_spec().mem_bytes_per_s.value == pytest.approx(spec.mem_bytes_per_s.value, rel=1e-5)
