@@ -85,14 +85,15 @@ def join(names: Sequence[str], ops: Columns, runtime: Columns, device: Columns, 
     name id; ``calls``: the :class:`OpCall` of each ``call`` id (None: none could be built).
     Times are microseconds. The ops come as an :class:`~floorcalc.records.optable.OpTable` (their
     columns, records made when asked for). Raises nothing for columns of the documented types."""
-    op_list, rt_list, op_order = _host(names, ops, runtime, modules, steps, calls)
-    gpu, device_order = _device(names, device, op_list, rt_list)
+    op_list, rt_list, op_order, rt_op = _host(names, ops, runtime, modules, steps, calls)
+    gpu, device_order = _device(names, device, op_list, runtime["corr"], rt_op)
     return Joined(op_list, rt_list, gpu, op_order, device_order)
 
 
 def _host(names: Sequence[str], op: Columns, rt: Columns, modules: Sequence[ModuleRange], steps: Sequence[Step],
-          calls: Sequence[Optional[OpCall]]) -> Tuple[OpTable, List[RuntimeCall], np.ndarray]:
-    """Nest ops, runtime calls and module ranges per thread, number the ops (steps 1 and 2)."""
+          calls: Sequence[Optional[OpCall]]) -> Tuple[OpTable, List[RuntimeCall], np.ndarray, np.ndarray]:
+    """Nest ops, runtime calls and module ranges per thread, number the ops (steps 1 and 2):
+    the ops, the runtime calls, each op's row in ``op``, and each call's op (-1: none)."""
     op_ts, op_dur, rt_ts, rt_dur = op["ts"], op["dur"], rt["ts"], rt["dur"]
     n_mod, n_ops, n_rt = len(modules), len(op_ts), len(rt_ts)
     mod_ts = np.array([m[0] for m in modules], dtype=np.float64)
@@ -147,7 +148,7 @@ def _host(names: Sequence[str], op: Columns, rt: Columns, modules: Sequence[Modu
         [None if c == NO_ID else c for c in rt["corr"].tolist()],
         [None if e == NO_ID else e for e in rt["ext"].tolist()],
         [None if o < 0 else o for o in rt_op_new.tolist()]))
-    return ops, runtime, op_order
+    return ops, runtime, op_order, rt_op_new
 
 
 #: rows of the sweep made Python objects at once by :func:`nest` (bounds its lists' memory)
@@ -169,42 +170,56 @@ def _shared(col: np.ndarray) -> List[int]:
     return list(map(values.__getitem__, code.tolist()))
 
 
-def _device(names: Sequence[str], dev: Columns, ops: OpTable,
-            runtime: List[RuntimeCall]) -> Tuple[List[GpuEvent], np.ndarray]:
-    """Join device events to their launch call and op (step 3)."""
-    by_corr: Dict[int, int] = {}
-    for i, r in enumerate(runtime):
-        if r.correlation is not None:
-            by_corr[r.correlation] = i
-    # each External id's first op, by index
+def _device(names: Sequence[str], dev: Columns, ops: OpTable, rt_corr: np.ndarray,
+            rt_op: np.ndarray) -> Tuple[List[GpuEvent], np.ndarray]:
+    """Join device events to their launch call and op (step 3). ``rt_corr``: each runtime
+    call's correlation id (:data:`NO_ID`: none); ``rt_op``: its op (-1: none). Where two calls
+    share a correlation id the later one is the launch."""
+    n = len(dev["ts"])
+    order = np.argsort(dev["ts"], kind="stable")
+    corr, ext = dev["corr"][order], dev["ext"][order]
+    # the launch: the last runtime call with the event's correlation id
+    launch = np.full(n, -1, dtype=np.int64)
+    calls = np.flatnonzero(rt_corr != NO_ID)
+    if len(calls) and n:
+        by = calls[np.argsort(rt_corr[calls], kind="stable")]
+        keys = rt_corr[by]
+        last = np.ones(len(by), dtype=bool)
+        last[:-1] = keys[1:] != keys[:-1]
+        by, keys = by[last], keys[last]
+        at = np.minimum(np.searchsorted(keys, corr), len(keys) - 1)
+        found = (keys[at] == corr) & (corr != NO_ID)
+        launch[found] = by[at[found]]
+    op = np.where(launch >= 0, rt_op[np.maximum(launch, 0)] if len(rt_op) else -1, -1)
+    # else each External id's first op, by index
     ext_col = ops.columns().external_id
     has = np.flatnonzero(ext_col != NO_ID)
     ext_values, first = np.unique(ext_col[has], return_index=True)
-    by_ext: Dict[int, int] = dict(zip(ext_values.tolist(), has[first].tolist()))
+    want = np.flatnonzero((op < 0) & (ext != NO_ID))
+    if len(want) and len(ext_values):
+        at = np.minimum(np.searchsorted(ext_values, ext[want]), len(ext_values) - 1)
+        hit = ext_values[at] == ext[want]
+        op[want[hit]] = has[first[at[hit]]]
     del ext_col, has, ext_values, first
-    n = len(dev["ts"])
-    order_a = np.argsort(dev["ts"], kind="stable")
-    order = order_a.tolist()
-    ts_l, dur_l = dev["ts"].tolist(), dev["dur"].tolist()
-    kind_l = dev["kind"].tolist()
-    corr_l, ext_l = dev["corr"].tolist(), dev["ext"].tolist()
-    dev_l, stream_l, bytes_l = dev["device"].tolist(), dev["stream"].tolist(), dev["bytes"].tolist()
-    name_l, peer_l = dev["name"].tolist(), dev["peer"].tolist()
-    out: List[GpuEvent] = []
-    for i in order:
-        corr = None if corr_l[i] == NO_ID else corr_l[i]
-        ext = None if ext_l[i] == NO_ID else ext_l[i]
-        launch = by_corr.get(corr) if corr is not None else None
-        op = runtime[launch].op if launch is not None else None
-        if op is None and ext is not None:
-            op = by_ext.get(ext)
-        kind = EVENT_KINDS[kind_l[i]]
-        nbytes = None if bytes_l[i] == NO_ID or kind == "kernel" else bytes_l[i]
-        out.append(_new_event(len(out), kind, names[name_l[i]], ts_l[i], dur_l[i],
-                              0 if dev_l[i] == NO_ID else dev_l[i], 0 if stream_l[i] == NO_ID else stream_l[i],
-                              corr, ext, nbytes, launch, op, None if peer_l[i] == NO_ID else peer_l[i]))
-    assert len(out) == n
-    return out, order_a.astype(np.int64)
+    kind = dev["kind"][order]
+    nbytes = dev["bytes"][order]
+    nbytes = np.where(kind == KIND_CODE["kernel"], NO_ID, nbytes)
+    out: List[GpuEvent] = list(map(
+        _new_event, range(n), map(EVENT_KINDS.__getitem__, kind.tolist()),
+        map(names.__getitem__, dev["name"][order].tolist()), dev["ts"][order].tolist(), dev["dur"][order].tolist(),
+        _shared(np.where(dev["device"] == NO_ID, 0, dev["device"])[order]),
+        _shared(np.where(dev["stream"] == NO_ID, 0, dev["stream"])[order]),
+        _or_none(corr, NO_ID), _or_none(ext, NO_ID), _or_none(nbytes, NO_ID), _or_none(launch, -1),
+        _or_none(op, -1), _or_none(dev["peer"][order], NO_ID)))
+    return out, order.astype(np.int64)
+
+
+def _or_none(col: np.ndarray, none: int) -> List[Optional[int]]:
+    """``col.tolist()`` with None for ``none``."""
+    values = col.tolist()
+    if (col == none).any():
+        return [None if v == none else v for v in values]
+    return values
 
 
 def nest(ts: np.ndarray, end: np.ndarray, dur: np.ndarray, thread: np.ndarray, n_mod: int, n_ops: int,

@@ -65,7 +65,8 @@ import json
 import math
 import re
 import zlib
-from operator import itemgetter
+from itertools import compress, repeat
+from operator import attrgetter, is_, itemgetter
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional, Tuple, TypeVar, Union
 
@@ -194,6 +195,9 @@ class _Event(msgspec.Struct, gc=False):
 
 
 _TYPED = msgspec.json.Decoder(List[_Event])
+# an _Args's shape texts, read together by map (no Python code per op: _Acc._refs_of)
+_A_SHAPES = attrgetter("dims", "dims_old", "types", "concrete", "strides")
+_NUL = b"\0"
 _EMPTY_ARGS = _Args()
 #: Kineto's name of an args member -> its _Args attribute (floorcalc.trace.kineto_fields)
 _INT_ARGS = {key: attr for attr, key in INT_ARGS.items()}
@@ -483,6 +487,7 @@ class _Acc:
         self.ref_id: Dict[tuple, int] = {}
         self.refs: List[tuple] = []          # (name, dims, types, concrete, strides) raw JSON texts
         self.zero_stride: Dict[bytes, bytes] = {}   # an Input Strides text -> itself if it has a 0 stride, else b""
+        self.shape_ref: Dict[Tuple[int, bytes], int] = {}   # (name id, the shape texts joined) -> ref (_refs_of)
         self.op: List[Dict[str, np.ndarray]] = []
         self.rt: List[Dict[str, np.ndarray]] = []
         self.dev: List[Dict[str, np.ndarray]] = []
@@ -544,27 +549,38 @@ class _Acc:
         return out
 
     def _refs_of(self, name_ids: np.ndarray, args: List[_Args]) -> np.ndarray:
-        """The shape reference of each op (-1: no shapes), distinct texts numbered once."""
-        table, refs, names, zero = self.ref_id, self.refs, self.names, self.zero_stride
-        out: List[int] = []
-        append = out.append
-        for nid, a in zip(name_ids.tolist(), args):
-            d = a.dims
-            if not d:
-                d = a.dims_old
-                if not d:
-                    append(-1)
-                    continue
-            st = bytes(a.strides)
-            kept = zero.get(st)
-            if kept is None:
-                kept = zero[st] = st if st and _ZERO_STRIDE.search(st) else b""
-            key = (nid, bytes(d), bytes(a.types), bytes(a.concrete), kept)
-            i = table.get(key)
-            if i is None:
-                i = table[key] = len(refs)
-                refs.append((names[nid],) + key[1:])
-            append(i)
+        """The shape reference of each op (-1: no shapes), distinct texts numbered once, in the
+        order they are first met.
+
+        A reference is (name, Input Dims (else the older name's), Input type, Concrete Inputs,
+        Input Strides when one of them is 0, else nothing). Each op's five shape texts are looked
+        up joined in one bytes (NUL between them: JSON text holds none) by ``map``, with no Python
+        code per op; only an op whose texts are new to the trace is read one by one."""
+        seen, table, refs, names = self.shape_ref, self.ref_id, self.refs, self.names
+        keys = list(zip(name_ids.tolist(), map(_NUL.join, map(_A_SHAPES, args))))
+        out = list(map(seen.get, keys))
+        if None in out:
+            zero = self.zero_stride
+            for i in compress(range(len(keys)), map(is_, out, repeat(None))):
+                key = keys[i]
+                k = seen.get(key)
+                if k is None:
+                    a = args[i]
+                    d = a.dims or a.dims_old
+                    if not d:
+                        k = -1
+                    else:
+                        st = bytes(a.strides)
+                        kept = zero.get(st)
+                        if kept is None:
+                            kept = zero[st] = st if st and _ZERO_STRIDE.search(st) else b""
+                        ref = (key[0], bytes(d), bytes(a.types), bytes(a.concrete), kept)
+                        k = table.get(ref)
+                        if k is None:
+                            k = table[ref] = len(refs)
+                            refs.append((names[key[0]],) + ref[1:])
+                    seen[key] = k
+                out[i] = k
         return np.array(out, dtype=np.int64)
 
     # -----------------------------------------------------------------------------------------
