@@ -36,6 +36,7 @@ import numpy as np
 from floorcalc.counting.collectives import count_collective
 from floorcalc.records import (ActivitySpan, CollectiveCall, CollectiveTiming, CommunicationStats, GpuEvent, Trace,
                                Window, WorkUnit)
+from floorcalc.records.optable import op_columns
 from floorcalc.timeline.partition import COLUMNS, IDLE_COLUMNS, Partition, merge
 from floorcalc.trace.collectives import is_comm_kernel
 
@@ -302,7 +303,9 @@ def _in_collectives(spans: Sequence[Tuple[float, float, str, str]], colls: Seque
 
 
 def _names(trace: Trace) -> List[str]:
-    return [o.name for o in trace.ops]
+    """Each op's name, from the ops' columns (no record made)."""
+    cols = op_columns(trace.ops)
+    return list(map(cols.names.__getitem__, cols.name.tolist()))
 
 
 class _Segments(NamedTuple):
@@ -402,14 +405,25 @@ def compress(spans: Sequence[Tuple[float, float, str, str]], since: float, a: fl
     if older:
         lo, hi = since, exact[-1][0]
         width = (hi - lo) / OLDER_BLOCKS if hi > lo else 0.0
-        for b in range(OLDER_BLOCKS if width > 0 else 0):
-            b0, b1 = lo + b * width, lo + (b + 1) * width
-            took: Dict[Tuple[str, str], float] = {}
-            for s, e, k, nm in older:
+        blocks = OLDER_BLOCKS if width > 0 else 0
+        edges = [(lo + b * width, lo + (b + 1) * width) for b in range(blocks)]
+        # one pass over the spans, each added to the blocks it overlaps (in the spans' order,
+        # so each block's sums and their ties come out as a block-by-block pass gives them)
+        took_in: List[Dict[Tuple[str, str], float]] = [{} for _ in range(blocks)]
+        last = blocks - 1
+        for s, e, k, nm in older:
+            first = min(max(int((s - lo) / width) - 1, 0), last) if blocks else 0
+            for b in range(first, blocks):
+                b0, b1 = edges[b]
+                if b0 >= e:
+                    break
                 ov = min(e, b1) - max(s, b0)
                 if ov > 0:
+                    took = took_in[b]
                     took[(k, nm)] = took.get((k, nm), 0.0) + ov
-            ranked = sorted(took.items(), key=lambda kv: -kv[1])
+        for b in range(blocks):
+            b0, b1 = edges[b]
+            ranked = sorted(took_in[b].items(), key=lambda kv: -kv[1])
             keep, rest = ranked[:OLDER_LABELS], sum(v for _, v in ranked[OLDER_LABELS:])
             for (k, nm), v in keep:
                 out.append(ActivitySpan(start_us=b0 - a, end_us=b1 - a, kind=k, name=nm, share=v / width))
