@@ -197,6 +197,7 @@ class _Event(msgspec.Struct, gc=False):
 _TYPED = msgspec.json.Decoder(List[_Event])
 # an _Args's shape texts, read together by map (no Python code per op: _Acc._refs_of)
 _A_SHAPES = attrgetter("dims", "dims_old", "types", "concrete", "strides")
+_A_COLL_NAME, _E_CAT = attrgetter("coll_name"), attrgetter("cat")
 _NUL = b"\0"
 _EMPTY_ARGS = _Args()
 #: Kineto's name of an args member -> its _Args attribute (floorcalc.trace.kineto_fields)
@@ -526,15 +527,15 @@ class _Acc:
         """The collective-args id of each event (-1: none), distinct texts numbered once."""
         out = np.full(len(args), -1, dtype=np.int64)
         table, raw = self.comm_id, self.comm_raw
-        attrs = tuple(_COMM_ATTRS.values())
-        for i, a in enumerate(args):
-            if a.coll_name:
-                key = tuple(bytes(getattr(a, x)) for x in attrs)
-                k = table.get(key)
-                if k is None:
-                    k = table[key] = len(raw)
-                    raw.append(key)
-                out[i] = k
+        texts = attrgetter(*_COMM_ATTRS.values())
+        # only the events with a "Collective name" are looked at (compress: no Python code per event)
+        for i in compress(range(len(args)), map(_A_COLL_NAME, args)):
+            key = tuple(map(bytes, texts(args[i])))
+            k = table.get(key)
+            if k is None:
+                k = table[key] = len(raw)
+                raw.append(key)
+            out[i] = k
         return out
 
     def comm_args(self, k: int) -> Dict[str, Any]:
@@ -622,7 +623,7 @@ class _Acc:
             if kind <= 0:
                 continue
             sub = pick(kind)
-            cats = {e.cat for e in sub}
+            cats = set(map(_E_CAT, sub))
             for c in cats & OLD_CATEGORIES.keys():
                 self.old_cats[c] = self.old_cats.get(c, 0) + sum(1 for e in sub if e.cat == c)
             if kind == _OP:
