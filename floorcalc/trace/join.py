@@ -216,7 +216,7 @@ def _device(names: Sequence[str], dev: Columns, ops: OpTable, rt_corr: np.ndarra
 
 def _or_none(col: np.ndarray, none: int) -> List[Optional[int]]:
     """``col.tolist()`` with None for ``none``."""
-    values = col.tolist()
+    values: List[Optional[int]] = col.tolist()
     if (col == none).any():
         return [None if v == none else v for v in values]
     return values
