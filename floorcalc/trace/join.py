@@ -238,40 +238,41 @@ def nest(ts: np.ndarray, end: np.ndarray, dur: np.ndarray, thread: np.ndarray, n
     op_parent = [-1] * n_ops
     op_module = [-1] * n_ops
     rt_op = [-1] * n_rt
+    inf = float("inf")
     cur = None
-    s_end: List[float] = []
-    s_idx: List[int] = []
-    m_end: List[float] = []
-    m_name: List[int] = []
+    # the open ops' and modules' ends and indices, each stack on a sentinel that never closes
+    # (end inf, index -1: "none"), so the sweep reads the top without asking if there is one
+    s_end: List[float] = [inf]
+    s_idx: List[int] = [-1]
+    m_end: List[float] = [inf]
+    m_name: List[int] = [-1]
     # swept a slice of the order at a time: only one slice's rows are Python objects at once
     for a in range(0, len(order), _SLICE):
         rows = order[a:a + _SLICE]
         for j, t, e, th in zip(rows.tolist(), ts[rows].tolist(), end[rows].tolist(), thread[rows].tolist()):
             if th != cur:
                 cur = th
-                s_end, s_idx, m_end, m_name = [], [], [], []
+                s_end, s_idx, m_end, m_name = [inf], [-1], [inf], [-1]
             if j < off_op:
-                while m_end and m_end[-1] <= t:
+                while m_end[-1] <= t:
                     m_end.pop()
                     m_name.pop()
                 m_end.append(e)
                 m_name.append(j)
                 continue
-            while s_end and s_end[-1] <= t:
+            while s_end[-1] <= t:
                 s_end.pop()
                 s_idx.pop()
             if j < off_rt:
                 i = j - off_op
-                if s_idx:
-                    op_parent[i] = s_idx[-1]
-                while m_end and m_end[-1] <= t:
+                op_parent[i] = s_idx[-1]
+                while m_end[-1] <= t:
                     m_end.pop()
                     m_name.pop()
-                if m_name:
-                    op_module[i] = m_name[-1]
+                op_module[i] = m_name[-1]
                 s_end.append(e)
                 s_idx.append(i)
-            elif s_idx:
+            else:
                 rt_op[j - off_rt] = s_idx[-1]
     return op_parent, op_module, rt_op
 
