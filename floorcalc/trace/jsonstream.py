@@ -67,7 +67,11 @@ def partial_line(path: str, partial: str) -> str:
         return f"trace {path} is {partial[len('the trace is '):]}"
     return f"trace {path}: {partial}"
 
-CHUNK_BYTES = 4 << 20     # events decoded at a time
+# The events decoded at a time: a batch of about a thousand events, whose structs the reader's
+# column passes then read while they are still in the core's cache (L2 is 1 MB a core on the
+# project's machine): 1M events read and fed in 1.64-1.66 s CPU in 256 KB batches against
+# 2.32-2.34 s in 4 MB ones (0.125 MB: 1.74; 1 MB: 1.77-2.48), issue 28.
+CHUNK_BYTES = 256 << 10
 READ_BYTES = 1 << 20      # compressed bytes read at a time
 HEAD_LIMIT = 256 << 20    # bytes searched for the traceEvents key
 
