@@ -54,7 +54,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
-from floorcalc.records.optable import call_of, name_of, parent_of
+from floorcalc.records.optable import op_columns
 from floorcalc.counting import count as count_call
 from floorcalc.counting import has_formula
 from floorcalc.counting.collectives import count_collective
@@ -98,32 +98,55 @@ def is_compiled_region(name: str) -> bool:
     return name.startswith(COMPILED_REGION_PREFIXES)
 
 
-def _owner(trace: Trace, op_index: int, cache: Dict[int, Tuple[int, bool]]) -> Tuple[int, bool]:
-    """(index of the owning op, whether it has a formula) for work launched by ``op_index``:
-    the outermost op with a formula on the chain up from it, which stops at a compiled region
-    (note 5); else the outermost op of that chain with recorded shapes (a ``Torch-Compiled
-    Region`` or an autograd node records none; the generated kernel or aten op beneath it does,
-    and is counted from them: floorcalc.classify.fallback), else the outermost op, uncounted."""
-    hit = cache.get(op_index)
-    if hit is not None:
-        return hit
-    ops = trace.ops
-    chain = []
-    i: Optional[int] = op_index
-    while i is not None:
-        chain.append(i)
-        if is_compiled_region(name_of(ops, i)):
-            break
-        i = parent_of(ops, i)
-    owner, counted = chain[-1], False
-    for j in reversed(chain):  # outermost first
-        if has_formula(name_of(ops, j)):
-            owner, counted = j, True
-            break
-    if not counted:
-        owner = next((j for j in reversed(chain) if call_of(ops, j) is not None), owner)
-    cache[op_index] = (owner, counted)
-    return owner, counted
+def _owners(ops: Sequence[CpuOp]) -> Tuple[List[int], List[int]]:
+    """For work launched by each op, ``(owner, how)``: two lists indexed by op index, ``owner[i]``
+    the index of the op that owns it and ``how[i]`` one of :data:`_COUNTED` (the owner has a
+    formula), :data:`_GENERATED` (no formula, and the owner is a compiled region: a kernel
+    torch.compile generated) or :data:`_UNCOUNTED`.
+
+    The owner is the outermost op with a formula on the chain up from the op, a chain that stops
+    at a compiled region (note 5); else the outermost op of that chain with recorded shapes (a
+    ``Torch-Compiled Region`` or an autograd node records none; the generated kernel or aten op
+    beneath it does, and is counted from them: floorcalc.classify.fallback), else the outermost op.
+
+    One vectorised pass over the ops' columns (floorcalc.records.optable.op_columns): whether a
+    name has a formula or is a compiled region is asked once per distinct name, and the chains
+    are walked by pointer doubling: after step ``k`` each op knows the op ``2**k`` links up its
+    chain and the outermost op with a formula (with shapes; the last) among those below it, so
+    ``log2(depth)`` steps over arrays of ``len(ops)`` settle every op.
+    """
+    import numpy as np
+
+    c = op_columns(ops)
+    n = len(ops)
+    if not n:
+        return [], []
+    formula = np.fromiter((has_formula(s) for s in c.names), dtype=bool, count=len(c.names))[c.name]
+    region_name = np.fromiter((is_compiled_region(s) for s in c.names), dtype=bool, count=len(c.names))
+    region = region_name[c.name]
+    shapes = np.fromiter((x is not None for x in c.calls), dtype=bool, count=len(c.calls))[c.call]
+    at = np.arange(n, dtype=np.int64)
+    best_formula = np.where(formula, at, -1)   # outermost op with a formula seen so far up each chain
+    best_shapes = np.where(shapes, at, -1)     # outermost op with shapes seen so far
+    top = at.copy()                            # the last op seen so far
+    up = np.where(region, -1, c.parent)        # the next op up the chain: none above a compiled region
+    live = np.flatnonzero(up >= 0)
+    while len(live):
+        j = up[live]
+        f, s = best_formula[j], best_shapes[j]
+        best_formula[live] = np.where(f >= 0, f, best_formula[live])
+        best_shapes[live] = np.where(s >= 0, s, best_shapes[live])
+        top[live] = top[j]
+        up[live] = up[j]
+        live = live[up[live] >= 0]
+    counted = best_formula >= 0
+    owner = np.where(counted, best_formula, np.where(best_shapes >= 0, best_shapes, top))
+    how = np.where(counted, _COUNTED, np.where(region[owner], _GENERATED, _UNCOUNTED))
+    return owner.tolist(), how.tolist()
+
+
+#: How the work an op launched is owned (:func:`_owners`).
+_COUNTED, _GENERATED, _UNCOUNTED = 0, 1, 2
 
 
 def classify(trace: Trace, win: Window, spec: DeviceSpec, *, reference: Optional[DeviceSpec] = None,
@@ -165,43 +188,45 @@ def _gpu_units(trace: Trace, win: Window) -> List[_Pending]:
     i-th (mod the launches per graph call) entry of the table.
     """
     units: Dict[object, _Pending] = {}
-    cache: Dict[int, Tuple[int, bool]] = {}
+    ops, gpu = trace.ops, trace.gpu
+    owners, how = _owners(ops)
     table = trace.capture.inductor_kernels
     seen: Dict[str, int] = defaultdict(int)
     comms = {c.event: c for c in trace.collectives if c.event is not None}
     for gi in win.gpu_ids:
-        ev = trace.gpu[gi]
-        call = comms.get(ev.index)
-        if call is not None:                # note 4: a collective is a unit of its own
-            owner = _owner(trace, ev.op, cache)[0] if ev.op is not None else None
-            comm, why = count_collective(call)
-            units[("collective", ev.index)] = _Pending(
-                op=trace.ops[owner] if owner is not None else None, events=[ev], duration_us=ev.duration_us,
-                collective=call, comm=comm, uncounted_reason=why)
-            continue
-        entries = table.get(ev.name)
-        if entries and ev.kind == "kernel":
-            e = entries[seen[ev.name] % len(entries)]
-            seen[ev.name] += 1
-            owner = _owner(trace, ev.op, cache)[0] if ev.op is not None else None
-            units[("inductor", ev.index)] = _Pending(
-                op=trace.ops[owner] if owner is not None else None, events=[ev], duration_us=ev.duration_us,
-                kernel=ev.name, count=Count(e.flop, e.bytes, 0, e.dtype, e.unit, "inductor", e.method))
-            continue
+        ev = gpu[gi]
+        if comms:
+            call = comms.get(ev.index)
+            if call is not None:                # note 4: a collective is a unit of its own
+                comm, why = count_collective(call)
+                units[("collective", ev.index)] = _Pending(
+                    op=ops[owners[ev.op]] if ev.op is not None else None, events=[ev], duration_us=ev.duration_us,
+                    collective=call, comm=comm, uncounted_reason=why)
+                continue
+        if table:
+            entries = table.get(ev.name)
+            if entries and ev.kind == "kernel":
+                e = entries[seen[ev.name] % len(entries)]
+                seen[ev.name] += 1
+                units[("inductor", ev.index)] = _Pending(
+                    op=ops[owners[ev.op]] if ev.op is not None else None, events=[ev], duration_us=ev.duration_us,
+                    kernel=ev.name, count=Count(e.flop, e.bytes, 0, e.dtype, e.unit, "inductor", e.method))
+                continue
         if ev.op is None:
             units[("unattributed", ev.index)] = _Pending(op=None, events=[ev], duration_us=ev.duration_us)
             continue
-        owner, counted = _owner(trace, ev.op, cache)
-        if not counted and is_compiled_region(trace.ops[owner].name):
+        owner = owners[ev.op]
+        if how[ev.op] == _GENERATED:
             # a kernel torch.compile generated, with no record of Inductor's for it: a row of its own
+            op = ops[owner]
             units[("generated", ev.index)] = _Pending(
-                op=trace.ops[owner], events=[ev], duration_us=ev.duration_us, kernel=ev.name,
-                uncounted_reason=_generated_reason(trace.ops[owner].name, bool(table)))
+                op=op, events=[ev], duration_us=ev.duration_us, kernel=ev.name,
+                uncounted_reason=_generated_reason(op.name, bool(table)))
             continue
         key = (owner, ev.graph_launch)  # each replay of a captured op is one call of it
         u = units.get(key)
         if u is None:
-            u = units[key] = _Pending(op=trace.ops[owner])
+            u = units[key] = _Pending(op=ops[owner])
         u.events.append(ev)
         u.duration_us += ev.duration_us
     return list(units.values())
@@ -337,8 +362,10 @@ class _Floors:
         # count kept in the value so that its id is not reused
         self.memo: Dict[Tuple[int, int, Level, Optional[int], Optional[int], Optional[Tuple[Optional[bool], Optional[bool]]]],
                         Tuple[Count, Union[Floor, KeyError]]] = {}
-        #: the event parts of single-event units (see _freeze)
-        self.parts: Dict[Tuple[int, int, EventKind, str], Tuple[Floor, Count, Tuple[EventFloor, ...]]] = {}
+        #: what a single-event unit is floored to, by its count's identity and the event's kind, name,
+        #: bytes and peer device and the unit's DRAM bytes: everything it depends on (see _freeze)
+        self.lone: Dict[Tuple[int, EventKind, str, Optional[int], Optional[int], Optional[int]],
+                        Tuple[Count, Union[_Floored, str]]] = {}
         self.f32: Dict[Tuple[int, Tuple[str, ...]], Tuple[Count, Count, Tuple[Optional[bool], Optional[bool]]]] = {}
 
     def float32(self, c: Count, events: Sequence[GpuEvent]) -> Tuple[Count, Tuple[Optional[bool], Optional[bool]]]:
@@ -372,15 +399,46 @@ class _Floors:
         return hit[1]
 
 
+#: A counted unit floored (:func:`_floored`): its count (a float32 one's path noted, a copy's
+#: its transfer), floor, reference floor and event parts.
+_Floored = Tuple[Count, Floor, Optional[Floor], Tuple[EventFloor, ...]]
+
+
 def _freeze(u: _Pending, floors: _Floors, ref_floors: Optional[_Floors], *, gpu: bool,
             terms: Mapping[EventKind, float], link: Optional[Link] = None) -> WorkUnit:
     """Floor one counted unit (note 3; collectives, note 4; L2 residency, note 5) and freeze it
-    into a WorkUnit."""
+    into a WorkUnit.
+
+    A unit of one device event (most are) is floored from its count, the event's kind, name,
+    bytes and peer device and its DRAM bytes alone (its event is its op's main event whatever its
+    time: :func:`event_floors`, steps 1 and 3), so each distinct one is floored once
+    (``_Floors.lone``); a pass repeats the same few hundred thousands of times.
+    """
     if u.collective is not None:
         return _freeze_collective(u, floors.spec, ref_floors.spec if ref_floors is not None else None, link)
     c = u.count
     if c is None:
         return _new_unit(u.op, tuple(u.events), u.duration_us, None, None, u.uncounted_reason, u.kernel, None, ())
+    if gpu and len(u.events) == 1:
+        ev = u.events[0]
+        key = (id(c), ev.kind, ev.name, ev.bytes, ev.peer_device, u.dram_bytes)
+        hit = floors.lone.get(key)
+        if hit is None:   # the count kept in the value, so that its id is not reused
+            hit = floors.lone[key] = (c, _floored(u, c, floors, ref_floors, gpu=gpu, terms=terms))
+        done = hit[1]
+    else:
+        done = _floored(u, c, floors, ref_floors, gpu=gpu, terms=terms)
+    if isinstance(done, str):
+        return WorkUnit(op=u.op, events=tuple(u.events), duration_us=u.duration_us, uncounted_reason=done,
+                        kernel=u.kernel)
+    c, floor, ref, parts = done
+    return _new_unit(u.op, tuple(u.events), u.duration_us, c, floor, "", u.kernel, ref, parts)
+
+
+def _floored(u: _Pending, c: Count, floors: _Floors, ref_floors: Optional[_Floors], *, gpu: bool,
+             terms: Mapping[EventKind, float]) -> Union[_Floored, str]:
+    """:data:`_Floored` of a counted unit (count ``c``), or why it has no floor (the spec lacks
+    the peak it needs)."""
     # On CPU an op is one dispatch; one that moves no data and does no arithmetic (a view,
     # an allocation) has a floor of 0: all of its time is host overhead.
     launches = len(u.events) if gpu else (0 if c.flop == 0 and c.bytes == 0 else 1)
@@ -400,27 +458,14 @@ def _freeze(u: _Pending, floors: _Floors, ref_floors: Optional[_Floors], *, gpu:
             level_bytes = None
         floor = floors(c, launches, level, level_bytes, u.dram_bytes, flags)
     except KeyError as e:
-        return WorkUnit(op=u.op, events=tuple(u.events), duration_us=u.duration_us, uncounted_reason=str(e),
-                        kernel=u.kernel)
+        return str(e)
     ref: Optional[Floor] = None
     if ref_floors is not None:
         try:
             ref = ref_floors(c, launches, level, level_bytes, u.dram_bytes, flags)
         except KeyError:
             ref = None  # the reference lacks a peak: no reference figure for this op
-    if len(u.events) == 1:
-        # a lone event is its op's main event whatever its time (event_floors, steps 1 and 3): its
-        # part depends on the floor, the count and the event's kind and name only, so each
-        # distinct one is computed once (floors and counts are shared objects, kept alive here)
-        ev = u.events[0]
-        key = (id(floor), id(c), ev.kind, ev.name)
-        hit = floors.parts.get(key)
-        if hit is None:
-            hit = floors.parts[key] = (floor, c, event_floors(floor, c, u.events, floors.spec, terms))
-        parts = hit[2]
-    else:
-        parts = event_floors(floor, c, u.events, floors.spec, terms)
-    return _new_unit(u.op, tuple(u.events), u.duration_us, c, floor, "", u.kernel, ref, parts)
+    return c, floor, ref, event_floors(floor, c, u.events, floors.spec, terms)
 
 
 def _freeze_collective(u: _Pending, spec: DeviceSpec, reference: Optional[DeviceSpec],
