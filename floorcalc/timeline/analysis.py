@@ -34,7 +34,7 @@ from floorcalc.records import (GAP_CAUSES, ColdStartKind, CopyRow, Decomposition
 from floorcalc.records.optable import op_columns
 from floorcalc.timeline import calls, comm, parts
 from floorcalc.timeline import lean as lean_join
-from floorcalc.timeline.cold import ColdPiece, call_kind, library_setup
+from floorcalc.timeline.cold import CONTEXT_PREFIXES, SETUP_US, ColdPiece, call_kind, library_setup
 from floorcalc.timeline.cold import summarise as cold_summary
 from floorcalc.timeline.partition import (BUSY_COLUMNS, COL, COLUMNS, GAP_EPS_US, IDLE_COLUMNS, Partition, build,
                                           busy_segments, gaps_between, paint)
@@ -253,75 +253,88 @@ class _HostLayers:
                  wall: float, cold: bool) -> None:
         rt = trace.runtime
         lo, hi = W0 - 1.0, W0 + wall + 1.0
-        in_win = [i for i, r in enumerate(rt) if r.ts_us <= hi and r.ts_us + r.duration_us >= lo]
-        self.rt_index = np.array(in_win, dtype=np.int64)   # an array: no int object per call kept
-        r_ts = np.array([rt[i].ts_us for i in in_win]) - W0 if in_win else np.zeros(0)
-        r_end = r_ts + (np.array([rt[i].duration_us for i in in_win]) if in_win else 0.0)
-        kinds = [calls.kind(rt[i].name) for i in in_win]
+        # the runtime calls as columns (one pass over the records per field); position p: the
+        # p-th call of the window, rt[in_win[p]]
+        rt_ts_us = np.fromiter((r.ts_us for r in rt), dtype=np.float64, count=len(rt))
+        rt_dur_us = np.fromiter((r.duration_us for r in rt), dtype=np.float64, count=len(rt))
+        in_win = np.flatnonzero((rt_ts_us <= hi) & (rt_ts_us + rt_dur_us >= lo))
+        self.rt_index = in_win   # an array: no int object per call kept
+        r_ts = rt_ts_us[in_win] - W0
+        r_dur = rt_dur_us[in_win]
+        r_end = r_ts + r_dur
+        win_calls = [rt[i] for i in in_win.tolist()]
+        r_op = np.fromiter((-1 if r.op is None else r.op for r in win_calls), dtype=np.int64, count=len(win_calls))
+        r_tid = np.fromiter((r.tid for r in win_calls), dtype=np.int64, count=len(win_calls))
+        name_code: Dict[str, int] = {}
+        r_name = np.fromiter((name_code.setdefault(r.name, len(name_code)) for r in win_calls), dtype=np.int64,
+                             count=len(win_calls))
+        names = list(name_code)
+        del name_code
+        kind_codes = {k: c for c, k in enumerate((None, "sync", "sync_copy", "launch", "cold"))}
+        r_kind = np.array([kind_codes[calls.kind(nm)] for nm in names], dtype=np.int8)[r_name] if names \
+            else np.zeros(0, dtype=np.int8)
+        context_name = np.array([calls.base_name(nm).startswith(CONTEXT_PREFIXES) for nm in names], dtype=bool)
 
         # runtime calls that issued the window's events, and their events' starts
-        launch_pos = {i: p for p, i in enumerate(in_win)}
+        pos = np.full(len(rt), -1, dtype=np.int64)
+        pos[in_win] = np.arange(len(in_win))
+        e_launch = np.fromiter((-1 if e.launch is None else e.launch for e in ev), dtype=np.int64, count=len(ev))
+        e_pos = np.where(e_launch >= 0, pos[np.maximum(e_launch, 0)], -1) if len(pos) else np.full(len(ev), -1)
+        del pos, e_launch
+        launched = np.flatnonzero(e_pos >= 0)   # the events whose launch call is in the window
         issued = np.zeros(len(in_win), dtype=bool)
-        l_end, e_start = [], []
-        copy_ops = set()
-        pageable_calls = set()
-        for e, t in zip(ev, ts.tolist()):
-            if e.launch is None:
-                continue
-            p = launch_pos.get(e.launch)
-            if p is None:
-                continue
-            issued[p] = True
-            l_end.append(r_end[p])
-            e_start.append(t)
-            if e.kind == "memcpy":
-                if rt[e.launch].op is not None:
-                    copy_ops.add(rt[e.launch].op)
-                if "Pageable" in e.name:
-                    pageable_calls.add(p)
-        l_end_a, e_start_a = np.array(l_end), np.array(e_start)
-        del launch_pos, l_end, e_start
+        issued[e_pos[launched]] = True
+        l_end_a, e_start_a = r_end[e_pos[launched]], ts[launched]
         flight = l_end_a < e_start_a
+        # copies: the ops whose calls launched one, and the calls of pageable copies
+        copy_ops = set()
+        pageable = np.zeros(len(in_win), dtype=bool)
+        for k in launched.tolist():
+            e = ev[k]
+            if e.kind == "memcpy":
+                p = int(e_pos[k])
+                if r_op[p] >= 0:
+                    copy_ops.add(int(r_op[p]))
+                if "Pageable" in e.name:
+                    pageable[p] = True
+        del e_pos, launched
 
-        # classify each call
-        sync_s: List[float] = []
-        sync_e: List[float] = []
-        copy_s: List[float] = []
-        copy_e: List[float] = []
+        # classify each call: a sync (a blocking copy when its op launched a copy), a blocking
+        # copy, cold-start work, a launch (or any call that issued work); each mask in call order
+        sync = r_kind == kind_codes["sync"]
+        sync_of_copy = sync & np.isin(r_op, np.fromiter(copy_ops, dtype=np.int64, count=len(copy_ops)))
+        copy = sync_of_copy | (~sync & ((r_kind == kind_codes["sync_copy"]) | pageable))
+        rest = ~sync & ~copy
+        slow = r_dur > calls.SLOW_LAUNCH_US
+        maybe_cold = rest & ((context_name[r_name] if names else np.zeros(0, dtype=bool))
+                             | (r_kind == kind_codes["cold"])
+                             | (((r_kind == kind_codes["launch"]) | issued) & slow))
         cold_s: List[float] = []
         cold_e: List[float] = []
-        launch_s: List[float] = []
-        launch_e: List[float] = []
-        self.waits: List[Tuple[int, WaitKind]] = []   # (runtime index, kind) of host waits
         self.cold_pieces: List[ColdPiece] = []        # cold-start work (floorcalc.timeline.cold)
-        tid_count: Dict[int, int] = defaultdict(int)
-        for p, i in enumerate(in_win):
-            r = rt[i]
-            k = kinds[p]
-            if issued[p]:
-                tid_count[r.tid] += 1
-            if k == "sync":
-                if r.op is not None and r.op in copy_ops:
-                    copy_s.append(r_ts[p])
-                    copy_e.append(r_end[p])
-                    self.waits.append((i, "blocking_copy"))
-                else:
-                    sync_s.append(r_ts[p])
-                    sync_e.append(r_end[p])
-                    self.waits.append((i, "sync"))
-            elif k == "sync_copy" or p in pageable_calls:
-                copy_s.append(r_ts[p])
-                copy_e.append(r_end[p])
-                self.waits.append((i, "blocking_copy"))
-            elif (ck := _cold_kind(r.name, r.duration_us, issued[p])) is not None:
-                cold_s.append(r_ts[p])
-                cold_e.append(r_end[p])
-                self.cold_pieces.append(ColdPiece(ck, r.name, r.op, float(r_ts[p]), float(r_end[p])))
-            elif k == "launch" or issued[p]:
-                launch_s.append(r_ts[p])
-                launch_e.append(r_end[p])
-        self.main_tid = max(tid_count, key=tid_count.__getitem__) if tid_count else (
+        for p in np.flatnonzero(maybe_cold).tolist():
+            r = win_calls[p]
+            ck = _cold_kind(r.name, r.duration_us, bool(issued[p]))
+            if ck is None:
+                maybe_cold[p] = False
+                continue
+            cold_s.append(r_ts[p])
+            cold_e.append(r_end[p])
+            self.cold_pieces.append(ColdPiece(ck, r.name, r.op, float(r_ts[p]), float(r_end[p])))
+        launching = rest & ~maybe_cold & ((r_kind == kind_codes["launch"]) | issued)
+        waits = np.flatnonzero(sync | copy)
+        #: (runtime index, kind) of host waits, in call order
+        self.waits: List[Tuple[int, WaitKind]] = [
+            (i, "blocking_copy" if c else "sync") for i, c in zip(in_win[waits].tolist(), copy[waits].tolist())]
+        copy_s, copy_e = r_ts[copy], r_end[copy]
+        sync_s, sync_e = r_ts[sync & ~copy], r_end[sync & ~copy]
+        launch_s, launch_e = r_ts[launching], r_end[launching]
+        del sync, sync_of_copy, copy, rest, slow, maybe_cold, launching, waits, r_kind, r_name
+        # the main thread: the one that issued most calls (the first to issue one, on a tie)
+        tids, first, counts = np.unique(r_tid[issued], return_index=True, return_counts=True)
+        self.main_tid = int(tids[np.lexsort((first, -counts))[0]]) if len(tids) else (
             trace.ops[0].tid if trace.ops else 0)
+        del tids, first, counts, r_tid
 
         # ops: arrays over all ops, roots, spans of top-level ops up to their last launch
         ops = trace.ops
@@ -339,21 +352,26 @@ class _HostLayers:
             if np.array_equal(nxt, root):
                 break
             root = nxt
-        span_end: Dict[int, float] = {}
-        for p, i in enumerate(in_win):
-            if issued[p] and rt[i].op is not None:
-                rr = int(root[rt[i].op])
-                if r_end[p] > span_end.get(rr, -math.inf):
-                    span_end[rr] = r_end[p]
-        span_s = [self.op_ts[rr] for rr in span_end]
-        span_e = list(span_end.values())
-        del root, nxt
-        # library set-up: host time in an op before its first launch (cold.library_setup)
-        first_launch: Dict[int, float] = {}
-        for p, i in enumerate(in_win):
-            o_i = rt[i].op
-            if issued[p] and o_i is not None and rt[i].ts_us < first_launch.get(o_i, math.inf):
-                first_launch[o_i] = rt[i].ts_us
+        # the calls that issued work from inside an op: each top-level op's span, from its start to
+        # the end of its last such call (each root once: the layer is a union of intervals)
+        from_op = np.flatnonzero(issued & (r_op >= 0))
+        roots = root[r_op[from_op]] if len(from_op) else np.zeros(0, dtype=np.int64)
+        o = np.argsort(roots, kind="stable")
+        roots, ends = roots[o], r_end[from_op][o]
+        heads = np.flatnonzero(np.r_[True, roots[1:] != roots[:-1]]) if len(roots) else np.zeros(0, dtype=np.int64)
+        span_s = self.op_ts[roots[heads]]
+        span_e = np.maximum.reduceat(ends, heads) if len(heads) else np.zeros(0)
+        del root, nxt, roots, ends, heads
+        # library set-up: host time in an op before its first launch (cold.library_setup), asked of
+        # the ops whose first launch comes more than SETUP_US after their start, in call order
+        launch_op, launch_at = r_op[from_op], rt_ts_us[in_win[from_op]]
+        uniq, first, inverse = np.unique(launch_op, return_index=True, return_inverse=True)
+        earliest = np.full(len(uniq), np.inf)
+        np.minimum.at(earliest, inverse.reshape(-1), launch_at)
+        late = np.flatnonzero(earliest - op_ts_us[uniq] > SETUP_US) if len(uniq) else np.zeros(0, dtype=np.int64)
+        late = late[np.argsort(first[late], kind="stable")]
+        first_launch = dict(zip(uniq[late].tolist(), earliest[late].tolist()))
+        del from_op, launch_op, launch_at, uniq, first, inverse, earliest, late
         for piece in library_setup(trace, win, first_launch, W0):
             cold_s.append(piece.start_us)
             cold_e.append(piece.end_us)
@@ -391,12 +409,11 @@ class _HostLayers:
             ("queued", held, fl_e),                      # launched, held by the device
             ("launch", fl_s, np.minimum(fl_e, held)),    # launched, on its way to the device
             ("profiler", np.array(prof_s), np.array(prof_e)),
-            ("blocking_copy", np.array(copy_s), np.array(copy_e)),
-            ("sync", np.array(sync_s), np.array(sync_e)),
+            ("blocking_copy", copy_s, copy_e),
+            ("sync", sync_s, sync_e),
             ("collective", np.array(coll_s), np.array(coll_e)),
             ("cold_start", np.array(cold_s), np.array(cold_e)),
-            ("launch", np.concatenate([np.array(launch_s), np.array(span_s)]),
-             np.concatenate([np.array(launch_e), np.array(span_e)])),
+            ("launch", np.concatenate([launch_s, span_s]), np.concatenate([launch_e, span_e])),
         ]
         # innermost-op lookup on the main thread
         # (an op's index is its position in trace.ops)

@@ -41,14 +41,15 @@ from floorcalc.timeline import calls
 from floorcalc.timeline.partition import COL, Partition
 from floorcalc.trace.window import Window
 
-__all__ = ["SETUP_US", "ColdPiece", "call_kind", "library_setup", "summarise"]
+__all__ = ["CONTEXT_PREFIXES", "SETUP_US", "ColdPiece", "call_kind", "library_setup", "summarise"]
 
 #: Host time (us) before an op's first launch, or in a ``cudaFree``, beyond which it is set-up work.
 SETUP_US = 1000.0
 #: How many cold-start pieces a Timeline lists (all are counted).
 LIST_COLD = 40
 
-_CONTEXT = ("cuInit", "cuCtxCreate", "cuDevicePrimaryCtxRetain", "cuDevicePrimaryCtxReset", "cudaSetDevice",
+#: Calls that create or bind the CUDA (HIP) context: ``context_setup`` whatever their time.
+CONTEXT_PREFIXES = ("cuInit", "cuCtxCreate", "cuDevicePrimaryCtxRetain", "cuDevicePrimaryCtxReset", "cudaSetDevice",
             "cudaDeviceReset", "hipInit", "hipCtxCreate", "hipDevicePrimaryCtxRetain")
 _MODULE = ("cuModuleLoad", "cuModuleGetFunction", "cuLibraryLoad", "cuLibraryGetKernel", "hipModuleLoad",
            "hipModuleGetFunction")
@@ -71,7 +72,7 @@ def call_kind(name: str, duration_us: float) -> Optional[ColdStartKind]:
     """The cold-start kind of a host runtime call, or None when it is none (module notes).
     ``duration_us`` is the call's duration."""
     b = calls.base_name(name)
-    if b.startswith(_CONTEXT):
+    if b.startswith(CONTEXT_PREFIXES):
         return "context_setup"
     k = calls.kind(name)
     if k == "cold":
