@@ -55,7 +55,10 @@ def comm_event_ids(trace: Trace) -> FrozenSet[int]:
     """Indices in ``Trace.gpu`` of the collectives' kernels: those the trace's collective
     records name, and any kernel named like NCCL's (floorcalc.trace.collectives.is_comm_kernel)."""
     ids = {c.event for c in trace.collectives if c.event is not None}
-    ids.update(e.index for e in trace.gpu if e.kind == "kernel" and e.index not in ids and is_comm_kernel(e.name))
+    names = {e.name for e in trace.gpu if e.kind == "kernel"}   # each distinct kernel name asked once
+    comm_names = {name for name in names if is_comm_kernel(name)}
+    if comm_names:
+        ids.update(e.index for e in trace.gpu if e.kind == "kernel" and e.name in comm_names)
     return frozenset(ids)
 
 
