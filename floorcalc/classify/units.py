@@ -52,7 +52,7 @@ import dataclasses
 import statistics
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from floorcalc.records.optable import op_columns
 from floorcalc.counting import count as count_call
@@ -67,6 +67,9 @@ from floorcalc.records import (Spread, UNATTRIBUTED, Bound, CaptureInfo, Collect
                                EventFloor, EventKind, Floor, FloorBound, FloorSplit, GpuEvent, KernelRole, KernelRow,
                                Level, Link, OpCall, OpRow, Summary, Trace, Window, WorkUnit, record_builder)
 from floorcalc.trace.window import busy_us
+
+if TYPE_CHECKING:  # numpy is imported where the owners are found, not with the module
+    import numpy as np
 
 __all__ = ["COMPILED_REGION_PREFIXES", "TF32_UNKNOWN", "UNATTRIBUTED", "bare_spread", "classify", "event_floors", "float32_path_of",
            "is_compiled_region", "kernel_rows", "launch_terms", "mark_l2_resident", "mfu_peak", "op_rows", "profiler_distortion",
@@ -98,11 +101,11 @@ def is_compiled_region(name: str) -> bool:
     return name.startswith(COMPILED_REGION_PREFIXES)
 
 
-def _owners(ops: Sequence[CpuOp]) -> Tuple[List[int], List[int]]:
-    """For work launched by each op, ``(owner, how)``: two lists indexed by op index, ``owner[i]``
-    the index of the op that owns it and ``how[i]`` one of :data:`_COUNTED` (the owner has a
-    formula), :data:`_GENERATED` (no formula, and the owner is a compiled region: a kernel
-    torch.compile generated) or :data:`_UNCOUNTED`.
+def _owners(ops: Sequence[CpuOp], launchers: "np.ndarray") -> Tuple[List[int], List[int]]:
+    """For the work launched by each op of ``launchers`` (op indices, -1: none), ``(owner, how)``:
+    two lists in ``launchers`` order, ``owner`` the index of the op that owns it (-1: none) and
+    ``how`` one of :data:`_COUNTED` (the owner has a formula), :data:`_GENERATED` (no formula, and
+    the owner is a compiled region: a kernel torch.compile generated) or :data:`_UNCOUNTED`.
 
     The owner is the outermost op with a formula on the chain up from the op, a chain that stops
     at a compiled region (note 5); else the outermost op of that chain with recorded shapes (a
@@ -113,23 +116,24 @@ def _owners(ops: Sequence[CpuOp]) -> Tuple[List[int], List[int]]:
     name has a formula or is a compiled region is asked once per distinct name, and the chains
     are walked by pointer doubling: after step ``k`` each op knows the op ``2**k`` links up its
     chain and the outermost op with a formula (with shapes; the last) among those below it, so
-    ``log2(depth)`` steps over arrays of ``len(ops)`` settle every op.
+    ``log2(depth)`` steps over arrays of ``len(ops)`` (int32: 4 bytes an op) settle every op.
     """
     import numpy as np
 
-    c = op_columns(ops)
     n = len(ops)
-    if not n:
-        return [], []
+    if not n or not len(launchers):
+        return [-1] * len(launchers), [_UNCOUNTED] * len(launchers)
+    c = op_columns(ops)
+    idx = np.int32 if n < 2 ** 31 else np.int64
     formula = np.fromiter((has_formula(s) for s in c.names), dtype=bool, count=len(c.names))[c.name]
-    region_name = np.fromiter((is_compiled_region(s) for s in c.names), dtype=bool, count=len(c.names))
-    region = region_name[c.name]
+    region = np.fromiter((is_compiled_region(s) for s in c.names), dtype=bool, count=len(c.names))[c.name]
     shapes = np.fromiter((x is not None for x in c.calls), dtype=bool, count=len(c.calls))[c.call]
-    at = np.arange(n, dtype=np.int64)
-    best_formula = np.where(formula, at, -1)   # outermost op with a formula seen so far up each chain
-    best_shapes = np.where(shapes, at, -1)     # outermost op with shapes seen so far
-    top = at.copy()                            # the last op seen so far
-    up = np.where(region, -1, c.parent)        # the next op up the chain: none above a compiled region
+    at = np.arange(n, dtype=idx)
+    best_formula = np.where(formula, at, -1).astype(idx)   # outermost op with a formula seen so far up each chain
+    best_shapes = np.where(shapes, at, -1).astype(idx)     # outermost op with shapes seen so far
+    del formula, shapes
+    top = at                                                # the last op seen so far
+    up = np.where(region, -1, c.parent).astype(idx)         # the next op up the chain: none above a compiled region
     live = np.flatnonzero(up >= 0)
     while len(live):
         j = up[live]
@@ -139,10 +143,15 @@ def _owners(ops: Sequence[CpuOp]) -> Tuple[List[int], List[int]]:
         top[live] = top[j]
         up[live] = up[j]
         live = live[up[live] >= 0]
-    counted = best_formula >= 0
-    owner = np.where(counted, best_formula, np.where(best_shapes >= 0, best_shapes, top))
+    del up, live
+    has = launchers >= 0
+    i = np.where(has, launchers, 0)
+    f, s, t = best_formula[i], best_shapes[i], top[i]
+    del best_formula, best_shapes, top
+    counted = f >= 0
+    owner = np.where(counted, f, np.where(s >= 0, s, t))
     how = np.where(counted, _COUNTED, np.where(region[owner], _GENERATED, _UNCOUNTED))
-    return owner.tolist(), how.tolist()
+    return np.where(has, owner, -1).tolist(), np.where(has, how, _UNCOUNTED).tolist()
 
 
 #: How the work an op launched is owned (:func:`_owners`).
@@ -187,20 +196,23 @@ def _gpu_units(trace: Trace, win: Window) -> List[_Pending]:
     from what Inductor knew of it: the i-th launch of a kernel name in the window takes the
     i-th (mod the launches per graph call) entry of the table.
     """
+    import numpy as np
+
     units: Dict[object, _Pending] = {}
     ops, gpu = trace.ops, trace.gpu
-    owners, how = _owners(ops)
+    events = [gpu[gi] for gi in win.gpu_ids]
+    owners, how = _owners(ops, np.fromiter((-1 if e.op is None else e.op for e in events), dtype=np.int64,
+                                           count=len(events)))
     table = trace.capture.inductor_kernels
     seen: Dict[str, int] = defaultdict(int)
     comms = {c.event: c for c in trace.collectives if c.event is not None}
-    for gi in win.gpu_ids:
-        ev = gpu[gi]
+    for ev, owner, owned in zip(events, owners, how):
         if comms:
             call = comms.get(ev.index)
             if call is not None:                # note 4: a collective is a unit of its own
                 comm, why = count_collective(call)
                 units[("collective", ev.index)] = _Pending(
-                    op=ops[owners[ev.op]] if ev.op is not None else None, events=[ev], duration_us=ev.duration_us,
+                    op=ops[owner] if owner >= 0 else None, events=[ev], duration_us=ev.duration_us,
                     collective=call, comm=comm, uncounted_reason=why)
                 continue
         if table:
@@ -209,14 +221,13 @@ def _gpu_units(trace: Trace, win: Window) -> List[_Pending]:
                 e = entries[seen[ev.name] % len(entries)]
                 seen[ev.name] += 1
                 units[("inductor", ev.index)] = _Pending(
-                    op=ops[owners[ev.op]] if ev.op is not None else None, events=[ev], duration_us=ev.duration_us,
+                    op=ops[owner] if owner >= 0 else None, events=[ev], duration_us=ev.duration_us,
                     kernel=ev.name, count=Count(e.flop, e.bytes, 0, e.dtype, e.unit, "inductor", e.method))
                 continue
         if ev.op is None:
             units[("unattributed", ev.index)] = _Pending(op=None, events=[ev], duration_us=ev.duration_us)
             continue
-        owner = owners[ev.op]
-        if how[ev.op] == _GENERATED:
+        if owned == _GENERATED:
             # a kernel torch.compile generated, with no record of Inductor's for it: a row of its own
             op = ops[owner]
             units[("generated", ev.index)] = _Pending(

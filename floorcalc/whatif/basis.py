@@ -83,31 +83,35 @@ def _leading_tensors(call: OpCall) -> List[TensorMeta]:
 def find_batch(units: Sequence[WorkUnit]) -> Tuple[Optional[int], str]:
     """The batch size in the recorded shapes of ``units`` and how it was found (note 2); None
     and the reason when none is."""
-    votes: Counter[int] = Counter()
-    firsts: List[int] = []
-    # the leading sizes of each distinct call once (the reader shares one OpCall per distinct
-    # call; the call is kept in the value so that its id is not reused)
-    leading: Dict[int, Tuple[OpCall, Tuple[int, ...]]] = {}
+    # each distinct call's leading sizes once, and how many counted units make it (the reader
+    # shares one OpCall per distinct call; the call is kept in the value so that its id is not
+    # reused), in the order of their first unit: the votes are then counted, and first seen, as
+    # unit by unit
+    leading: Dict[int, Tuple[OpCall, Tuple[int, ...], List[int]]] = {}
     for u in units:
         if u.count is None or u.op is None or u.op.call is None:
             continue
         call = u.op.call
         hit = leading.get(id(call))
         if hit is None:
-            hit = leading[id(call)] = (call, tuple(t.shape[0] for t in _leading_tensors(call)))
-        sizes = hit[1]
+            hit = leading[id(call)] = (call, tuple(t.shape[0] for t in _leading_tensors(call)), [0])
+        hit[2][0] += 1
+    votes: Counter[int] = Counter()
+    firsts: Counter[int] = Counter()   # the first leading size of each call, by its units
+    for _, sizes, times in leading.values():
         if sizes:
-            votes.update(sizes)
-            firsts.append(sizes[0])
+            for size in sizes:
+                votes[size] += times[0]
+            firsts[sizes[0]] += times[0]
     if not firsts:
         return None, "no counted op call has a tensor of rank 2 or more (no shapes recorded?)"
     b, n = votes.most_common(1)[0]
-    lead = sum(1 for f in firsts if f == b)
-    if lead * 2 < len(firsts):
+    lead, calls = firsts[b], sum(firsts.values())
+    if lead * 2 < calls:
         return None, (f"no size leads the tensors of half the op calls (the most common leading size, {b}, "
-                      f"leads {lead} of {len(firsts)})")
+                      f"leads {lead} of {calls})")
     return b, (f"the leading size of {n} tensor arguments of rank >= 2 and of the first such tensor of {lead} of "
-               f"{len(firsts)} counted op calls")
+               f"{calls} counted op calls")
 
 
 class Seq:
@@ -396,7 +400,11 @@ def _fusible(u: WorkUnit, families: Optional[Dict[str, bool]] = None) -> bool:
     whether its formula family is fusible."""
     if u.count is None or u.floor is None or u.op is None or u.kernel or u.collective is not None or not u.events:
         return False
-    if any(e.kind != "kernel" for e in u.events):
+    evs = u.events
+    if len(evs) == 1:   # most units: no generator for one event
+        if evs[0].kind != "kernel":
+            return False
+    elif any(e.kind != "kernel" for e in evs):
         return False
     if u.count.formula == BYTES_ONLY:
         return True
