@@ -101,7 +101,7 @@ def analyze(trace: Trace, win: Window, units: Sequence[WorkUnit], spec: DeviceSp
     gap_s, gap_e = gaps_between(bs, be, wall)
 
     # 3. host activity layers, and the gaps painted with them
-    host = _HostLayers(trace, win, ev, ts, W0, wall, cold)
+    host = _HostLayers(trace, win, ev, cols, ts, W0, wall, cold)
     if other_busy is not None:
         # idle while another device of the process runs, first: work this device holds queued
         # then waits on the other's (a pipeline's stream dependency), and the host may be
@@ -239,16 +239,9 @@ def _event_floors(cols: _EventColumns, units: Sequence[WorkUnit]) -> np.ndarray:
     at: List[int] = []
     floor_us: List[float] = []
     for u in units:
-        parts = u.event_parts
-        if parts:
-            events = u.events
-            if len(events) == len(parts):
-                at.extend(e.index for e in events)
-                floor_us.extend(p.floor_us for p in parts)
-            else:
-                for e, p in zip(events, parts):
-                    at.append(e.index)
-                    floor_us.append(p.floor_us)
+        for e, p in zip(u.events, u.event_parts):
+            at.append(e.index)
+            floor_us.append(p.floor_us)
     size = max(int(cols.index.max()) + 1 if len(cols.index) else 0, max(at) + 1 if at else 0)
     by_index = np.full(size, math.nan)
     by_index[np.array(at, dtype=np.int64)] = np.array(floor_us, dtype=np.float64)
@@ -283,8 +276,8 @@ class _HostLayers:
     own scheduling between queued kernels).
     """
 
-    def __init__(self, trace: Trace, win: Window, ev: Sequence[GpuEvent], ts: np.ndarray, W0: float,
-                 wall: float, cold: bool) -> None:
+    def __init__(self, trace: Trace, win: Window, ev: Sequence[GpuEvent], cols: "_EventColumns", ts: np.ndarray,
+                 W0: float, wall: float, cold: bool) -> None:
         rt = trace.runtime
         lo, hi = W0 - 1.0, W0 + wall + 1.0
         # the runtime calls as columns (one pass over the records per field); position p: the
@@ -314,9 +307,9 @@ class _HostLayers:
         # runtime calls that issued the window's events, and their events' starts
         pos = np.full(len(rt), -1, dtype=np.int64)
         pos[in_win] = np.arange(len(in_win))
-        e_launch = np.fromiter((-1 if e.launch is None else e.launch for e in ev), dtype=np.int64, count=len(ev))
+        e_launch = cols.launch
         e_pos = np.where(e_launch >= 0, pos[np.maximum(e_launch, 0)], -1) if len(pos) else np.full(len(ev), -1)
-        del pos, e_launch
+        del pos
         launched = np.flatnonzero(e_pos >= 0)   # the events whose launch call is in the window
         issued = np.zeros(len(in_win), dtype=bool)
         issued[e_pos[launched]] = True

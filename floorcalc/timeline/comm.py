@@ -396,6 +396,30 @@ def _lead_in(seg: _Segments, ev: Sequence[GpuEvent], is_comm: Sequence[bool], na
     return compress(spans, since, a)
 
 
+def block_sums(spans: Sequence[Tuple[float, float, str, str]],
+               edges: Sequence[Tuple[float, float]]) -> List[Dict[Tuple[str, str], float]]:
+    """For each block ``(b0, b1)`` of ``edges`` (back to back, in time order), the time each
+    (kind, name) of ``spans`` (``(start, end, kind, name)``) took inside it, us, keyed in the
+    order first met. One pass over the spans, each added to the blocks it overlaps in the spans'
+    order: the same sums, and the same ties, as a pass over every span for each block."""
+    out: List[Dict[Tuple[str, str], float]] = [{} for _ in edges]
+    if not edges:
+        return out
+    lo, width, last = edges[0][0], edges[0][1] - edges[0][0], len(edges) - 1
+    for s, e, k, nm in spans:
+        # a block before the span's own, for the rounding of the division; the rest are checked
+        first = min(max(int((s - lo) / width) - 1, 0), last)
+        for b in range(first, len(edges)):
+            b0, b1 = edges[b]
+            if b0 >= e:
+                break
+            ov = min(e, b1) - max(s, b0)
+            if ov > 0:
+                took = out[b]
+                took[(k, nm)] = took.get((k, nm), 0.0) + ov
+    return out
+
+
 def compress(spans: Sequence[Tuple[float, float, str, str]], since: float, a: float) -> Tuple[ActivitySpan, ...]:
     """A lead-in from its spans, latest first (``(start, end, kind, name)``, absolute times):
     the latest :data:`LEAD_IN_SPANS` as they are, and what came before them, back to ``since``,
@@ -408,25 +432,9 @@ def compress(spans: Sequence[Tuple[float, float, str, str]], since: float, a: fl
     if older:
         lo, hi = since, exact[-1][0]
         width = (hi - lo) / OLDER_BLOCKS if hi > lo else 0.0
-        blocks = OLDER_BLOCKS if width > 0 else 0
-        edges = [(lo + b * width, lo + (b + 1) * width) for b in range(blocks)]
-        # one pass over the spans, each added to the blocks it overlaps (in the spans' order,
-        # so each block's sums and their ties come out as a block-by-block pass gives them)
-        took_in: List[Dict[Tuple[str, str], float]] = [{} for _ in range(blocks)]
-        last = blocks - 1
-        for s, e, k, nm in older:
-            first = min(max(int((s - lo) / width) - 1, 0), last) if blocks else 0
-            for b in range(first, blocks):
-                b0, b1 = edges[b]
-                if b0 >= e:
-                    break
-                ov = min(e, b1) - max(s, b0)
-                if ov > 0:
-                    took = took_in[b]
-                    took[(k, nm)] = took.get((k, nm), 0.0) + ov
-        for b in range(blocks):
-            b0, b1 = edges[b]
-            ranked = sorted(took_in[b].items(), key=lambda kv: -kv[1])
+        edges = [(lo + b * width, lo + (b + 1) * width) for b in range(OLDER_BLOCKS if width > 0 else 0)]
+        for (b0, b1), took in zip(edges, block_sums(older, edges)):
+            ranked = sorted(took.items(), key=lambda kv: -kv[1])
             keep, rest = ranked[:OLDER_LABELS], sum(v for _, v in ranked[OLDER_LABELS:])
             for (k, nm), v in keep:
                 out.append(ActivitySpan(start_us=b0 - a, end_us=b1 - a, kind=k, name=nm, share=v / width))

@@ -120,45 +120,34 @@ def test_a_ranks_timings_in_columns_give_what_its_lead_in_spans_give():
     assert 5 < known < len(timings)  # both cases met
 
 
-def _compress_block_by_block(spans, since, a):
-    """comm.compress as first written: each older block summed over every older span."""
-    from floorcalc.timeline.comm import LEAD_IN_SPANS, OLDER_BLOCKS, OLDER_LABELS
 
-    exact, older, out = list(spans[:LEAD_IN_SPANS]), spans[LEAD_IN_SPANS:], []
-    if older:
-        lo, hi = since, exact[-1][0]
-        width = (hi - lo) / OLDER_BLOCKS if hi > lo else 0.0
-        for b in range(OLDER_BLOCKS if width > 0 else 0):
-            b0, b1 = lo + b * width, lo + (b + 1) * width
-            took: dict = {}
-            for s, e, k, nm in older:
-                ov = min(e, b1) - max(s, b0)
-                if ov > 0:
-                    took[(k, nm)] = took.get((k, nm), 0.0) + ov
-            ranked = sorted(took.items(), key=lambda kv: -kv[1])
-            keep, rest = ranked[:OLDER_LABELS], sum(v for _, v in ranked[OLDER_LABELS:])
-            for (k, nm), v in keep:
-                out.append(ActivitySpan(start_us=b0 - a, end_us=b1 - a, kind=k, name=nm, share=v / width))
-            if rest > 0:
-                out.append(ActivitySpan(start_us=b0 - a, end_us=b1 - a, kind="other", name="", share=rest / width))
-    out += [ActivitySpan(start_us=s - a, end_us=e - a, kind=k, name=nm) for s, e, k, nm in reversed(exact)]
-    return tuple(out)
-
-
-def test_a_lead_in_compressed_in_one_pass_equals_the_block_by_block_sums():
-    from floorcalc.timeline.comm import compress
+def test_a_lead_in_s_older_blocks_summed_in_one_pass_equal_the_block_by_block_sums():
+    from floorcalc.timeline.comm import OLDER_BLOCKS, block_sums
 
     rng = random.Random(23)
     kinds = [("kernel", "gemm"), ("kernel", "softmax"), ("communication", "nccl"), ("launch_gap", ""),
              ("data_movement", "memcpy"), ("kernel", "norm")]
     for _ in range(300):
-        a = rng.choice([0.0, 1.7e15]) + rng.uniform(0.0, 1e4)
-        t = a
+        t = rng.choice([0.0, 1.7e15]) + rng.uniform(0.0, 1e4)
         spans = []          # latest first, back to back or with holes, tiny or long
         for _k in range(rng.randint(0, 60)):
             e = t - rng.choice([0.0, rng.uniform(0.0, 3.0)])
             s = e - rng.choice([0.0, 1e-9, rng.uniform(0.0, 5.0), rng.uniform(0.0, 400.0)])
             spans.append((s, e) + rng.choice(kinds))
             t = s
-        since = t - rng.choice([0.0, rng.uniform(0.0, 50.0)])
-        assert compress(spans, since, a) == _compress_block_by_block(spans, since, a)
+        lo = t - rng.choice([0.0, rng.uniform(0.0, 50.0)])
+        hi = lo + rng.choice([0.0, 1e-6, rng.uniform(0.0, 500.0)])
+        width = (hi - lo) / OLDER_BLOCKS
+        edges = [(lo + b * width, lo + (b + 1) * width) for b in range(OLDER_BLOCKS if width > 0 else 0)]
+        # each block summed over every span, in the spans' order (compress as first written)
+        plain = []
+        for b0, b1 in edges:
+            took: dict = {}
+            for s, e, k, nm in spans:
+                ov = min(e, b1) - max(s, b0)
+                if ov > 0:
+                    took[(k, nm)] = took.get((k, nm), 0.0) + ov
+            plain.append(took)
+        got = block_sums(spans, edges)
+        assert got == plain
+        assert [list(d) for d in got] == [list(d) for d in plain]   # keys first met in the same order
