@@ -12,7 +12,6 @@ without it, 2,809 MB with it. Nothing is freed that Python still holds.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import sys
 from typing import Any, Optional
 
@@ -31,7 +30,9 @@ def release_free_memory() -> bool:
         _looked = True
         if sys.platform.startswith("linux"):
             try:
-                lib = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+                # the process's own symbols (dlopen(NULL)), libc's among them: no
+                # ctypes.util.find_library, which imports subprocess and runs ldconfig -p
+                lib = ctypes.CDLL(None)
                 _libc = lib if hasattr(lib, "malloc_trim") else None
             except OSError:
                 _libc = None
