@@ -226,10 +226,16 @@ def identify_trace_gpu(p: GpuProperties, specs: Optional[Sequence[DeviceSpec]] =
     (3) otherwise a spec derived from the nearest spec of the same vendor and architecture,
     its peaks scaled by the SM/CU count (the clock assumed the same), its bandwidth that
     spec's, every figure marked "derived" or "assumed", with a warning. None (how "none")
-    when nothing can be derived. ``specs``: the candidates (default: user config, then packaged).
+    when nothing can be derived. ``specs``: the candidates (default: user config, then packaged;
+    step (1) then reads whole only the user's specs and the packaged file it finds by name,
+    :func:`~floorcalc.device.spec.match_by_name`, and the later steps every spec).
     """
-    from floorcalc.device.spec import list_specs
+    from floorcalc.device.spec import list_specs, match_by_name
 
+    if specs is None and p.name:  # the usual case first, without reading every spec whole
+        named = match_by_name(p.name)
+        if named is not None and not _disagreements(p, named):
+            return TraceGpuMatch(named, "name")
     candidates = list(specs) if specs is not None else list_specs()
     named = match_spec(p.name, candidates) if p.name else None
     if named is not None and not _disagreements(p, named):

@@ -970,6 +970,83 @@ def list_specs() -> List[DeviceSpec]:
     return user + [s for s in _packaged_specs() if s.key not in keys]
 
 
+class _Header:
+    """What :func:`_match_in` reads of a packaged spec file (``key``, ``name``, ``nvml_names``,
+    as :func:`load_file` would make them), read from those three top-level entries only."""
+
+    __slots__ = ("path", "key", "name", "nvml_names")
+
+    def __init__(self, path: Path, key: str, name: str, nvml_names: Tuple[str, ...]) -> None:
+        self.path, self.key, self.name, self.nvml_names = path, key, name, nvml_names
+
+
+#: A line of a spec file that starts a top-level entry with a plain key (``name: ...``).
+_TOP_KEY_RE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*):(?:[ \t]|$)")
+_HEADER_KEYS = ("key", "name", "nvml_names")
+
+
+def _read_header(path: Path) -> Optional[_Header]:
+    """The header of a packaged spec file from its ``key``, ``name`` and ``nvml_names`` entries
+    alone (each entry's lines, up to the next top-level key, parsed as YAML; no ``nvml_names``:
+    none), or None where the file is laid out in any other way than a block mapping of plain
+    keys at column 0, or ``key`` or ``name`` is missing, or an entry is repeated or not what
+    :func:`load_file` accepts: the caller then reads every file whole."""
+    shown = _shown(path)
+    try:
+        text = decode_spec_bytes(_read_bytes(path, shown), shown)
+    except SpecError:
+        return None
+    chunks: Dict[str, List[str]] = {}
+    current: Optional[List[str]] = None
+    for line in text.splitlines():
+        if not line or line[0] in " #":
+            if current is not None:
+                current.append(line)
+            continue
+        m = _TOP_KEY_RE.match(line)
+        if m is None:  # a document marker, a block sequence at column 0, a quoted or complex key...
+            return None
+        current = None
+        if m.group(1) in _HEADER_KEYS:
+            if m.group(1) in chunks:
+                return None
+            current = chunks[m.group(1)] = [line]
+    if "key" not in chunks or "name" not in chunks:
+        return None
+    try:
+        data = parse_packaged_text("\n".join(line for k in _HEADER_KEYS for line in chunks.get(k, ())) + "\n", shown)
+    except SpecError:
+        return None
+    key, name, names = data.get("key"), data.get("name"), data.get("nvml_names", [])
+    if names is None:
+        names = []
+    elif isinstance(names, str):
+        names = [names]
+    if (not isinstance(key, str) or key.strip() != path.stem or not isinstance(name, str) or not name.strip()
+            or not isinstance(names, list) or not all(isinstance(n, str) and n.strip() for n in names)):
+        return None
+    return _Header(path, key.strip(), name.strip(), tuple(n.strip() for n in names))
+
+
+def match_by_name(gpu_name: str) -> Optional[DeviceSpec]:
+    """The spec ``match_spec(gpu_name, list_specs())`` gives, reading whole only the user
+    config folder's specs and the one packaged file that matches: the packaged files are
+    matched by their headers (:func:`_read_header`; every file read whole where one cannot be).
+    Unlike :func:`list_specs`, a packaged file that is malformed beyond its header is not
+    noticed unless it is the match (the shipped files are checked by the tests)."""
+    user = _user_specs()
+    keys = {s.key for s in user}
+    headers = [_read_header(p) for p in _spec_files(packaged_dir())]
+    if any(h is None for h in headers):
+        return match_spec(gpu_name, list_specs())
+    if not gpu_name or not gpu_name.strip():
+        return None
+    found = _match_in(gpu_name, user + [h for h in headers if h is not None and h.key not in keys])  # type: ignore[operator]
+    if isinstance(found, _Header):
+        return load_file(found.path, packaged=True)
+    return found
+
+
 # --------------------------------------------------------------------------------------------
 # Matching a device name (NVML, or a trace's deviceProperties) to a spec
 

@@ -70,3 +70,48 @@ def test_the_trace_reader_keeps_warp_size_and_gfx_arch():
     p = trace.devices[0]
     assert p.warp_size == 64 and p.gcn_arch_name == "gfx90a:sramecc+:xnack-"
     assert spec_from_trace_devices(trace.devices).key == "mi250-gcd"
+
+
+def test_packaged_headers_are_what_the_whole_file_gives():
+    """match_by_name reads the packaged specs' key, name and nvml_names entries alone: for
+    every shipped file they are the whole file's, and the match is match_spec's over every spec."""
+    from floorcalc.device import spec as s
+
+    paths = s._spec_files(s.packaged_dir())
+    for path, whole in zip(paths, s._packaged_specs()):
+        head = s._read_header(path)
+        assert head is not None, path
+        assert (head.key, head.name, head.nvml_names) == (whole.key, whole.name, whole.nvml_names)
+    every = s.list_specs()
+    names = [n for sp in every for n in (*sp.nvml_names, sp.name)] + [
+        "NVIDIA H100", "nvidia h200", "NVIDIA H200 NVL 141GB", "AMD Instinct MI250X/MI250", "Tesla T4", "GPU", "X"]
+    for name in names:
+        want, got = s.match_spec(name, every), s.match_by_name(name)
+        assert (want.key if want else None) == (got.key if got else None), name
+        assert want == got, name
+
+
+@pytest.mark.parametrize("text", [
+    "key: a\nname: A\nnvml_names:\n- A\n",            # a block sequence at column 0
+    "key: a\n\"name\": A\n",                           # a quoted key
+    "---\nkey: a\nname: A\n",                          # a document marker
+    "key: a\nname: A\nname: B\n",                      # a repeated entry
+    "key: a\nnvml_names: [A]\n",                       # no name
+    "key: a\nname: A\nnvml_names: [A, 3]\n",           # not a list of names
+    "key: b\nname: A\n",                               # the key is not the file's stem
+])
+def test_a_header_laid_out_otherwise_is_read_whole(tmp_path, text):
+    from floorcalc.device import spec as s
+
+    path = tmp_path / "a.yaml"
+    path.write_text(text)
+    assert s._read_header(path) is None
+
+
+def test_a_header_entry_may_run_over_lines(tmp_path):
+    from floorcalc.device import spec as s
+
+    path = tmp_path / "a.yaml"
+    path.write_text("# c\nkey: a\nname: NVIDIA\n  A  # folded\nnvml_names:\n  - \"NVIDIA A\"\n  # c\n  - B\nkind: gpu\n")
+    head = s._read_header(path)
+    assert head is not None and (head.key, head.name, head.nvml_names) == ("a", "NVIDIA A", ("NVIDIA A", "B"))
