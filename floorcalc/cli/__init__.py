@@ -105,11 +105,17 @@ def console() -> "NoReturn":
     handlers (floorcalc's, torch's, multiprocessing's, the user's model's) still run, then
     standard output and error are flushed, then ``os._exit``. Where a thread that is not a
     daemon still runs (it would be waited for), the process exits the ordinary way.
+
+    The methods ``dataclasses`` writes for floorcalc's records come from the code kept by an
+    earlier run (:mod:`floorcalc.util.methodcache`, 0.06-0.08 CPU s of each run).
     """
     import atexit
     import threading
 
+    from floorcalc.util import methodcache
+
     _one_blas_thread(sys.argv[1:])
+    methodcache.install()  # the records' dataclass methods compiled once, kept between runs
     code = main()
     if any(t.is_alive() and not t.daemon for t in threading.enumerate() if t is not threading.main_thread()):
         sys.exit(code)

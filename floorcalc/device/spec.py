@@ -25,7 +25,7 @@ import os
 import re
 import reprlib
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, TypeVar
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Protocol, Sequence, Tuple, TypeVar, Union
 
 import yaml
 
@@ -1041,7 +1041,8 @@ def match_by_name(gpu_name: str) -> Optional[DeviceSpec]:
         return match_spec(gpu_name, list_specs())
     if not gpu_name or not gpu_name.strip():
         return None
-    found = _match_in(gpu_name, user + [h for h in headers if h is not None and h.key not in keys])  # type: ignore[operator]
+    candidates: List[Union[DeviceSpec, _Header]] = [*user, *(h for h in headers if h is not None and h.key not in keys)]
+    found = _match_in(gpu_name, candidates)
     if isinstance(found, _Header):
         return load_file(found.path, packaged=True)
     return found
@@ -1095,7 +1096,21 @@ def _fuzzy_cost(query: Sequence[str], candidate: Sequence[str]) -> Optional[floa
     return cost
 
 
-def _match_in(gpu_name: str, specs: Sequence[DeviceSpec]) -> Optional[DeviceSpec]:
+class _Named(Protocol):
+    """What :func:`_match_in` reads of a spec: a :class:`DeviceSpec` or a file's :class:`_Header`."""
+
+    @property
+    def key(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def nvml_names(self) -> Tuple[str, ...]: ...
+
+
+_N = TypeVar("_N", bound=_Named)
+
+
+def _match_in(gpu_name: str, specs: Sequence[_N]) -> Optional[_N]:
     name = gpu_name.strip()
     for spec in specs:
         if name in spec.nvml_names:
@@ -1105,12 +1120,11 @@ def _match_in(gpu_name: str, specs: Sequence[DeviceSpec]) -> Optional[DeviceSpec
         if any(folded == n.casefold() for n in spec.nvml_names):
             return spec
     query = _tokens(name)
-    best: List[Tuple[float, DeviceSpec]] = []
+    best: List[Tuple[float, _N]] = []
     for spec in specs:
-        costs = [_fuzzy_cost(query, _tokens(c)) for c in (*spec.nvml_names, spec.name)]
-        costs = [c for c in costs if c is not None]
+        costs = [c for c in (_fuzzy_cost(query, _tokens(t)) for t in (*spec.nvml_names, spec.name)) if c is not None]
         if costs:
-            best.append((min(costs), spec))  # type: ignore[arg-type, type-var]
+            best.append((min(costs), spec))
     if not best:
         return None
     best.sort(key=lambda item: item[0])

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 from typing import List, Optional, Sequence
 
+from floorcalc.util import methodcache
 from floorcalc.util.errors import UsageError
 from floorcalc.util.progress import NO_PROGRESS, Progress, Task
 from floorcalc.records import RankRecord
@@ -56,7 +57,9 @@ def map_ranks(paths: Sequence[str], options: RankOptions, *, workers: Optional[i
         # read-ahead thread, a caller's); spawn where it is missing
         methods = multiprocessing.get_all_start_methods()
         ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
-        with ProcessPoolExecutor(max_workers=min(n, len(paths)), mp_context=ctx) as pool:
+        # each worker imports floorcalc afresh: its records' dataclass methods from the command's cache
+        with ProcessPoolExecutor(max_workers=min(n, len(paths)), mp_context=ctx,
+                                 initializer=methodcache.install) as pool:
             futures = [pool.submit(rank_record, p, options) for p in paths]
             for _ in as_completed(futures):
                 task.advance()

@@ -132,9 +132,20 @@ def _as_tuple(hint: Any) -> Any:
     return hint
 
 
-def _written(cls: type) -> List[Tuple[str, Any, Optional[dataclasses.Field[Any]]]]:
+_WRITTEN: Dict[type, Tuple[Tuple[str, Any, Optional[dataclasses.Field[Any]]], ...]] = {}
+
+
+def _written(cls: type) -> Tuple[Tuple[str, Any, Optional[dataclasses.Field[Any]]], ...]:
     """The keys a record class's document holds, in order: ``(name, type, field)``, the field
-    None for a derived key (a property named in ``__json_layout__``)."""
+    None for a derived key (a property named in ``__json_layout__``). Found once per class (its
+    type hints evaluated: most of a plan's cost), then kept."""
+    w = _WRITTEN.get(cls)
+    if w is None:
+        w = _WRITTEN[cls] = tuple(_find_written(cls))
+    return w
+
+
+def _find_written(cls: type) -> List[Tuple[str, Any, Optional[dataclasses.Field[Any]]]]:
     hints = {k: _as_tuple(h) for k, h in typing.get_type_hints(cls).items()}
     fields = {f.name: f for f in dataclasses.fields(cls)
               if f.init and f.metadata.get("json", True) is not False}
