@@ -108,13 +108,9 @@ def _host(names: Sequence[str], op: Columns, rt: Columns, modules: Sequence[Modu
     tid_i = np.unique(tid, return_inverse=True)[1].reshape(-1)
     thread = pid_i.astype(np.int64) * (int(tid_i.max(initial=0)) + 1) + tid_i
     end = ts + dur
-    op_parent_l, op_module_l, rt_op_l = nest(ts, end, dur, thread, n_mod, n_ops, n_rt)
-    # the rows of every table together are not needed again, nor the lists' int objects
+    op_parent, op_module, rt_op = nest(ts, end, dur, thread, n_mod, n_ops, n_rt)
+    # the rows of every table together are not needed again
     del ts, dur, pid, tid, pid_i, tid_i, thread, end
-    op_parent = np.array(op_parent_l, dtype=np.int64)
-    op_module = np.array(op_module_l, dtype=np.int64)
-    rt_op = np.array(rt_op_l, dtype=np.int64)
-    del op_parent_l, op_module_l, rt_op_l
 
     # Final op order: by start time, longer first (ties keep file order); indices renumbered.
     op_order = np.lexsort((-op_dur, op_ts)) if n_ops else np.zeros(0, np.int64)
@@ -223,36 +219,128 @@ def _or_none(col: np.ndarray, none: int) -> List[Optional[int]]:
 
 
 def nest(ts: np.ndarray, end: np.ndarray, dur: np.ndarray, thread: np.ndarray, n_mod: int, n_ops: int,
-         n_rt: int) -> Tuple[List[int], List[int], List[int]]:
+         n_rt: int) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Step 1: each op's parent op and innermost module, each runtime call's innermost op, by a
     stack sweep per thread. The rows of ``ts``, ``end``, ``dur`` and ``thread`` are the module
-    ranges (``n_mod``), then the ops (``n_ops``), then the runtime calls (``n_rt``); the lists
-    returned (op -> parent op, op -> module range row, call -> op) are indexed like the ops and
-    calls, -1 for none."""
+    ranges (``n_mod``), then the ops (``n_ops``), then the runtime calls (``n_rt``); the int64
+    arrays returned (op -> parent op, op -> module range row, call -> op) are indexed like the
+    ops and calls, -1 for none.
+
+    The sweep, per thread in the order below: a module range is pushed on the module stack; an
+    op first pops the op stack and the module stack down to the first range still open at its
+    start (end > start), takes the tops as its parent and module, then is pushed on the op stack;
+    a runtime call pops the op stack the same way and takes its top. A thread whose ranges nest
+    (each range pushed ends no later than the top it is pushed on) is swept in columns
+    (:func:`_stack_tops`, the same tops); another thread is swept row by row (:func:`_sweep`)."""
     rank = np.concatenate([np.zeros(n_mod, np.int8), np.ones(n_ops, np.int8), np.full(n_rt, 2, np.int8)])
     # Order: thread, then start time, then longer first (a parent before its children), then
     # modules before ops before runtime calls at the same start (a module range encloses its ops).
     order = np.lexsort((rank, -dur, ts, thread))
     del rank
+    op_parent = np.full(n_ops, -1, dtype=np.int64)
+    op_module = np.full(n_ops, -1, dtype=np.int64)
+    rt_op = np.full(n_rt, -1, dtype=np.int64)
+    th = thread[order]
+    cuts = np.flatnonzero(th[1:] != th[:-1]) + 1
+    del th
+    for a, b in zip([0, *cuts.tolist()], [*cuts.tolist(), len(order)]):
+        rows = order[a:b]
+        t, e = ts[rows], end[rows]
+        is_mod, is_rt = rows < n_mod, rows >= n_mod + n_ops
+        is_op = ~(is_mod | is_rt)
+        op_top = _stack_tops(t, e, push=is_op, query=~is_mod)
+        mod_top = _stack_tops(t, e, push=is_mod, query=is_op) if op_top is not None else None
+        if op_top is None or mod_top is None:
+            _sweep(rows, ts, end, n_mod, n_ops, op_parent, op_module, rt_op)
+            continue
+        # a top is a position in this thread's rows; as an op index (rows - n_mod) or a module row
+        op_index = np.where(op_top >= 0, rows[np.maximum(op_top, 0)] - n_mod, -1)
+        op_rows = rows[is_op] - n_mod
+        op_parent[op_rows] = op_index[is_op]
+        op_module[op_rows] = np.where(mod_top[is_op] >= 0, rows[np.maximum(mod_top[is_op], 0)], -1)
+        rt_op[rows[is_rt] - n_mod - n_ops] = op_index[is_rt]
+    return op_parent, op_module, rt_op
+
+
+def _stack_tops(t: np.ndarray, end: np.ndarray, push: np.ndarray, query: np.ndarray) -> Optional[np.ndarray]:
+    """The top of a stack swept over one thread's rows (start ``t`` non-decreasing, ``end``;
+    bool masks ``push`` and ``query``), in columns: at each query row, after popping every top
+    that ends at or before the row's start, the position (index into the rows) of the top, -1
+    for none; at other rows, -1. A push row queries first, then is pushed. None when the ranges
+    pushed do not nest (a range pushed on a top that ends before it), a duration is negative or
+    a time is not finite: the sweep row by row (:func:`_sweep`) answers those.
+
+    Why it is the same top as the sweep: where every push ends no later than the top it lands
+    on, the stack's ends never grow upwards, so after the pops it holds exactly the earlier
+    pushes still open at the row's start, their number ``D`` counted directly (earlier pushes,
+    less those that ended by then), each at the height it was pushed at; its top is then the
+    latest earlier push pushed at height ``D``. That the pushes nest is checked on these tops,
+    row by row in order, so the argument holds by induction."""
+    n = len(t)
+    out = np.full(n, -1, dtype=np.int64)
+    if n == 0 or not push.any():
+        return out
+    if not (np.isfinite(t).all() and np.isfinite(end).all() and (end >= t).all()):
+        return None
+    pushed = push.astype(np.int64)
+    before = np.cumsum(pushed) - pushed                      # pushes earlier than each row
+    ended = np.searchsorted(np.sort(end[push]), t, side="right")  # pushes ended by each row's start
+    # ... less those not earlier: a push at or after the row that ends at its start (t == end ==
+    # the row's start, so in the row's run of equal starts, from the row on)
+    flat = push & (end == t)
+    if flat.any():
+        run_end = np.empty(n, dtype=np.int64)                # one past each row's run of equal starts
+        starts = np.flatnonzero(np.concatenate([[True], t[1:] != t[:-1]]))
+        run_end[:] = np.repeat(np.append(starts[1:], n), np.diff(np.append(starts, n)))
+        cz = np.concatenate([[0], np.cumsum(flat)])
+        ended = ended - (cz[run_end] - cz[np.arange(n)])
+    depth = before - ended                                   # open pushes at each row's start
+    if (depth < 0).any():
+        return None
+    # the latest earlier push pushed at height depth (its own depth + 1)
+    pos = np.flatnonzero(push)
+    height = depth[pos] + 1
+    by = np.lexsort((pos, height))
+    key = height[by] * (n + 1) + pos[by]
+    rows = np.flatnonzero(query | push)
+    want = depth[rows]
+    at = np.searchsorted(key, want * (n + 1) + rows, side="left") - 1
+    ok = at >= 0
+    found = np.where(ok, key[np.maximum(at, 0)], -1)
+    ok &= found // (n + 1) == want
+    if ((want > 0) & ~ok).any():
+        return None
+    tops = np.where(want > 0, found % (n + 1), -1)
+    # the check: each push ends no later than the top it lands on
+    on = tops[push[rows]]
+    if ((on >= 0) & (end[pos] > end[np.maximum(on, 0)])).any():
+        return None
+    out[rows] = tops
+    out[~query] = -1
+    return out
+
+
+def _sweep(rows: np.ndarray, ts: np.ndarray, end: np.ndarray, n_mod: int, n_ops: int, op_parent: np.ndarray,
+           op_module: np.ndarray, rt_op: np.ndarray) -> None:
+    """:func:`nest`'s sweep row by row over one thread's ``rows`` (indices into ``ts`` and
+    ``end``, in sweep order), the answers written into the three arrays."""
     off_op, off_rt = n_mod, n_mod + n_ops
-    op_parent = [-1] * n_ops
-    op_module = [-1] * n_ops
-    rt_op = [-1] * n_rt
     inf = float("inf")
-    cur = None
     # the open ops' and modules' ends and indices, each stack on a sentinel that never closes
     # (end inf, index -1: "none"), so the sweep reads the top without asking if there is one
     s_end: List[float] = [inf]
     s_idx: List[int] = [-1]
     m_end: List[float] = [inf]
     m_name: List[int] = [-1]
-    # swept a slice of the order at a time: only one slice's rows are Python objects at once
-    for a in range(0, len(order), _SLICE):
-        rows = order[a:a + _SLICE]
-        for j, t, e, th in zip(rows.tolist(), ts[rows].tolist(), end[rows].tolist(), thread[rows].tolist()):
-            if th != cur:
-                cur = th
-                s_end, s_idx, m_end, m_name = [inf], [-1], [inf], [-1]
+    parent_l: List[int] = []
+    module_l: List[int] = []
+    op_at: List[int] = []
+    rt_l: List[int] = []
+    rt_at: List[int] = []
+    # swept a slice of the rows at a time: only one slice's rows are Python objects at once
+    for a in range(0, len(rows), _SLICE):
+        part = rows[a:a + _SLICE]
+        for j, t, e in zip(part.tolist(), ts[part].tolist(), end[part].tolist()):
             if j < off_op:
                 while m_end[-1] <= t:
                     m_end.pop()
@@ -265,16 +353,22 @@ def nest(ts: np.ndarray, end: np.ndarray, dur: np.ndarray, thread: np.ndarray, n
                 s_idx.pop()
             if j < off_rt:
                 i = j - off_op
-                op_parent[i] = s_idx[-1]
+                op_at.append(i)
+                parent_l.append(s_idx[-1])
                 while m_end[-1] <= t:
                     m_end.pop()
                     m_name.pop()
-                op_module[i] = m_name[-1]
+                module_l.append(m_name[-1])
                 s_end.append(e)
                 s_idx.append(i)
             else:
-                rt_op[j - off_rt] = s_idx[-1]
-    return op_parent, op_module, rt_op
+                rt_at.append(j - off_rt)
+                rt_l.append(s_idx[-1])
+        at = np.array(op_at, dtype=np.int64)
+        op_parent[at] = parent_l
+        op_module[at] = module_l
+        rt_op[np.array(rt_at, dtype=np.int64)] = rt_l
+        parent_l, module_l, op_at, rt_l, rt_at = [], [], [], [], []
 
 
 def children_index(ops: Iterable[CpuOp]) -> Dict[int, List[int]]:

@@ -605,9 +605,11 @@ class _Acc:
         kinds = np.array([cat_kind.get(e.cat, 0) if e.ph == complete else
                           (_MEM if e.name == memory and e.ph in instant else -1) for e in evs],
                          dtype=np.int8)
-        present = set(np.unique(kinds).tolist())
+        # the kinds met, ascending (a count per kind: np.unique sorts a copy, 0.3 ms a batch)
+        per_kind = np.bincount(kinds.astype(np.intp) + 1)
+        present = set((np.flatnonzero(per_kind) - 1).tolist())
         if -1 in present:
-            self.skipped += int(np.count_nonzero(kinds == -1))
+            self.skipped += int(per_kind[0])
         if 0 in present:
             for i in np.flatnonzero(kinds == 0).tolist():
                 c = evs[i].cat
