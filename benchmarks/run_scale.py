@@ -27,7 +27,8 @@ Steps:
    started and waited for, the pool's workers included: ``getrusage(RUSAGE_CHILDREN)`` of a
    wrapper), and peak memory: the largest resident set of any one process (``ru_maxrss`` of the
    same) and the peak of the whole process tree's summed RSS (sampled every 50 ms with psutil,
-   when it is installed).
+   when it is installed). Before the first, floorcalc is byte-compiled and run once untimed
+   (benchmarks/_warm.py): the state of its second run.
 3. Print one row per W: ranks, medians over the rounds of the wall seconds, speed-up over the
    first W, CPU seconds and CPU seconds per rank, and the largest peak RSS of any round.
 
@@ -49,6 +50,12 @@ import threading
 import time
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+# benchmarks/_warm.py: byte-compiled, the method cache filled
+try:
+    from benchmarks._warm import child_env, warm
+except ImportError:  # run as a script: benchmarks/ is the first folder on sys.path
+    from _warm import child_env, warm
 
 ROOT = Path(__file__).resolve().parents[1]
 _STEP = re.compile(r"^ProfilerStep#(\d+)$")
@@ -204,11 +211,24 @@ def _tree_rss(pid: int) -> int:
     return total
 
 
-#: Runs a command and prints, last, the largest RSS (kB) of any process it started (its
-#: children, waited for; a process pool's workers included) and their CPU seconds (user + system).
-_WRAP = ("import resource, subprocess, sys; c = subprocess.run(sys.argv[1:]).returncode; "
-         "u = resource.getrusage(resource.RUSAGE_CHILDREN); "
-         "print(u.ru_maxrss, u.ru_utime + u.ru_stime, file=sys.stderr); sys.exit(c)")
+#: Runs a command and prints, last, the largest RSS (kB) of any process it started and their CPU
+#: seconds (user + system). It is the subreaper of everything below it (Linux's
+#: PR_SET_CHILD_SUBREAPER): a process orphaned there, such as the pool's forkserver, which
+#: outlives the command and has reaped the workers, is its child, and it reaps them all, so
+#: each process's time is counted once, in RUSAGE_CHILDREN, whoever reaped it.
+_WRAP = """
+import ctypes, os, resource, subprocess, sys
+ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+c = subprocess.run(sys.argv[1:]).returncode
+while True:
+    try:
+        os.wait()
+    except ChildProcessError:
+        break
+u = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(u.ru_maxrss, u.ru_utime + u.ru_stime, file=sys.stderr)
+sys.exit(c)
+"""
 
 
 def run(folder: Path, workers: int, out: Path, spec: Optional[str]) -> Tuple[float, float, Optional[float], int, float]:
@@ -218,7 +238,7 @@ def run(folder: Path, workers: int, out: Path, spec: Optional[str]) -> Tuple[flo
            "--force", "--workers", str(workers)]
     if spec:
         cmd += ["--spec", spec]
-    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env = child_env()
     t = time.perf_counter()
     proc = subprocess.Popen([sys.executable, "-c", _WRAP, *cmd], env=env, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE)
@@ -274,6 +294,7 @@ def main() -> int:
               f"in {time.perf_counter() - t:.1f} s", flush=True)
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     print(f"{cpus} CPUs; python {sys.version.split()[0]}", flush=True)
+    warm()
     widths = [int(x) for x in args.workers.split(",")]
     rounds: Dict[int, List[Tuple[float, float, Optional[float], int, float]]] = {w: [] for w in widths}
     for i in range(args.repeat):
