@@ -62,7 +62,8 @@ def run_floorcalc(args, *, cwd, tmpdir, limit=None, timeout=600):
 
 
 def every_file(folder: Path):
-    return sorted(p.name for p in folder.iterdir())
+    """The names in ``folder``, less a model file's ``__pycache__`` (Python's bytecode, where it writes it)."""
+    return sorted(p.name for p in folder.iterdir() if p.name != "__pycache__")
 
 
 def left_in_tmp(folder: Path):
