@@ -25,7 +25,7 @@ import os
 import re
 import reprlib
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Protocol, Sequence, Tuple, TypeVar, Union
+from typing import Any, Dict, Iterable, List, Mapping, NamedTuple, Optional, Protocol, Sequence, Tuple, TypeVar, Union
 
 import yaml
 
@@ -970,14 +970,14 @@ def list_specs() -> List[DeviceSpec]:
     return user + [s for s in _packaged_specs() if s.key not in keys]
 
 
-class _Header:
+class _Header(NamedTuple):
     """What :func:`_match_in` reads of a packaged spec file (``key``, ``name``, ``nvml_names``,
     as :func:`load_file` would make them), read from those three top-level entries only."""
 
-    __slots__ = ("path", "key", "name", "nvml_names")
-
-    def __init__(self, path: Path, key: str, name: str, nvml_names: Tuple[str, ...]) -> None:
-        self.path, self.key, self.name, self.nvml_names = path, key, name, nvml_names
+    path: Path
+    key: str
+    name: str
+    nvml_names: Tuple[str, ...]
 
 
 #: A line of a spec file that starts a top-level entry with a plain key (``name: ...``).

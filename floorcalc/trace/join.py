@@ -289,9 +289,8 @@ def _stack_tops(t: np.ndarray, end: np.ndarray, push: np.ndarray, query: np.ndar
     # the row's start, so in the row's run of equal starts, from the row on)
     flat = push & (end == t)
     if flat.any():
-        run_end = np.empty(n, dtype=np.int64)                # one past each row's run of equal starts
         starts = np.flatnonzero(np.concatenate([[True], t[1:] != t[:-1]]))
-        run_end[:] = np.repeat(np.append(starts[1:], n), np.diff(np.append(starts, n)))
+        run_end = np.repeat(np.append(starts[1:], n), np.diff(np.append(starts, n)))  # one past each row's run
         cz = np.concatenate([[0], np.cumsum(flat)])
         ended = ended - (cz[run_end] - cz[np.arange(n)])
     depth = before - ended                                   # open pushes at each row's start

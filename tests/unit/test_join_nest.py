@@ -56,13 +56,18 @@ def _case(rng, cross: bool):
 
 @pytest.mark.parametrize("seed", range(60))
 @pytest.mark.parametrize("cross", [False, True])
-def test_columns_give_the_sweeps_tops(seed, cross):
+def test_columns_give_the_sweeps_tops(seed, cross, monkeypatch):
     rng = np.random.default_rng(seed)
     case = _case(rng, cross)
-    got = join.nest(*case)
     want = _by_rows(*case)
+    swept = []
+    sweep = join._sweep
+    monkeypatch.setattr(join, "_sweep", lambda rows, *a: swept.append(len(rows)) or sweep(rows, *a))
+    got = join.nest(*case)
     for g, w in zip(got, want):
         assert g.dtype == np.int64 and g.tolist() == w.tolist()
+    if not cross:  # ranges that nest: every thread in columns, none row by row
+        assert swept == []
 
 
 def test_nesting_ranges_take_the_column_path_and_crossing_ones_fall_back():
