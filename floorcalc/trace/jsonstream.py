@@ -42,7 +42,7 @@ import json
 import re
 import zlib
 from pathlib import Path
-from typing import Any, Callable, Iterator, List, Optional, Tuple
+from typing import Any, Iterator, List, Optional, Tuple
 
 import msgspec
 
@@ -238,12 +238,9 @@ class EventStream:
     ``traceEvents`` array, or is cut before the array starts.
     """
 
-    def __init__(self, path: Path, typed: msgspec.json.Decoder, *,
-                 ahead: Callable[[Iterator[Tuple[bytes, int]]], Iterator[Tuple[bytes, int]]] = iter,
-                 task: Task = Task()) -> None:
+    def __init__(self, path: Path, typed: msgspec.json.Decoder, *, task: Task = Task()) -> None:
         self.p = path
         self.typed = typed
-        self.ahead = ahead
         self.task = task
         self.bytes_read = 0
         self.metadata: dict = {}
@@ -255,7 +252,7 @@ class EventStream:
 
     def __iter__(self) -> Iterator[Tuple[list, bool]]:
         pieces = Pieces(self.p)
-        it = self.ahead(iter(pieces))
+        it = iter(pieces)
         self._it, self._pieces = it, pieces
         self.buf = bytearray()
         self.eof = False

@@ -68,7 +68,7 @@ import zlib
 from itertools import compress, repeat
 from operator import attrgetter, is_, itemgetter
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Optional, Tuple, TypeVar, Union
+from typing import Any, Dict, Iterator, List, Optional, Tuple, Union
 
 import msgspec
 import numpy as np
@@ -96,7 +96,6 @@ NO_DEVICE_EVENT = "no device event survived the cut (Kineto writes them after th
 from floorcalc.trace.jsonstream import EventStream
 from floorcalc.trace.paths import is_trace_folder, path_error
 
-T = TypeVar("T")
 
 # event kinds (small ints keep the per-event work cheap); 0: a complete event of a category not
 # read, -1: not a complete event
@@ -395,7 +394,7 @@ def load(path: str | Path, *, pid: Optional[int] = None, progress: Progress = NO
     p = Path(path)
     _check_file(p)
     with paused(), progress.task(f"reading {p.name}", total=_size(p), unit="bytes") as task:
-        stream = EventStream(p, _TYPED, ahead=_ahead, task=task)
+        stream = EventStream(p, _TYPED, task=task)
         acc = _Acc()
         for batch, typed in stream:
             if typed:
@@ -430,45 +429,6 @@ def parse(data: Dict[str, Any], path: str = "<memory>", *, pid: Optional[int] = 
         for i in range(0, len(events), 20000):
             acc.feed_plain(events[i:i + 20000])
         return acc.finish(data, path, pid=pid)
-
-
-def _ahead(it: Iterator[T], depth: int = 4) -> Iterator[T]:
-    """``it`` run in a thread a few pieces ahead: reading and decompressing (which release the
-    GIL) overlap the parsing. An exception in the thread is raised here."""
-    import queue
-    import threading
-
-    q: "queue.Queue[Any]" = queue.Queue(maxsize=depth)
-    done = object()
-    stop = threading.Event()
-
-    def run() -> None:
-        try:
-            for piece in it:
-                while not stop.is_set():
-                    try:
-                        q.put(piece, timeout=0.1)
-                        break
-                    except queue.Full:
-                        continue
-                if stop.is_set():
-                    return
-            q.put(done)
-        except BaseException as e:  # handed to the reader
-            q.put(e)
-
-    t = threading.Thread(target=run, name="floorcalc-read", daemon=True)
-    t.start()
-    try:
-        while True:
-            piece = q.get()
-            if piece is done:
-                return
-            if isinstance(piece, BaseException):
-                raise piece
-            yield piece
-    finally:
-        stop.set()
 
 
 # ---------------------------------------------------------------------------------------------
