@@ -364,6 +364,12 @@ class EventStream:
             raise TraceError(f"trace {p} is a truncated or corrupt gzip file ({self._pieces.damage})")
         if not bytes(buf).strip():
             raise TraceError(f"trace {p} is empty")
+        if r == "not-json":
+            if buf.startswith(b"\xef\xbb\xbf"):
+                raise TraceError(f"trace {p} is not JSON: it starts with a UTF-8 byte-order mark, which floorcalc "
+                                 "does not read (remove its first 3 bytes)")
+            raise TraceError(f"trace {p} is not JSON: it does not start with a JSON object "
+                             f"(its first bytes: {_first_bytes(buf)})")
         if r == "not-object":
             raise TraceError(f"trace {p} is not a Kineto trace: the top level is not a JSON object")
         if r in ("not-array", "closed"):
@@ -497,20 +503,58 @@ def _ws(text: str, i: int) -> int:
     return m.end() if m else i
 
 
+_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
+_LITERAL = re.compile(r"true|false|null")
+_AFTER_TOKEN = frozenset(" \t\r\n,]}:")
+
+
+def _starts_value(text: str, i: int, depth: int = 0) -> bool:
+    """Whether ``text`` at ``i`` (not white space) begins a JSON value, as far as its first
+    tokens show: a text that ends there, or a string, counts as one. What tells a file that is
+    not JSON at all (Markdown, a binary file) from one that is JSON cut short or damaged
+    further on."""
+    c = text[i]
+    if c == '"':
+        return True
+    if c in "{[":
+        j = _ws(text, i + 1)
+        if j >= len(text):
+            return True
+        if c == "{":
+            return text[j] in '"}'
+        return text[j] == "]" or (depth < 8 and _starts_value(text, j, depth + 1))
+    rest = text[i:i + 6]
+    if len(rest) < 6 and (rest == "-" or any(w.startswith(rest) for w in ("true", "false", "null"))):
+        return True                       # the text ends inside the token
+    m = _NUMBER.match(text, i) if c in "-0123456789" else _LITERAL.match(text, i)
+    return m is not None and (m.end() >= len(text) or text[m.end()] in _AFTER_TOKEN)
+
+
+def _first_bytes(buf: "bytes | bytearray", k: int = 16) -> str:
+    """The first ``k`` bytes of ``buf`` after any white space, quoted, for a message."""
+    i = _skip_ws(buf, 0)
+    b = bytes(buf[i:i + k])
+    return ascii(b.decode("latin-1")) + (" ..." if len(buf) > i + k else "")
+
+
 def _walk_top(buf: "bytes | bytearray", eof: bool) -> Any:
     """Walk the top-level object's members to the traceEvents array (reading step 1).
 
     Returns ``(index after its "[", text before the key)``, or why not: ``more`` (the text
-    ends first), ``not-object``, ``not-array`` (traceEvents is not an array), ``closed`` (the
-    object ends without the key), ``error`` (not JSON).
+    ends first), ``not-json`` (the text does not start as JSON: a Markdown or binary file),
+    ``not-object`` (it starts as a JSON value that is not an object), ``not-array``
+    (traceEvents is not an array), ``closed`` (the object ends without the key), ``error``
+    (not JSON further on).
     """
     text = buf.decode("latin-1")
     n = len(text)
     i = _ws(text, 0)
     if i >= n:
         return "more" if not eof else "error"
+    if not _starts_value(text, i):
+        return "not-json"
     if text[i] != "{":
-        return "not-object" if text[i] in '["-0123456789tfn' else "error"
+        return "not-object"
     i += 1
     first = True
     while True:

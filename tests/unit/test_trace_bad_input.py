@@ -127,7 +127,7 @@ def test_invalid_json_midway_gives_partial_results(tmp_path):
 @pytest.mark.parametrize("content, message", [
     (b'{"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "aten::relu", "ts": 1', "not valid JSON"),
     (b'{"traceEvents": [', "not valid JSON"),
-    (b"\x00\x01garbage", "not valid JSON"),
+    (b"\x00\x01garbage", "is not JSON: it does not start with a JSON object"),
     (b'{"traceEvents": [{"ph": "M", "name": "x"}]}', "no profiler events"),
 ])
 def test_unreadable_traces_are_one_line_errors(tmp_path, capsys, content, message):
@@ -139,6 +139,44 @@ def test_unreadable_traces_are_one_line_errors(tmp_path, capsys, content, messag
     assert main(["analyze", str(p)]) == 6
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Traceback" not in err
+
+
+MARKDOWN = b"# floorcalc\n\n```bash\npython3 -m venv .venv\n```\n"
+
+
+@pytest.mark.parametrize("name, content, shown", [
+    ("README.md", MARKDOWN, "(its first bytes: '# floorcalc\\n\\n```' ...)"),
+    ("notes.json.gz", gzip.compress(MARKDOWN), "(its first bytes: '# floorcalc\\n\\n```' ...)"),
+    ("page.json", b"  <html>", "(its first bytes: '<html>')"),
+    ("x.json", b"PK\x03\x04", "(its first bytes: 'PK\\x03\\x04')"),
+    ("words.json", b"nothing here", "(its first bytes: 'nothing here')"),
+    ("single.json", b"{'traceEvents': []}", "(its first bytes: \"{'traceEvents': \" ...)"),
+    ("bom.json", b'\xef\xbb\xbf{"traceEvents": []}', "it starts with a UTF-8 byte-order mark"),
+])
+def test_a_file_that_is_not_json_is_called_so_not_truncated(tmp_path, capsys, name, content, shown):
+    """A file whose first bytes are not JSON (Markdown, HTML, a zip, words) is named as not JSON,
+    with those bytes; "truncated?" is for a file that starts as JSON and is cut off."""
+    p = tmp_path / name
+    p.write_bytes(content)
+    with pytest.raises(TraceError) as e:
+        load(p)
+    msg = str(e.value)
+    assert msg.startswith(f"trace {p} is not JSON: ") and shown in msg, msg
+    assert "truncated" not in msg and "\n" not in msg
+    assert main(["analyze", str(p)]) == 6
+    err = capsys.readouterr().err
+    assert err == f"floorcalc: error: {msg}\n"
+
+
+@pytest.mark.parametrize("content", [
+    b'{"traceEvents": [', b'{"deviceProperties": [{"name": "H200"', b"{", b'  {"a": tr', b"[{", b"tr",
+])
+def test_json_cut_off_is_still_not_called_not_json(tmp_path, content):
+    p = tmp_path / "cut.json"
+    p.write_bytes(content)
+    with pytest.raises(TraceError) as e:
+        load(p)
+    assert "is not JSON" not in str(e.value), str(e.value)
 
 
 def _long_name(tmp_path):
