@@ -139,7 +139,7 @@ def clip_stream_overlaps(trace: Trace) -> Tuple[Trace, Optional[Implausible], st
     gpu = tuple(fixed.get(ev.index, ev) for ev in trace.gpu)
     stream_names = ", ".join(f"{d}:{s}" for d, s in sorted(streams)[:4]) + ("..." if len(streams) > 4 else "")
     warning = Implausible(
-        level="trace", figure="stream_overlap", subject=worst_name[:120], value=worst, limit=0.0,
+        level="trace", figure="stream_overlap", subject=worst_name, value=worst, limit=0.0,
         count=len(fixed), cause="trace_defect", clipped=True,
         detail=(f"{len(fixed):,} device events were still running when the next event on their stream started "
                 f"(stream {stream_names}; by up to {worst:.3f} us, {total:.3f} us in all): a stream runs one "
@@ -256,7 +256,7 @@ def _kernel_checks(units: Sequence[WorkUnit], spec: DeviceSpec, target: Target) 
     for (figure, cause), rows in groups.items():
         rows.sort(key=lambda t: -t[0])
         ratio, ev, u, words = rows[0]
-        who = f"{ev.name[:80]} (op {u.name})"
+        who = f"{ev.name} (op {u.name})"
         n = len(rows)
         if figure == "duration":
             detail = (f"{n} device event(s) of a counted op took no time at all (worst {who}): a defect of the "

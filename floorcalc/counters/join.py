@@ -221,7 +221,7 @@ def join_counters(units: Sequence[WorkUnit], spec: DeviceSpec, profile: NcuProfi
     join = CounterJoin(
         ncu_kernels=len(profile.kernels), trace_kernels=common, passes=len(joined), matched=matched,
         name_mismatches=len(mismatches),
-        mismatched=tuple(f"{r.name[:60]} | {r.ncu_name[:60]}" for r in mismatches[:MISMATCHES_SHOWN]),
+        mismatched=tuple(f"{r.name} | {r.ncu_name}" for r in mismatches[:MISMATCHES_SHOWN]),
         ncu_kernel_us=ncu_us, trace_kernel_us=trace_us,
     )
     op_rows = _roll_up(units, rows, ops, passes, len(joined))

@@ -375,7 +375,7 @@ def incomplete_text(inc: Sequence[IncompleteReplay], launches: int, steps: Seque
         for n in r.missing:
             names[n or "(unnamed)"] = names.get(n or "(unnamed)", 0) + 1
     top = sorted(names.items(), key=lambda kv: -kv[1])
-    shown = ", ".join(f"{n.removeprefix('void ')[:50]} x{k}" for n, k in top[:4]) + (f" and {len(top) - 4} more" if len(top) > 4 else "")
+    shown = ", ".join(f"{n.removeprefix('void ')} x{k}" for n, k in top[:4]) + (f" and {len(top) - 4} more" if len(top) > 4 else "")
     return (f"CUDA graphs: {len(inc)} of {launches} graph launch(es) lack {total:,} of the kernels their graph runs "
             f"(as {'its capture' if all(r.source == 'capture' for r in inc) else 'the other replays'} say{'s' if all(r.source == 'capture' for r in inc) else ''}: "
             f"{shown}), {where}: the profiler "

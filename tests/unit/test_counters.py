@@ -201,6 +201,14 @@ def test_a_shifted_profile_is_counted_as_mismatched(gpt2):
     # THEN the join says so: fewer ncu kernels, and most names disagree
     assert c.join.ncu_kernels == 125 and c.join.matched == 125
     assert c.join.name_mismatches > 60 and len(c.join.mismatched) == 5
+    # AND each mismatch names both kernels whole (a name cut at 60 characters could hide where
+    # the two differ, and could not be searched for)
+    trace_names = {k.name for k in rep.kernels}
+    ncu_names = {k.name for k in shifted.kernels}
+    for pair in c.join.mismatched:
+        ours, theirs = pair.split(" | ")
+        assert ours in trace_names and theirs in ncu_names, pair
+    assert max(len(x) for x in c.join.mismatched) > 121
     from floorcalc.counters.join import counter_notes
 
     notes = counter_notes(c, 60 * 2**20)

@@ -103,6 +103,31 @@ def test_a_floor_beaten_by_its_launch_term_alone_names_the_launch_latency():
     assert w[("kernel", "floor")].cause == "launch_latency"
 
 
+#: a real kernel name of tests/data/h200_gpt2.trace.json.gz (191 characters), which a warning cut
+#: at 80 ("...CUDAFunctor_add<c1")
+LONG_KERNEL = ("void at::native::vectorized_elementwise_kernel<8, at::native::CUDAFunctor_add<c10::BFloat16>, "
+               "std::array<char*, 3ul> >(int, at::native::CUDAFunctor_add<c10::BFloat16>, std::array<char*, 3ul>)")
+
+
+def test_warnings_name_a_long_kernel_whole():
+    # GIVEN the launch-latency case above and a stream overlap, each kernel with a long C++ name
+    b = KinetoBuilder()
+    b.step(0, 0.0, 300.0)
+    ext = b.op("aten::relu", 1.0, 5.0, tensor_args([10]))
+    b.launch(2.0, 20.0, 1.5, LONG_KERNEL, ext=ext)
+    ext = b.op("aten::relu", 30.0, 5.0, tensor_args([10]))
+    b.launch(31.0, 40.0, 100.0, LONG_KERNEL + " ", ext=ext)
+    b.launch(32.0, 110.0, 50.0, "k2", ext=ext)
+    rep = build_report(parse(b.to_dict()), toy_spec())
+    w = by_figure(rep)
+    # THEN the kernel's name is whole in the subject and the sentence: what one searches the
+    # trace, Perfetto, ncu or the JSON's kernel rows for (a cut name finds nothing)
+    k = w[("kernel", "floor")]
+    assert k.subject == f"{LONG_KERNEL} (op aten::relu)" and f"worst {LONG_KERNEL} (op aten::relu)," in k.detail
+    assert w[("trace", "stream_overlap")].subject == LONG_KERNEL + " "
+    assert LONG_KERNEL in {r.name for r in rep.kernels}
+
+
 def test_kernels_that_overlap_on_one_stream_are_clipped_with_a_note():
     # GIVEN two kernels of one op on stream 7, the second starting 30 us before the first ends
     b = KinetoBuilder()

@@ -73,3 +73,17 @@ def test_real_h200_replay_without_its_capture():
     tr = load(Path(__file__).resolve().parents[1] / "data" / "plain" / "decode_graph.trace.json.gz")
     assert sum(1 for g in tr.gpu if g.graph_launch is None and g.op is None) == 312
     assert any("no capture in the trace" in n for n in tr.notes)
+
+
+def test_the_note_on_lost_replay_kernels_names_them_whole():
+    # GIVEN two replays that lost a kernel with a long C++ name (77 characters after "void ",
+    # which the note cut at 50: "...elementwise_kernel<4, at::n")
+    from floorcalc.records import IncompleteReplay
+    from floorcalc.trace.graphs import incomplete_text
+
+    name = "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float> >"
+    inc = [IncompleteReplay(launch=i, ts_us=1000.0 * i, expected=3, recorded=2, missing=(name,), source="capture")
+           for i in range(2)]
+    text = incomplete_text(inc, launches=5)
+    # THEN the note names it whole (without its return type), with its count
+    assert f"{name.removeprefix('void ')} x2" in text, text
