@@ -22,7 +22,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Union
 
 from floorcalc.analysis.driver import analyze_file
 from floorcalc.cli.common import (add_output_arguments, check_output, check_spec, emit, load_formulas, output_format,
-                                  output_renderer)
+                                  output_renderer, say_written, Written)
 from floorcalc.util.errors import OutputError, UsageError
 from floorcalc.util.output import write_atomic
 from floorcalc.records import RunReport
@@ -185,9 +185,12 @@ def emit_run(run: RunReport, args: argparse.Namespace) -> None:
     if getattr(args, "rank", None) is not None:
         renderer.rank = args.rank  # type: ignore[attr-defined]
     out: Dict[Path, Union[FileData, Iterable[bytes]]] = {}
+    written: Written = []
     stdout = None
     if args.output is not None:
-        out.update(renderer.streams(run, args.output))
+        streams = renderer.streams(run, args.output)
+        out.update(streams)
+        written.append((output_format(args, "run").name, list(streams)))
     else:
         stdout = renderer.render_terminal(run)
     if args.plot is not None:
@@ -196,12 +199,14 @@ def emit_run(run: RunReport, args: argparse.Namespace) -> None:
 
         try:
             out[args.plot] = RunPlot().render(run, PLOT_FORMATS[args.plot.suffix.lower()])
+            written.append((f"ranks' decompositions, {PLOT_FORMATS[args.plot.suffix.lower()]}", [args.plot]))
         except ValueError as e:
             print(f"floorcalc: warning: --plot {args.plot} not drawn: {e}", file=sys.stderr)
     for path, data in out.items():
         write_atomic(path, data, force=getattr(args, "force", False))
     if stdout is not None:
         sys.stdout.write(stdout)
+    say_written(written, args)
 
 
 def _outputs(args: argparse.Namespace) -> List[Path]:

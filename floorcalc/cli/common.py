@@ -247,18 +247,61 @@ def absolute_paths(args: argparse.Namespace) -> None:
             args.spec = os.path.abspath(spec)
 
 
+#: what :func:`say_written` reports: per output asked for, what it is (``"json"``, ``"roofline,
+#: png"``) and the files written for it (``-o run.csv`` writes four)
+Written = List[Tuple[str, List[Path]]]
+
+
+def say_written(written: Written, args: argparse.Namespace) -> None:
+    """One line on stderr per output written (``floorcalc: wrote out.json (json, 12.35 kB)``),
+    so that a command writing to ``-o`` does not end in silence; none with ``--quiet``. A path
+    is shown relative to the working folder when it lies under it, else whole (it says where
+    the file is: not shortened to its name as the outputs' paths are), and as it is with
+    ``--absolute-paths``; the size is the files' on disk."""
+    if getattr(args, "quiet", False):
+        return
+    from floorcalc.util.numbers import rate
+
+    base = getattr(args, "cwd", None) or Path.cwd()
+    for what, paths in written:
+        if not paths:
+            continue
+        size = 0
+        for path in paths:
+            try:
+                size += path.stat().st_size
+            except OSError:
+                pass
+        names = ", ".join(str(path) if getattr(args, "absolute_paths", False) else _under(path, base)
+                          for path in paths)
+        print(f"floorcalc: wrote {names} ({what}, {rate(size, 'B')})", file=sys.stderr)
+
+
+def _under(path: Path, base: Path) -> str:
+    """``path`` relative to ``base`` when it lies under it, else as it is."""
+    try:
+        rel = os.path.relpath(path, base)
+    except ValueError:  # another drive (Windows)
+        return str(path)
+    return str(path) if rel == os.pardir or rel.startswith(os.pardir + os.sep) else rel
+
+
 def emit(doc: Any, args: argparse.Namespace, trace: Optional[Trace] = None,
          document: Optional[Document] = None) -> None:
     """Render ``doc`` (the command's document, or ``document``) in the chosen format to -o or
     stdout, and for a report the --plot and --annotate-trace files; everything is rendered
     before anything is written, and each file is written whole, atomically. ``trace`` (the
-    parsed trace the report came from) is needed for --annotate-trace."""
+    parsed trace the report came from) is needed for --annotate-trace. Each output written is
+    named on stderr last (:func:`say_written`)."""
     renderer = output_renderer(args, document)
     doc = shared(doc, args, document)
     files: Dict[Path, FileData] = {}
+    written: Written = []
     stdout: Optional[str] = None
     if args.output is not None:
-        files.update(renderer.files(doc, args.output))
+        out = renderer.files(doc, args.output)
+        files.update(out)
+        written.append((output_format(args, document).name, list(out)))
     else:
         stdout = renderer.render_terminal(doc)
     is_report = (document or args.document) == "report"
@@ -272,12 +315,14 @@ def emit(doc: Any, args: argparse.Namespace, trace: Optional[Trace] = None,
         from floorcalc.render.plot import PLOT_FORMATS, RooflinePlot
 
         files[plot] = RooflinePlot().render(doc, PLOT_FORMATS[plot.suffix.lower()])
+        written.append((f"roofline, {PLOT_FORMATS[plot.suffix.lower()]}", [plot]))
     picture = getattr(args, "timeline", None) if is_report else None
     if picture is not None:
         from floorcalc.render.timeline_plot import TIMELINE_FORMATS, TimelinePlot
 
         try:
             files[picture] = TimelinePlot().render(doc, TIMELINE_FORMATS[picture.suffix.lower()])
+            written.append((f"timeline, {TIMELINE_FORMATS[picture.suffix.lower()]}", [picture]))
         except ValueError as e:  # a CPU run: no device timeline to draw
             print(f"floorcalc: warning: --timeline {shown(picture)} not drawn: {e}", file=sys.stderr)
     ann = getattr(args, "annotate_trace", None) if is_report else None
@@ -287,6 +332,7 @@ def emit(doc: Any, args: argparse.Namespace, trace: Optional[Trace] = None,
         if trace is None:
             raise UsageError("--annotate-trace needs the trace the report was made from")
         files[ann] = TraceAnnotator().annotate(trace, doc, gzipped=output_is_gzip(ann))
+        written.append(("annotated trace", [ann]))
     for path, data in files.items():
         write_atomic(path, data, force=args.force)
     if stdout is not None:
@@ -311,6 +357,7 @@ def emit(doc: Any, args: argparse.Namespace, trace: Optional[Trace] = None,
         for note in timeline.notes:
             if note.startswith("warning:"):  # a window with no warm pass (floorcalc.timeline.cold)
                 print(f"floorcalc: {note}", file=sys.stderr)
+    say_written(written, args)
 
 
 #: the one atomic writer (floorcalc.util.output), under the name cli/ modules use:

@@ -363,8 +363,10 @@ def test_cli_exit_code_one_line_no_traceback(tmp_path, name, how, a, b, value):
         assert len(lines) == 1 and lines[0].startswith("floorcalc: error: "), lines
         assert not out.exists()
     else:
-        # a partial read, and each implausible figure, is one warning line of its own
-        assert all(line.startswith("floorcalc: warning") for line in lines), lines
+        # a partial read, and each implausible figure, is one warning line of its own; the last
+        # line names the file written (floorcalc.cli.common.say_written)
+        assert lines and lines[-1].startswith("floorcalc: wrote ") and f"{out.name} (json, " in lines[-1], lines
+        assert all(line.startswith("floorcalc: warning") for line in lines[:-1]), lines
         doc = json.loads(out.read_text(), parse_constant=_no_constants)
         # the report of a damaged trace is still what its schema says, and reads back the same
         from floorcalc.render import jsonfmt, jsonread

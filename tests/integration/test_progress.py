@@ -125,12 +125,15 @@ def test_report_in_a_pipe_prints_only_its_stage_lines(tmp_path):
     # THEN stderr holds the stage lines, nothing else, and no terminal code (torch's own profiler
     # start/stop lines are kept off it: floorcalc.capture.profiler_lines)
     assert ESC not in r.stderr and BAR not in r.stderr
-    assert r.stderr.splitlines() == [
+    lines = r.stderr.splitlines()
+    assert lines[:-1] == [
         # the paths as the outputs write them: relative to the working folder, else the file name
         f"floorcalc: loading {Path(TINY).name} on cpu", "floorcalc: warming up: 1 passes",
         "floorcalc: timing 2 passes without the profiler (3 sets)", "floorcalc: measuring launch latency",
         "floorcalc: timing 2 passes under the profiler without shapes", "floorcalc: profiling 2 passes",
         "floorcalc: writing trace t.trace.json.gz", "floorcalc: trace written: t.trace.json.gz"]
+    # AND last, where -o went (the report's size varies with its timings)
+    assert re.fullmatch(r"floorcalc: wrote r\.json \(json, [0-9.]+ kB\)", lines[-1]), lines[-1]
 
 
 def test_report_in_a_terminal_counts_passes_and_keeps_only_the_stage_lines(tmp_path):
@@ -152,7 +155,8 @@ def test_report_in_a_terminal_counts_passes_and_keeps_only_the_stage_lines(tmp_p
     assert not any(BAR in line for line in final), final
     stages = _stage_lines("\n".join(final))
     assert stages[1:3] == ["floorcalc: warming up: 2 passes", "floorcalc: timing 3 passes without the profiler (3 sets)"]
-    assert stages[-1] == "floorcalc: trace written: t.trace.json.gz"
+    assert stages[-2] == "floorcalc: trace written: t.trace.json.gz"
+    assert re.fullmatch(r"floorcalc: wrote r\.json \(json, [0-9.]+ kB\)", stages[-1]), stages[-1]
 
 
 def test_names_and_version_reach_the_terminal_without_colour_codes_inside(tmp_path):

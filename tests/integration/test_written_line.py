@@ -1,0 +1,67 @@
+"""A command that writes its document to ``-o`` says where it went: one line on stderr per
+output written, ``floorcalc: wrote out.json (json, 12.35 kB)``, never on stdout, and none with
+``--quiet`` (floorcalc.cli.common.say_written)."""
+
+import re
+from pathlib import Path
+
+import pytest
+
+from floorcalc.cli import main
+from floorcalc.util.numbers import rate
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+TRACE = DATA / "h200_tiny_ops.trace.json.gz"
+RUN = DATA / "distributed" / "h200x2_tp_mlp_balanced"
+
+
+def wrote(err):
+    return [line for line in err.splitlines() if line.startswith("floorcalc: wrote ")]
+
+
+def test_analyze_to_a_file_names_it_and_its_size_on_stderr(tmp_path, monkeypatch, capsys):
+    # GIVEN the working folder, WHEN analyze writes its report to -o
+    monkeypatch.chdir(tmp_path)
+    assert main(["analyze", str(TRACE), "-o", str(tmp_path / "out.json")]) == 0
+    cap = capsys.readouterr()
+    # THEN stdout stays empty (it may be piped) and the last line on stderr says where it went
+    size = (tmp_path / "out.json").stat().st_size
+    assert cap.out == ""
+    assert cap.err.splitlines()[-1] == f"floorcalc: wrote out.json (json, {rate(size, 'B')})"
+    # AND with --quiet it says nothing of it
+    assert main(["analyze", str(TRACE), "-o", str(tmp_path / "out.json"), "--force", "-q"]) == 0
+    assert wrote(capsys.readouterr().err) == []
+
+
+def test_every_output_is_named_and_a_path_outside_the_folder_whole(tmp_path, monkeypatch, capsys):
+    # GIVEN -o of a format that writes four files, a roofline and an annotated trace, one of them
+    # outside the working folder
+    work = tmp_path / "work"
+    (work / "sub").mkdir(parents=True)
+    monkeypatch.chdir(work)
+    assert main(["analyze", str(TRACE), "-o", str(work / "sub" / "r.csv"), "--plot", str(work / "r.svg"),
+                 "--annotate-trace", str(tmp_path / "a.json.gz")]) == 0
+    lines = wrote(capsys.readouterr().err)
+    # THEN each is named, where it is: relative to the working folder under it, else whole
+    assert len(lines) == 3, lines
+    assert re.fullmatch(r"floorcalc: wrote sub/r\.csv, sub/r\.kernels\.csv, sub/r\.groups\.csv, "
+                        r"sub/r\.summary\.csv \(csv, [0-9.]+ kB\)", lines[0]), lines[0]
+    assert re.fullmatch(r"floorcalc: wrote r\.svg \(roofline, svg, [0-9.]+ kB\)", lines[1]), lines[1]
+    assert re.fullmatch(rf"floorcalc: wrote {re.escape(str(tmp_path / 'a.json.gz'))} "
+                        r"\(annotated trace, [0-9.]+ kB\)", lines[2]), lines[2]
+
+
+def test_stdout_output_says_nothing_of_a_file(capsys):
+    assert main(["analyze", str(TRACE), "--format", "json"]) == 0
+    cap = capsys.readouterr()
+    assert cap.out.startswith("{") and wrote(cap.err) == []
+
+
+@pytest.mark.parametrize("quiet", [False, True])
+def test_a_run_of_several_ranks_names_its_file_too(tmp_path, monkeypatch, capsys, quiet):
+    monkeypatch.chdir(tmp_path)
+    assert main(["analyze", str(RUN), "-o", "run.json", "--workers", "1"] + (["-q"] if quiet else [])) == 0
+    cap = capsys.readouterr()
+    size = (tmp_path / "run.json").stat().st_size
+    assert cap.out == ""
+    assert wrote(cap.err) == ([] if quiet else [f"floorcalc: wrote run.json (json, {rate(size, 'B')})"])
