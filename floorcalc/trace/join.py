@@ -113,7 +113,7 @@ def _host(names: Sequence[str], op: Columns, rt: Columns, modules: Sequence[Modu
     del ts, dur, pid, tid, pid_i, tid_i, thread, end
 
     # Final op order: by start time, longer first (ties keep file order); indices renumbered.
-    op_order = np.lexsort((-op_dur, op_ts)) if n_ops else np.zeros(0, np.int64)
+    op_order = sweep_order(op_ts, op_dur) if n_ops else np.zeros(0, np.int64)
     new_index = np.empty(n_ops, dtype=np.int64)
     new_index[op_order] = np.arange(n_ops)
     step_code = np.full(n_ops, -1, dtype=np.int64)
@@ -235,7 +235,7 @@ def nest(ts: np.ndarray, end: np.ndarray, dur: np.ndarray, thread: np.ndarray, n
     rank = np.concatenate([np.zeros(n_mod, np.int8), np.ones(n_ops, np.int8), np.full(n_rt, 2, np.int8)])
     # Order: thread, then start time, then longer first (a parent before its children), then
     # modules before ops before runtime calls at the same start (a module range encloses its ops).
-    order = np.lexsort((rank, -dur, ts, thread))
+    order = sweep_order(ts, dur, rank, thread)
     del rank
     op_parent = np.full(n_ops, -1, dtype=np.int64)
     op_module = np.full(n_ops, -1, dtype=np.int64)
@@ -262,6 +262,37 @@ def nest(ts: np.ndarray, end: np.ndarray, dur: np.ndarray, thread: np.ndarray, n
     return op_parent, op_module, rt_op
 
 
+def sweep_order(ts: np.ndarray, dur: np.ndarray, rank: Optional[np.ndarray] = None,
+                thread: Optional[np.ndarray] = None) -> np.ndarray:
+    """``np.lexsort((rank, -dur, ts, thread))``: the rows by thread, then start, then longer
+    first, then ``rank``, then row (``rank`` or ``thread`` None: the same for every row). A reader's tables come sorted by start, or nearly, so the
+    rows are put in start order by a stable sort (Timsort, which merges the tables' sorted runs:
+    2 ms for the 1M-event trace's 683,200 rows against lexsort's 62), then by thread, and only
+    the rows of a thread that share a start are sorted by the other keys (a stable sort keeps
+    such rows in row order, as lexsort does). Where a start is not finite, lexsort itself."""
+    if not np.isfinite(ts).all():
+        keys = [-dur, ts] if thread is None else [-dur, ts, thread]
+        return np.lexsort(keys if rank is None else [rank, *keys])
+    order = np.argsort(ts, kind="stable")
+    start = ts[order]
+    tie = start[1:] == start[:-1]                          # a row that shares the row before's start
+    if thread is not None and len(order) and thread.min() != thread.max():
+        order = order[np.argsort(thread[order], kind="stable")]
+        th = thread[order]
+        start = ts[order]
+        tie = (start[1:] == start[:-1]) & (th[1:] == th[:-1])
+    if tie.any():
+        member = np.zeros(len(order), dtype=bool)
+        member[1:] |= tie
+        member[:-1] |= tie
+        run = np.cumsum(np.concatenate([[0], ~tie]))          # each position's run of equal starts
+        at = np.flatnonzero(member)
+        rows = order[at]
+        keys = [-dur[rows], run[at]]
+        order[at] = rows[np.lexsort(keys if rank is None else [rank[rows], *keys])]
+    return order
+
+
 def _stack_tops(t: np.ndarray, end: np.ndarray, push: np.ndarray, query: np.ndarray) -> Optional[np.ndarray]:
     """The top of a stack swept over one thread's rows (start ``t`` non-decreasing, ``end``;
     bool masks ``push`` and ``query``), in columns: at each query row, after popping every top
@@ -284,7 +315,8 @@ def _stack_tops(t: np.ndarray, end: np.ndarray, push: np.ndarray, query: np.ndar
         return None
     pushed = push.astype(np.int64)
     before = np.cumsum(pushed) - pushed                      # pushes earlier than each row
-    ended = np.searchsorted(np.sort(end[push]), t, side="right")  # pushes ended by each row's start
+    # (a stable sort: Timsort, quick on ends that come in runs, 2.6 ms for 520k against 27)
+    ended = np.searchsorted(np.sort(end[push], kind="stable"), t, side="right")  # pushes ended by each row's start
     # ... less those not earlier: a push at or after the row that ends at its start (t == end ==
     # the row's start, so in the row's run of equal starts, from the row on)
     flat = push & (end == t)
@@ -299,7 +331,7 @@ def _stack_tops(t: np.ndarray, end: np.ndarray, push: np.ndarray, query: np.ndar
     # the latest earlier push pushed at height depth (its own depth + 1)
     pos = np.flatnonzero(push)
     height = depth[pos] + 1
-    by = np.lexsort((pos, height))
+    by = np.argsort(height, kind="stable")                   # by height, then position (pos ascends)
     key = height[by] * (n + 1) + pos[by]
     rows = np.flatnonzero(query | push)
     want = depth[rows]

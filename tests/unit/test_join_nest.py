@@ -86,3 +86,25 @@ def test_a_range_closed_at_a_start_is_not_a_parent():
     dur = np.array([5.0, 3.0, 0.0, 0.0, 0.0])
     got = join.nest(ts, ts + dur, dur, np.zeros(5, np.int64), 0, 5, 0)
     assert got[0].tolist() == [-1, -1, 1, 1, 1]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_sweep_order_is_lexsorts(seed):
+    """join.sweep_order is np.lexsort((rank, -dur, ts, thread)) row for row: starts that tie
+    (many), several threads, tables sorted and not, -0.0 beside 0.0, NaN durations and starts."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 400))
+    ts = rng.integers(0, max(2, n // int(rng.choice([1, 3, 10]))), n).astype(np.float64)
+    if rng.random() < 0.5:
+        ts.sort()   # a reader's table, in start order
+    ts[rng.random(n) < 0.05] = -0.0
+    dur = rng.choice([0.0, -0.0, 1.0, 2.0, 5.0], n)
+    if rng.random() < 0.3:
+        dur[rng.random(n) < 0.1] = np.nan
+    if rng.random() < 0.2:
+        ts[rng.random(n) < 0.05] = np.nan
+    rank = rng.integers(0, 3, n).astype(np.int8)
+    thread = rng.integers(0, 3, n).astype(np.int64) if rng.random() < 0.5 else np.zeros(n, np.int64)
+    want = np.lexsort((rank, -dur, ts, thread))
+    assert join.sweep_order(ts, dur, rank, thread).tolist() == want.tolist()
+    assert join.sweep_order(ts, dur).tolist() == np.lexsort((-dur, ts)).tolist()
