@@ -104,8 +104,8 @@ def _host(names: Sequence[str], op: Columns, rt: Columns, modules: Sequence[Modu
     dur = np.concatenate([mod_dur, op_dur, rt_dur])
     pid = np.concatenate([mod_pid, op["pid"], rt["pid"]])
     tid = np.concatenate([mod_tid, op["tid"], rt["tid"]])
-    pid_i = np.unique(pid, return_inverse=True)[1].reshape(-1)
-    tid_i = np.unique(tid, return_inverse=True)[1].reshape(-1)
+    pid_i = _codes(pid)[1]
+    tid_i = _codes(tid)[1]
     thread = pid_i.astype(np.int64) * (int(tid_i.max(initial=0)) + 1) + tid_i
     end = ts + dur
     op_parent, op_module, rt_op = nest(ts, end, dur, thread, n_mod, n_ops, n_rt)
@@ -155,6 +155,9 @@ def _codes(col: np.ndarray) -> Tuple[List[int], np.ndarray]:
     """The distinct values of ``col`` (pids, tids: a few) and each row's code into them."""
     if not len(col):
         return [], np.zeros(0, np.int32)
+    first = col[0]
+    if (col == first).all():   # one process, one thread: no sort (np.unique sorts a copy)
+        return [first.item()], np.zeros(len(col), dtype=np.intp)
     values, code = np.unique(col, return_inverse=True)
     return values.tolist(), code.reshape(-1)
 
