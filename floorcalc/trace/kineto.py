@@ -911,10 +911,18 @@ class _Acc:
         keep = np.ones(n, dtype=bool)
         if n < 2:
             return keep
-        # a cheap hash of every column; only rows whose hash repeats are compared in full
-        h = np.zeros(n, dtype=np.uint64)
+        # a copy shares its start with the row it copies: only rows whose start repeats can be one
+        # (a stable sort of the starts, which come nearly sorted, is quick; the hash's sort is not)
+        ts = cols["ts"]
+        by_ts = np.argsort(ts, kind="stable")
+        repeat_ts = ts[by_ts[1:]] == ts[by_ts[:-1]]
+        if not repeat_ts.any():
+            return keep
+        rows = np.unique(np.concatenate([by_ts[1:][repeat_ts], by_ts[:-1][repeat_ts]]))
+        # a cheap hash of every column of those rows; only rows whose hash repeats are compared in full
+        h = np.zeros(len(rows), dtype=np.uint64)
         for i, k in enumerate(keys):
-            v = cols[k]
+            v = cols[k][rows]
             v = v.view(np.uint64) if v.dtype == np.float64 else v.astype(np.int64).view(np.uint64)
             h ^= (v + np.uint64(0x9E3779B97F4A7C15 + i)) * np.uint64(0xBF58476D1CE4E5B9)
             h = (h << np.uint64(7)) | (h >> np.uint64(57))
@@ -923,10 +931,10 @@ class _Acc:
         same = hs[1:] == hs[:-1]
         if not same.any():
             return keep
-        cand = np.unique(np.concatenate([order[1:][same], order[:-1][same]]))
-        rows = list(zip(*(cols[k][cand].tolist() for k in keys)))
+        cand = rows[np.unique(np.concatenate([order[1:][same], order[:-1][same]]))]
+        values = list(zip(*(cols[k][cand].tolist() for k in keys)))
         seen: set = set()
-        for i, r in zip(cand.tolist(), rows):
+        for i, r in zip(cand.tolist(), values):
             if r in seen:
                 keep[i] = False
             else:
