@@ -48,7 +48,6 @@ Notes on the method:
 
 from __future__ import annotations
 
-import dataclasses
 import statistics
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -326,7 +325,7 @@ def _last_resort(trace: Trace, units: Sequence[_Pending], spec: DeviceSpec) -> N
     from floorcalc.classify.fallback import following_ops, last_resort
     from floorcalc.trace import children_index
 
-    todo = [u for u in units if u.count is None and u.op is not None and not u.kernel]
+    todo = [u for u in units if _needs_fallback(u, spec)]
     if not todo:
         return
     kids = children_index(trace.ops)
@@ -338,6 +337,16 @@ def _last_resort(trace: Trace, units: Sequence[_Pending], spec: DeviceSpec) -> N
                         limit_bytes=limit)
         if c is not None:
             u.count, u.uncounted_reason = c, ""
+
+
+def _needs_fallback(u: _Pending, spec: DeviceSpec) -> bool:
+    """Whether :func:`_last_resort` counts ``u``: uncounted, launched by an op, no generated
+    kernel; and not a counted collective against a spec with ceilings, whose unit takes its count
+    and floor from its CommCount (:func:`_freeze_collective`; what the fallback would count for
+    its op is read only against no spec, whose units keep it)."""
+    if u.count is not None or u.op is None or u.kernel:
+        return False
+    return not (u.comm is not None and not u.uncounted_reason and spec.has_ceilings)
 
 
 def _level(unit: _Pending) -> Tuple[Level, Optional[int]]:
@@ -373,10 +382,12 @@ class _Floors:
         # count kept in the value so that its id is not reused
         self.memo: Dict[Tuple[int, int, Level, Optional[int], Optional[int], Optional[Tuple[Optional[bool], Optional[bool]]]],
                         Tuple[Count, Union[Floor, KeyError]]] = {}
-        #: what a single-event unit is floored to, by its count's identity and the event's kind, name,
-        #: bytes and peer device and the unit's DRAM bytes: everything it depends on (see _freeze)
-        self.lone: Dict[Tuple[int, EventKind, str, Optional[int], Optional[int], Optional[int]],
-                        Tuple[Count, Union[_Floored, str]]] = {}
+        #: what a unit is floored to, by its count's identity, its events' kinds, names, bytes and
+        #: peer devices and its DRAM bytes: everything it depends on when at most one of its
+        #: events is a main one (see _freeze); None: it depends on its events' times too
+        self.lone: Dict[_LoneKey, Tuple[Count, Optional[Union[_Floored, str]]]] = {}
+        #: each distinct collective's count, floor, reference floor and parts (see _freeze_collective)
+        self.collective: Dict[Tuple[CommCount, int], _CollectiveFloored] = {}
         self.f32: Dict[Tuple[int, Tuple[str, ...]], Tuple[Count, Count, Tuple[Optional[bool], Optional[bool]]]] = {}
 
     def float32(self, c: Count, events: Sequence[GpuEvent]) -> Tuple[Count, Tuple[Optional[bool], Optional[bool]]]:
@@ -410,6 +421,12 @@ class _Floors:
         return hit[1]
 
 
+#: What :attr:`_Floors.lone` is keyed by: a single event's (count id, kind, name, bytes, peer,
+#: DRAM bytes), or several events' (count id, their (kind, name, bytes, peer), DRAM bytes).
+_LoneKey = Union[Tuple[int, EventKind, str, Optional[int], Optional[int], Optional[int]],
+                 Tuple[int, Tuple[Tuple[EventKind, str, Optional[int], Optional[int]], ...], Optional[int]]]
+
+
 #: A counted unit floored (:func:`_floored`): its count (a float32 one's path noted, a copy's
 #: its transfer), floor, reference floor and event parts.
 _Floored = Tuple[Count, Floor, Optional[Floor], Tuple[EventFloor, ...]]
@@ -420,23 +437,34 @@ def _freeze(u: _Pending, floors: _Floors, ref_floors: Optional[_Floors], *, gpu:
     """Floor one counted unit (note 3; collectives, note 4; L2 residency, note 5) and freeze it
     into a WorkUnit.
 
-    A unit of one device event (most are) is floored from its count, the event's kind, name,
-    bytes and peer device and its DRAM bytes alone (its event is its op's main event whatever its
-    time: :func:`event_floors`, steps 1 and 3), so each distinct one is floored once
-    (``_Floors.lone``); a pass repeats the same few hundred thousands of times.
+    A unit of one device event (most are), or of several of which at most one is a main event
+    (a GEMM and its split-K reduction), is floored from its count, its events' kinds, names,
+    bytes and peer devices and its DRAM bytes alone (its main event takes the op's work whatever
+    its time: :func:`event_floors`, steps 1 and 3), so each distinct one is floored once
+    (``_Floors.lone``); a pass repeats the same few hundred thousands of times. So is each
+    distinct collective (its count and number of events: ``_Floors.collective``).
     """
     if u.collective is not None:
-        return _freeze_collective(u, floors.spec, ref_floors.spec if ref_floors is not None else None, link)
+        return _freeze_collective(u, floors, ref_floors, link)
     c = u.count
     if c is None:
         return _new_unit(u.op, tuple(u.events), u.duration_us, None, None, u.uncounted_reason, u.kernel, None, ())
-    if gpu and len(u.events) == 1:
-        ev = u.events[0]
-        key = (id(c), ev.kind, ev.name, ev.bytes, ev.peer_device, u.dram_bytes)
+    if gpu and u.events:
+        evs = u.events
+        key: _LoneKey
+        if len(evs) == 1:
+            ev = evs[0]
+            key = (id(c), ev.kind, ev.name, ev.bytes, ev.peer_device, u.dram_bytes)
+        else:
+            key = (id(c), tuple([(ev.kind, ev.name, ev.bytes, ev.peer_device) for ev in evs]), u.dram_bytes)
         hit = floors.lone.get(key)
         if hit is None:   # the count kept in the value, so that its id is not reused
-            hit = floors.lone[key] = (c, _floored(u, c, floors, ref_floors, gpu=gpu, terms=terms))
-        done = hit[1]
+            found = _floored(u, c, floors, ref_floors, gpu=gpu, terms=terms)
+            # several events are split by their times only among several main events (event_floors, step 3)
+            hit = floors.lone[key] = (c, found if len(evs) == 1 or _roles(evs).count("main") <= 1 else None)
+            done = found
+        else:
+            done = hit[1] if hit[1] is not None else _floored(u, c, floors, ref_floors, gpu=gpu, terms=terms)
     else:
         done = _floored(u, c, floors, ref_floors, gpu=gpu, terms=terms)
     if isinstance(done, str):
@@ -479,18 +507,43 @@ def _floored(u: _Pending, c: Count, floors: _Floors, ref_floors: Optional[_Floor
     return c, floor, ref, event_floors(floor, c, u.events, floors.spec, terms)
 
 
-def _freeze_collective(u: _Pending, spec: DeviceSpec, reference: Optional[DeviceSpec],
+#: A collective's WorkUnit by its fields (records.record_builder), the others at their defaults
+_new_collective = record_builder(WorkUnit, ("op", "events", "duration_us", "count", "floor", "uncounted_reason",
+                                            "reference_floor", "event_parts", "collective", "comm"))
+
+#: What a collective's count makes of it (:func:`_collective_parts`): its count, floor,
+#: reference floor and event parts, or why it has no floor.
+_CollectiveFloored = Union[Tuple[Count, Floor, Optional[Floor], Tuple[EventFloor, ...]], str]
+
+
+def _freeze_collective(u: _Pending, floors: _Floors, ref_floors: Optional[_Floors],
                        link: Optional[Link]) -> WorkUnit:
-    """A collective's unit: its link bytes as the count, floored by the link (note 4)."""
+    """A collective's unit: its link bytes as the count, floored by the link (note 4), each
+    distinct (count, number of events) once."""
     comm = u.comm
-    base = WorkUnit(op=u.op, events=tuple(u.events), duration_us=u.duration_us, uncounted_reason=u.uncounted_reason,
-                    collective=u.collective, comm=comm)
     if comm is None:
-        return base
+        return _new_collective(u.op, tuple(u.events), u.duration_us, None, None, u.uncounted_reason, None, (),
+                               u.collective, comm)
+    key = (comm, len(u.events))
+    done = floors.collective.get(key)
+    if done is None:
+        done = floors.collective[key] = _collective_parts(
+            comm, len(u.events), floors.spec, ref_floors.spec if ref_floors is not None else None, link)
+    if isinstance(done, str):
+        return _new_collective(u.op, tuple(u.events), u.duration_us, None, None, done, None, (), u.collective, comm)
+    count, floor, ref, parts = done
+    return _new_collective(u.op, tuple(u.events), u.duration_us, count, floor, u.uncounted_reason, ref, parts,
+                           u.collective, comm)
+
+
+def _collective_parts(comm: CommCount, n_events: int, spec: DeviceSpec, reference: Optional[DeviceSpec],
+                      link: Optional[Link]) -> _CollectiveFloored:
+    """A collective's count, floor, reference floor and event parts, from its count and number
+    of events alone; or why the spec floors none (no figure for its link)."""
     try:
         floor = collective_floor(comm, spec, link)
     except KeyError as e:
-        return dataclasses.replace(base, uncounted_reason=str(e.args[0]) if e.args else "no link bandwidth")
+        return str(e.args[0]) if e.args else "no link bandwidth"
     ref: Optional[Floor] = None
     if reference is not None:
         try:
@@ -499,10 +552,10 @@ def _freeze_collective(u: _Pending, spec: DeviceSpec, reference: Optional[Device
             ref = None
     count = Count(0, int(round(comm.link_bytes)), 0, comm.dtype, "none", comm.rule,
                   f"message {comm.message_bytes:,} bytes; link bytes per GPU {comm.link_bytes:,.0f}")
-    parts = tuple(EventFloor(role="main", share=1.0 / len(u.events), bytes=comm.link_bytes / len(u.events),
-                             work_us=floor.memory_us / len(u.events), launch_us=floor.overhead_us / len(u.events),
-                             bound="communication") for _ in u.events)
-    return dataclasses.replace(base, count=count, floor=floor, reference_floor=ref, event_parts=parts)
+    parts = tuple(EventFloor(role="main", share=1.0 / n_events, bytes=comm.link_bytes / n_events,
+                             work_us=floor.memory_us / n_events, launch_us=floor.overhead_us / n_events,
+                             bound="communication") for _ in range(n_events))
+    return count, floor, ref, parts
 
 
 def launch_terms(events: Sequence[GpuEvent], spec: DeviceSpec) -> Dict[EventKind, float]:
@@ -608,10 +661,7 @@ def event_floors(floor: Floor, count: Count, events: Sequence[GpuEvent], spec: D
     """
     if not events:
         return ()
-    roles: List[KernelRole] = [event_role(ev.kind, ev.name) for ev in events]
-    if "main" not in roles:
-        promoted: Tuple[KernelRole, ...] = ("memcpy",) if "memcpy" in roles else tuple(roles)
-        roles = ["main" if r in promoted else r for r in roles]
+    roles = _roles(events)
     budget = max(floor.compute_us, floor.memory_us)
     work = [0.0] * len(events)
     nbytes = [0.0] * len(events)
@@ -639,6 +689,15 @@ def event_floors(floor: Floor, count: Count, events: Sequence[GpuEvent], spec: D
         bound: FloorBound = floor.bound if role == "main" else ("memory" if w > launch else "overhead")
         parts.append(EventFloor(role=role, share=share, bytes=b, work_us=w, launch_us=launch, bound=bound))
     return tuple(parts)
+
+
+def _roles(events: Sequence[GpuEvent]) -> List[KernelRole]:
+    """Each event's role in its op (:func:`event_floors`, step 1)."""
+    roles: List[KernelRole] = [event_role(ev.kind, ev.name) for ev in events]
+    if "main" not in roles:
+        promoted: Tuple[KernelRole, ...] = ("memcpy",) if "memcpy" in roles else tuple(roles)
+        roles = ["main" if r in promoted else r for r in roles]
+    return roles
 
 
 def mark_l2_resident(units: Sequence[_Pending], spec: DeviceSpec) -> None:
