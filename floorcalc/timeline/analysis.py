@@ -675,50 +675,78 @@ def _launch(trace: Trace, ev: Sequence[GpuEvent], cols: _EventColumns, host: _Ho
 
 
 def _ranges(trace: Trace, win: Window, part: Optional[Partition], W0: float) -> Tuple[RangeRow, ...]:
+    """One row per user range name of the window (:class:`RangeRow`), in columns: per range its
+    thread's ops and launching calls inside it by two ``searchsorted`` calls each, the device
+    events and time those calls launched summed per range in call order by Python's ``sum``,
+    and the figures of each name summed over its ranges in range order by ``np.bincount``
+    (which adds in order): the sums, in the same order, of a loop over the ranges."""
     rs = [r for r in trace.ranges if win.start_us <= r.ts_us <= win.end_us]
     if not rs:
         return ()
-    # ops and launches per thread, sorted by start
-    by_tid_ops: Dict[int, np.ndarray] = {}
-    by_tid_rt: Dict[int, Tuple[np.ndarray, np.ndarray]] = {}
-    launched_dur: Dict[int, float] = defaultdict(float)
-    launched_n: Dict[int, int] = defaultdict(int)
-    for e in trace.gpu:
-        if e.launch is not None:
-            launched_dur[e.launch] += e.duration_us
-            launched_n[e.launch] += 1
-    tids = {r.tid for r in rs}
+    # the device events' time and number per launching runtime call, summed in event order
+    gpu, rt = trace.gpu, trace.runtime
+    e_launch = np.fromiter((-1 if e.launch is None else e.launch for e in gpu), dtype=np.int64, count=len(gpu))
+    e_dur = np.fromiter((e.duration_us for e in gpu), dtype=np.float64, count=len(gpu))
+    has = e_launch >= 0
+    size = max(len(rt), int(e_launch.max()) + 1 if len(e_launch) else 0)
+    launched_n = np.bincount(e_launch[has], minlength=size)
+    launched_dur = np.bincount(e_launch[has], weights=e_dur[has], minlength=size)
+    calls_i = np.flatnonzero(launched_n > 0)          # the calls that launched any
+    calls_l = calls_i.tolist()
+    calls_tid = np.fromiter((rt[i].tid for i in calls_l), dtype=np.int64, count=len(calls_l))
+    calls_ts = np.fromiter((rt[i].ts_us for i in calls_l), dtype=np.float64, count=len(calls_l))
+    r_tid = np.fromiter((r.tid for r in rs), dtype=np.int64, count=len(rs))
+    r_ts = np.fromiter((r.ts_us for r in rs), dtype=np.float64, count=len(rs))
+    r_end = np.fromiter((r.end_us for r in rs), dtype=np.float64, count=len(rs))
+    r_dur = np.fromiter((r.duration_us for r in rs), dtype=np.float64, count=len(rs))
     oc = op_columns(trace.ops)
-    for tid in tids:
-        by_tid_ops[tid] = np.sort(oc.ts_us[oc.tid == tid])
-        calls_ = sorted((r.ts_us, i) for i, r in enumerate(trace.runtime) if r.tid == tid and i in launched_n)
-        by_tid_rt[tid] = (np.array([c[0] for c in calls_]), np.array([c[1] for c in calls_], dtype=np.int64))
-    a = np.array([r.ts_us for r in rs]) - W0
-    b = a + np.array([r.duration_us for r in rs])
+    n_ops = np.zeros(len(rs), dtype=np.int64)
+    kernels = np.zeros(len(rs), dtype=np.int64)
+    device: List[float] = [0.0] * len(rs)
+    for tid in np.unique(r_tid).tolist():
+        here = np.flatnonzero(r_tid == tid)
+        ots = np.sort(oc.ts_us[oc.tid == tid])
+        n_ops[here] = np.searchsorted(ots, r_end[here], "right") - np.searchsorted(ots, r_ts[here], "left")
+        mine = np.flatnonzero(calls_tid == tid)
+        o = np.lexsort((calls_i[mine], calls_ts[mine]))     # by start, then index
+        rts, ridx = calls_ts[mine][o], calls_i[mine][o]
+        lo = np.searchsorted(rts, r_ts[here], "left")
+        hi = np.searchsorted(rts, r_end[here], "right")
+        run_n = np.concatenate([[0], np.cumsum(launched_n[ridx])])
+        kernels[here] = np.where(hi > lo, run_n[np.maximum(hi, lo)] - run_n[lo], 0)
+        durs = launched_dur[ridx].tolist()
+        for k, a0, b0 in zip(here.tolist(), lo.tolist(), hi.tolist()):
+            device[k] = sum(durs[a0:b0])
+    a = r_ts - W0
+    b = a + r_dur
     amounts = part.integrate(a, b) if part is not None else None
-    agg: Dict[str, Dict[str, Any]] = {}
-    for k, r in enumerate(rs):
-        ots = by_tid_ops[r.tid]
-        n_ops = int(np.searchsorted(ots, r.end_us, "right") - np.searchsorted(ots, r.ts_us, "left"))
-        rts, ridx = by_tid_rt[r.tid]
-        lo, hi = np.searchsorted(rts, r.ts_us, "left"), np.searchsorted(rts, r.end_us, "right")
-        sel = ridx[lo:hi].tolist()
-        g = agg.setdefault(r.name, {"calls": 0, "wall": 0.0, "ops": 0, "kernels": 0, "device": 0.0,
-                                    "amounts": np.zeros(len(COLUMNS)), "at": float(a[k])})
-        g["calls"] += 1
-        g["wall"] += r.duration_us
-        g["ops"] += n_ops
-        g["kernels"] += sum(launched_n[i] for i in sel)
-        g["device"] += sum(launched_dur[i] for i in sel)
-        if amounts is not None:
-            g["amounts"] += amounts[k]
+    code_of: Dict[str, int] = {}
+    code = np.fromiter((code_of.setdefault(r.name, len(code_of)) for r in rs), dtype=np.int64, count=len(rs))
+    m = len(code_of)
+    first = np.full(m, len(rs), dtype=np.int64)
+    np.minimum.at(first, code, np.arange(len(rs)))
+    calls_ = np.bincount(code, minlength=m).tolist()
+    wall_ = np.bincount(code, weights=r_dur, minlength=m).tolist()
+    ops_ = _int_sums(code, n_ops, m)
+    kern_ = _int_sums(code, kernels, m)
+    dev_ = np.bincount(code, weights=np.array(device, dtype=np.float64), minlength=m).tolist()
+    amt = (np.stack([np.bincount(code, weights=amounts[:, c], minlength=m) for c in range(amounts.shape[1])], axis=1)
+           if amounts is not None else None)
+    at_ = a[first].tolist()
     out = []
-    for name, g in agg.items():
-        dec = parts.decomposition(name, g["at"], g["wall"], g["amounts"]) if part is not None else None
-        out.append(RangeRow(name=name, calls=g["calls"], wall_us=g["wall"], ops=g["ops"], kernels=g["kernels"],
-                            device_us=g["device"], decomposition=dec))
+    for g, name in enumerate(code_of):
+        dec = parts.decomposition(name, at_[g], wall_[g], amt[g]) if amt is not None else None
+        out.append(RangeRow(name=name, calls=calls_[g], wall_us=wall_[g], ops=int(ops_[g]), kernels=int(kern_[g]),
+                            device_us=dev_[g], decomposition=dec))
     out.sort(key=lambda r: -r.wall_us)
     return tuple(out)
+
+
+def _int_sums(code: np.ndarray, values: np.ndarray, m: int) -> np.ndarray:
+    """``values`` (integers) summed per code, exactly."""
+    out = np.zeros(m, dtype=np.int64)
+    np.add.at(out, code, values)
+    return out
 
 
 def _memory(trace: Trace, win: Window) -> Tuple[MemoryStats, ...]:
