@@ -11,15 +11,15 @@ import dataclasses
 import re
 import statistics
 from collections import defaultdict
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
 from floorcalc.records.optable import module_of, name_of
 from floorcalc.floor.roofline import bandwidth
 from floorcalc.records import (GAP_CAUSES, CopyRow, Decomposition, DeviceSpec, GpuEvent, KernelLaunchRow, LaunchStats,
-                               SliceBound, Trace)
-from floorcalc.timeline.partition import COL, COLUMNS, Partition
+                               SliceBound, Trace, record_builder)
+from floorcalc.timeline.partition import COLUMNS, Partition
 
 #: How many of the longest gaps, copies and waits a Timeline lists (all are analysed).
 LIST_GAPS = 40
@@ -32,9 +32,15 @@ QUEUE_BUCKETS = 100
 _MEMCPY_NAME = re.compile(r"Memcpy\s+(\w+)(?:\s*\(([^)]*?)\s*->\s*([^)]*?)\))?")
 
 
-def decomposition(label: str, at: float, wall: float, amounts: np.ndarray) -> Decomposition:
-    """A :class:`Decomposition` from per-column amounts of a slice ``wall`` long."""
-    a = {c: float(amounts[COL[c]]) for c in COLUMNS}
+#: Decomposition(...) by every field in order, without the frozen __init__'s cost (one per step)
+_DECOMPOSITION = record_builder(Decomposition, tuple(f.name for f in dataclasses.fields(Decomposition)))
+
+
+def decomposition(label: str, at: float, wall: float, amounts: Union[np.ndarray, Sequence[float]],
+                  host_ahead: float = 0.0) -> Decomposition:
+    """A :class:`Decomposition` from per-column amounts of a slice ``wall`` long (in the order
+    of :data:`COLUMNS`: an array, or its ``tolist()``), ``host_ahead`` its ``host_ahead_us``."""
+    a = dict(zip(COLUMNS, amounts.tolist() if isinstance(amounts, np.ndarray) else amounts))
     other_parts = {"unfloored_kernels": a["unfloored"], "queued": a["queued"], "cold_start": a["cold_start"],
                    "profiler": a["profiler"], "collective": a["collective"], "unknown": a["unknown"],
                    "other_device": a["other_device"]}
@@ -47,13 +53,9 @@ def decomposition(label: str, at: float, wall: float, amounts: np.ndarray) -> De
     residual = wall - (a["floor"] + a["excess"] + a["data_movement"] + a["communication"] + a["peer_wait"] + host
                        + blocking + other)
     bound: SliceBound = max(parts, key=parts.__getitem__) if wall > 0 else "other"
-    return Decomposition(
-        label=label, at_us=at, wall_us=wall, floor_us=a["floor"], excess_us=a["excess"],
-        data_movement_us=a["data_movement"], host_overhead_us=host, blocking_us=blocking, other_us=other,
-        other_parts_us=other_parts, residual_us=residual, bound=bound,
-        idle_by_cause_us={c: a[c] for c in GAP_CAUSES}, communication_us=a["communication"],
-        peer_wait_us=a["peer_wait"],
-    )
+    return _DECOMPOSITION(label, at, wall, a["floor"], a["excess"], a["data_movement"], host, blocking, other,
+                          other_parts, residual, bound, {c: a[c] for c in GAP_CAUSES}, a["communication"],
+                          a["peer_wait"], host_ahead)
 
 
 def step_slices(starts: np.ndarray, host_ends: np.ndarray, issued: np.ndarray, ends: np.ndarray,
@@ -90,8 +92,8 @@ def step_decompositions(labels: Sequence[str], starts: np.ndarray, host_ends: np
     ``host_ahead_us``."""
     a, b, ahead = step_slices(starts, host_ends, issued, ends, wall)
     amounts = part.integrate(a, b)
-    return tuple(dataclasses.replace(decomposition(label, float(x), float(y - x), row), host_ahead_us=float(h))
-                 for label, x, y, row, h in zip(labels, a.tolist(), b.tolist(), amounts, ahead.tolist()))
+    return tuple([decomposition(label, x, y - x, row, h)
+                  for label, x, y, row, h in zip(labels, a.tolist(), b.tolist(), amounts.tolist(), ahead.tolist())])
 
 
 def spread(steps: Sequence[Decomposition]) -> Dict[str, Tuple[float, float, float]]:

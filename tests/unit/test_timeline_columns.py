@@ -14,7 +14,7 @@ import pytest
 
 from builders import KinetoBuilder, tensor_args, toy_spec
 from floorcalc.analysis.driver import build_report
-from floorcalc.records import RangeRow, Trace, Window
+from floorcalc.records import Decomposition, RangeRow, Trace, Window
 from floorcalc.records.optable import op_columns
 from floorcalc.timeline import analysis as A
 from floorcalc.timeline import parts
@@ -127,3 +127,48 @@ def test_ranges_of_committed_traces(name, monkeypatch):
     _checked(monkeypatch, seen)
     build_report(load(str(DATA / name)), toy_spec())
     assert seen and seen[0] > 0
+
+
+def decomposition_by_fields(label, at, wall, amounts):
+    """parts.decomposition as it was: each column read from the numpy row, the record by its
+    frozen __init__."""
+    from floorcalc.records import GAP_CAUSES, Decomposition
+    from floorcalc.timeline.partition import COL
+
+    a = {c: float(amounts[COL[c]]) for c in COLUMNS}
+    other_parts = {"unfloored_kernels": a["unfloored"], "queued": a["queued"], "cold_start": a["cold_start"],
+                   "profiler": a["profiler"], "collective": a["collective"], "unknown": a["unknown"],
+                   "other_device": a["other_device"]}
+    host = a["launch"] + a["python"]
+    blocking = a["sync"] + a["blocking_copy"]
+    other = sum(other_parts.values())
+    ps = {"device": a["floor"] + a["excess"], "data_movement": a["data_movement"],
+          "communication": a["communication"], "peer_wait": a["peer_wait"], "host": host, "blocking": blocking,
+          "other": other}
+    residual = wall - (a["floor"] + a["excess"] + a["data_movement"] + a["communication"] + a["peer_wait"] + host
+                       + blocking + other)
+    bound = max(ps, key=ps.__getitem__) if wall > 0 else "other"
+    return Decomposition(
+        label=label, at_us=at, wall_us=wall, floor_us=a["floor"], excess_us=a["excess"],
+        data_movement_us=a["data_movement"], host_overhead_us=host, blocking_us=blocking, other_us=other,
+        other_parts_us=other_parts, residual_us=residual, bound=bound,
+        idle_by_cause_us={c: a[c] for c in GAP_CAUSES}, communication_us=a["communication"],
+        peer_wait_us=a["peer_wait"],
+    )
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_decompositions_from_lists_are_the_records_of_the_rows(seed):
+    import dataclasses
+
+    rng = np.random.default_rng(seed)
+    rows = rng.choice([0.0, -0.0, 1.0, 0.1, 1e-12, 3.7], size=(50, len(COLUMNS))) * rng.random((50, len(COLUMNS)))
+    rows[rng.random(rows.shape) < 0.3] = 0.0
+    walls = rng.choice([0.0, 1.0, 10.0], size=50) + rng.random(50)
+    for k in range(50):
+        want = dataclasses.replace(decomposition_by_fields(f"s{k}", float(k), float(walls[k]), rows[k]),
+                                   host_ahead_us=float(walls[k] / 3))
+        got = parts.decomposition(f"s{k}", float(k), float(walls[k]), rows[k].tolist(), float(walls[k] / 3))
+        assert _same(got, want) and got == want and type(got) is type(want)
+        assert _same(parts.decomposition("p", 0.0, float(walls[k]), rows[k]),
+                     decomposition_by_fields("p", 0.0, float(walls[k]), rows[k]))
