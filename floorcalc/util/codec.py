@@ -332,8 +332,36 @@ def _encoder(hint: Any) -> _Enc:
     if origin in (dict, collections.abc.Mapping):
         inner = _encoder(args[1]) if args else encode
         key = _key_encoder(args[0] if args else str)
+        if key is str and inner in (_number, _same):
+            return _plain_mapping(inner)
         return lambda x: {key(k): inner(v) for k, v in x.items()}
     raise TypeError(f"the codec cannot write a field of type {hint!r}")
+
+
+def _plain_mapping(inner: _Enc) -> _Enc:
+    """The encoder of a mapping with string keys and number (``_number``) or plain (``_same``)
+    values: ``{str(k): inner(v)}``, made by one ``dict`` copy when every key is a ``str`` (then
+    ``str(k)`` is ``k``) and, for numbers, every value an ``int`` or ``float`` and their sum
+    finite (then no value is infinite or NaN, and ``_number(v)`` is ``v``): the same keys and
+    values in the same order, without two calls per item (a rank's step decompositions hold
+    27,000 such items)."""
+    numbers = inner is _number
+    plain, text = {int, float}, {str}
+
+    def encode_mapping(x: Any) -> Any:
+        d = dict(x)
+        if set(map(type, d)) <= text:
+            if not numbers:
+                return d
+            if set(map(type, d.values())) <= plain:
+                try:
+                    if math.isfinite(sum(d.values())):
+                        return d
+                except OverflowError:
+                    pass
+        return {str(k): inner(v) for k, v in x.items()}
+
+    return encode_mapping
 
 
 def _key_encoder(hint: Any) -> _Enc:
