@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from array import array
 from itertools import accumulate
-from typing import Dict, Optional, Sequence, Tuple, Union
+from operator import attrgetter
+from typing import TYPE_CHECKING, Dict, Optional, Sequence, Tuple, Union
 
 from floorcalc.util.errors import FloorcalcError
 from floorcalc.classify.grouping import DEFAULT as DEFAULT_GROUP_BY
@@ -26,6 +27,9 @@ from floorcalc.records import (CollectiveTiming, DeviceSpec, GroupBy, IdleSpans,
                                RankTiming, Report, ReportPiece, Trace, record_builder)
 from floorcalc.trace.paths import rank_from_name
 from floorcalc.util.memory import release_free_memory
+
+if TYPE_CHECKING:
+    import numpy as np
 
 #: A rank number in a file name: ``rank-3``, ``rank_3``, ``rank3``, ``rank.3`` (case ignored).
 @dataclass(frozen=True)
@@ -158,30 +162,98 @@ def rank_timings(timings: Sequence[CollectiveTiming]) -> Tuple[RankTiming, ...]:
     :class:`~floorcalc.records.RankTiming` each, in the same order): their lead-ins in the
     columns of one :class:`~floorcalc.records.LeadIns`, each span labelled as the step words it
     (crossrank.activity_label), and what the rank did since each one's previous collective
-    worked out here (crossrank._since_previous; the previous: the one before it in start order,
-    as combine takes it)."""
-    from floorcalc.distributed.crossrank import _since_previous, activity_label
+    worked out here (crossrank._since_previous, for all of them at once: :func:`since_columns`;
+    the previous: the one before it in start order, as combine takes it)."""
+    import numpy as np
+
+    from floorcalc.distributed.crossrank import activity_label
 
     spans = [sp for t in timings for sp in t.lead_in]
+    starts, ends, shares, kinds, names = (list(map(attrgetter(f), spans))
+                                          for f in ("start_us", "end_us", "share", "kind", "name"))
     index: Dict[str, int] = {}
-    code = {kn: index.setdefault(activity_label(*kn), len(index)) for kn in dict.fromkeys((sp.kind, sp.name) for sp in spans)}
-    order = sorted(timings, key=lambda t: t.ts_us)
-    previous = {id(b): a for a, b in zip(order, order[1:])}
-    sinces = [_since_previous(t, previous[id(t)]) if id(t) in previous else None for t in timings]
-    since_label = array("i", [index.setdefault(what, len(index)) for d in sinces if d for what in d]).tobytes()
-    since_us = array("d", [us for d in sinces if d for us in d.values()]).tobytes()
-    lead_ins = LeadIns(labels=tuple(index),
-                       span_at=array("i", accumulate((len(t.lead_in) for t in timings), initial=0)).tobytes(),
-                       start_us=array("d", [sp.start_us for sp in spans]).tobytes(),
-                       end_us=array("d", [sp.end_us for sp in spans]).tobytes(),
-                       share=array("d", [sp.share for sp in spans]).tobytes(),
-                       label=array("i", [code[sp.kind, sp.name] for sp in spans]).tobytes(),
-                       since_at=array("i", accumulate((len(d) if d else 0 for d in sinces), initial=0)).tobytes(),
-                       since_label=since_label, since_us=since_us, since_known=bytes(d is not None for d in sinces))
+    pair: Dict[Tuple[str, str], int] = {}    # each (kind, name), in the order first met
+    pair_of = [pair.setdefault(kn, len(pair)) for kn in zip(kinds, names)]
+    code = np.array([index.setdefault(activity_label(*kn), len(index)) for kn in pair], dtype=np.int32)
+    label = code[np.array(pair_of, dtype=np.int64)] if spans else np.zeros(0, dtype=np.int32)
+    span_at = np.array([0] + list(accumulate(len(t.lead_in) for t in timings)), dtype=np.int64)
+    since_at, since_label, since_us, known = since_columns(
+        timings, span_at, np.array(starts, dtype=np.float64), np.array(ends, dtype=np.float64),
+        np.array(shares, dtype=np.float64), list(pair), np.array(pair_of, dtype=np.int64), label)
+    lead_ins = LeadIns(labels=tuple(index), span_at=span_at.astype(np.int32).tobytes(),
+                       start_us=array("d", starts).tobytes(), end_us=array("d", ends).tobytes(),
+                       share=array("d", shares).tobytes(), label=label.astype(np.int32).tobytes(),
+                       since_at=since_at.astype(np.int32).tobytes(), since_label=since_label.astype(np.int32).tobytes(),
+                       since_us=since_us.astype(np.float64).tobytes(), since_known=known.astype(np.uint8).tobytes())
     make = _RANK_TIMING
     return tuple([make(t.call.kind, t.call.group_name, t.call.group_ranks, t.call.seq, t.call.peer, t.ordinal, t.ts_us,
                        t.duration_us, t.message_bytes, t.link_bytes, t.floor_us, t.exposed, lead_ins, i)
                   for i, t in enumerate(timings)])
+
+
+def since_columns(timings: Sequence[CollectiveTiming], span_at: "np.ndarray", start: "np.ndarray", end: "np.ndarray",
+                  share: "np.ndarray", pairs: Sequence[Tuple[str, str]], pair_of: "np.ndarray", label: "np.ndarray"
+                  ) -> Tuple["np.ndarray", "np.ndarray", "np.ndarray", "np.ndarray"]:
+    """crossrank._since_previous of each timing and the one before it in start order, for all
+    of them at once, as :class:`~floorcalc.records.LeadIns` holds them: ``(since_at,
+    since_label, since_us, known)``. The lead-ins' spans are given flat (``span_at``: where each
+    timing's begin; ``start``, ``end``, ``share``; ``pair_of``: each one's (kind, name) in
+    ``pairs``; ``label``: its label's code). Each sum is taken in the spans' order
+    (``np.bincount``, which adds in order), its labels in the order first met, as the loop
+    does: tests/unit/test_rank_timings.py holds them to it."""
+    import numpy as np
+
+    n = len(timings)
+    order = sorted(range(n), key=lambda i: timings[i].ts_us)   # sorted(): stable, as combine's
+    prev = np.full(n, -1, dtype=np.int64)
+    if n > 1:
+        prev[np.array(order[1:], dtype=np.int64)] = np.array(order[:-1], dtype=np.int64)
+    ts = np.array([t.ts_us for t in timings], dtype=np.float64)
+    end_of = np.array([t.end_us for t in timings], dtype=np.float64)
+    has = prev >= 0
+    lo = np.where(has, end_of[np.maximum(prev, 0)] - ts, 0.0)
+    count = np.diff(span_at)
+    first = span_at[:-1]
+    known = has & ~(lo >= 0) & (count > 0)
+    known &= ~(start[np.minimum(first, max(len(start) - 1, 0))] > lo + 1e-6) if len(start) else False
+    # the spans of the timings that can say, and what each one's previous collective leaves out
+    owner = np.repeat(np.arange(n), count)
+    live = known[owner]
+    p_of = prev[owner]
+    skip = np.zeros(len(start), dtype=bool)
+    kinds = [k for k, _ in pairs]
+    maybe = np.array([k in ("communication", "host_collective") for k in kinds], dtype=bool)
+    cand = np.flatnonzero(live & maybe[pair_of]) if len(pairs) else np.zeros(0, dtype=np.int64)
+    if len(cand):
+        groups = [timings[int(p)].call.group_name for p in range(n)]
+        ops = [timings[int(p)].op for p in range(n)]
+        memo: Dict[Tuple[int, int], bool] = {}
+        cp, cq = pair_of[cand].tolist(), p_of[cand].tolist()
+        out = []
+        for k, q in zip(cp, cq):
+            hit = memo.get((k, q))
+            if hit is None:
+                kind, name = pairs[k]
+                g = groups[q]
+                own = f"(group {g})" if g else ""
+                hit = memo[(k, q)] = ((kind == "communication" and (name.endswith(own) if own else True))
+                                      or (kind == "host_collective" and name == ops[q]))
+            out.append(hit)
+        skip[cand] = np.array(out, dtype=bool)
+    width = end - start
+    lo_s = lo[owner]
+    ov = np.minimum(end, 0.0) - np.maximum(start, lo_s)
+    take = np.flatnonzero(live & ~skip & (ov > 0) & (width > 0))
+    values = ov[take] * share[take]
+    key = owner[take] * (int(label.max()) + 1 if len(label) else 1) + label[take].astype(np.int64)
+    uk, firstpos, inv = np.unique(key, return_index=True, return_inverse=True)
+    sums = np.bincount(inv, weights=values, minlength=len(uk))
+    o = np.argsort(firstpos, kind="stable")          # by timing, then the order first met
+    since_owner = owner[take][firstpos[o]]
+    since_label = label[take][firstpos[o]]
+    since_us = sums[o]
+    since_at = np.concatenate([[0], np.cumsum(np.bincount(since_owner, minlength=n))]).astype(np.int64)
+    return since_at, since_label, since_us, known
 
 
 #: RankTiming(...) by its fields in order, without the frozen __init__'s cost (one per collective)
