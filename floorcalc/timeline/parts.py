@@ -18,7 +18,7 @@ import numpy as np
 from floorcalc.records.optable import module_of, name_of
 from floorcalc.floor.roofline import bandwidth
 from floorcalc.records import (GAP_CAUSES, CopyRow, Decomposition, DeviceSpec, GpuEvent, KernelLaunchRow, LaunchStats,
-                               SliceBound, Trace, record_builder)
+                               Level, SliceBound, Trace, record_builder)
 from floorcalc.timeline.partition import COLUMNS, Partition
 
 #: How many of the longest gaps, copies and waits a Timeline lists (all are analysed).
@@ -126,6 +126,10 @@ def parse_copy_name(name: str, kind: str) -> Tuple[str, str, str, Optional[bool]
     return direction, src, dst, pinned
 
 
+#: CopyRow(...) by every field in order, without the frozen __init__'s cost (one per copy)
+_COPY_ROW = record_builder(CopyRow, tuple(f.name for f in dataclasses.fields(CopyRow)))
+
+
 def copy_rows(trace: Trace, ev: Sequence[GpuEvent], ts: np.ndarray, spec: DeviceSpec,
               steps: Sequence[Optional[int]]) -> Tuple[Tuple[CopyRow, ...], int, Dict[str, Dict[str, float]]]:
     """The :class:`CopyRow` of each memcpy and memset of ``ev`` (``ts``: their starts from the
@@ -133,23 +137,37 @@ def copy_rows(trace: Trace, ev: Sequence[GpuEvent], ts: np.ndarray, spec: Device
     and their totals per direction."""
     L = spec.launch_latency_us.value
     rows = []
+    parsed: Dict[Tuple[str, str], Tuple[str, str, str, Optional[bool]]] = {}   # each distinct name once
+    links: Dict[Level, Tuple[Level, float]] = {}                                # each level's bandwidth once
+    labels: Dict[Optional[int], Tuple[str, str]] = {}                          # each op's name and module once
+    make = _COPY_ROW
     for e, t, step in zip(ev, ts.tolist(), steps):
-        if e.kind == "kernel":
+        kind = e.kind
+        if kind == "kernel":
             continue
-        direction, src, dst, pinned = parse_copy_name(e.name, e.kind)
+        nk = (e.name, kind)
+        got = parsed.get(nk)
+        if got is None:
+            got = parsed[nk] = parse_copy_name(e.name, kind)
+        direction, src, dst, pinned = got
         host = direction in ("HtoD", "DtoH")
-        peer = e.kind == "memcpy" and e.peer_device is not None   # between two GPUs: over their link
-        link, bw = bandwidth(spec, "host_link" if host else "nvlink" if peer else "dram")
+        peer = kind == "memcpy" and e.peer_device is not None   # between two GPUs: over their link
+        level: Level = "host_link" if host else "nvlink" if peer else "dram"
+        lb = links.get(level)
+        if lb is None:
+            found, fig = bandwidth(spec, level)
+            lb = links[level] = (found, fig.value)
+        link, bw = lb
         nbytes = e.bytes
         moved = None if nbytes is None else (2 * nbytes if direction in ("DtoD", "PtoP") and not peer else nbytes)
-        floor = moved / bw.value * 1e6 + L if moved is not None and bw.value > 0 else None
-        name, module = op_label(trace, e.op)
-        rows.append(CopyRow(
-            name=e.name, kind=e.kind, direction=direction, src=src, dst=dst, pinned=pinned, bytes=nbytes,
-            at_us=t, duration_us=e.duration_us,
-            achieved_bytes_per_s=(nbytes / (e.duration_us * 1e-6)) if nbytes and e.duration_us > 0 else None,
-            floor_us=floor, link=link, op=name, module=module, stream=e.stream, step=step,
-        ))
+        floor = moved / bw * 1e6 + L if moved is not None and bw > 0 else None
+        label = labels.get(e.op)
+        if label is None:
+            label = labels[e.op] = op_label(trace, e.op)
+        d = e.duration_us
+        rows.append(make(e.name, kind, direction, src, dst, pinned, nbytes, t, d,
+                         (nbytes / (d * 1e-6)) if nbytes and d > 0 else None, floor, link, label[0], label[1], e.stream,
+                         step))
     count = len(rows)
     totals: Dict[str, Dict[str, float]] = {}
     for r in rows:

@@ -7,16 +7,17 @@ from __future__ import annotations
 import random
 from collections import defaultdict
 from pathlib import Path
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict, Optional, Sequence, Tuple
 
 import numpy as np
 import pytest
 
 from builders import KinetoBuilder, tensor_args, toy_spec
 from floorcalc.analysis.driver import build_report
-from floorcalc.records import Decomposition, RangeRow, Trace, Window
+from floorcalc.records import CopyRow, Decomposition, DeviceSpec, GpuEvent, RangeRow, Trace, Window
 from floorcalc.records.optable import op_columns
 from floorcalc.timeline import analysis as A
+from floorcalc.floor import roofline
 from floorcalc.timeline import parts
 from floorcalc.timeline.partition import COLUMNS, Partition
 from floorcalc.trace import load, parse
@@ -172,3 +173,78 @@ def test_decompositions_from_lists_are_the_records_of_the_rows(seed):
         assert _same(got, want) and got == want and type(got) is type(want)
         assert _same(parts.decomposition("p", 0.0, float(walls[k]), rows[k]),
                      decomposition_by_fields("p", 0.0, float(walls[k]), rows[k]))
+
+
+def copy_rows_by_fields(trace: Trace, ev: Sequence[GpuEvent], ts: np.ndarray, spec: DeviceSpec,
+              steps: Sequence[Optional[int]]) -> Tuple[Tuple[CopyRow, ...], int, Dict[str, Dict[str, float]]]:
+    """The :class:`CopyRow` of each memcpy and memset of ``ev`` (``ts``: their starts from the
+    window's, ``steps``: each event's step), the longest :data:`parts.LIST_COPIES` of them, their count
+    and their totals per direction."""
+    L = spec.launch_latency_us.value
+    rows = []
+    for e, t, step in zip(ev, ts.tolist(), steps):
+        if e.kind == "kernel":
+            continue
+        direction, src, dst, pinned = parts.parse_copy_name(e.name, e.kind)
+        host = direction in ("HtoD", "DtoH")
+        peer = e.kind == "memcpy" and e.peer_device is not None   # between two GPUs: over their link
+        link, bw = roofline.bandwidth(spec, "host_link" if host else "nvlink" if peer else "dram")
+        nbytes = e.bytes
+        moved = None if nbytes is None else (2 * nbytes if direction in ("DtoD", "PtoP") and not peer else nbytes)
+        floor = moved / bw.value * 1e6 + L if moved is not None and bw.value > 0 else None
+        name, module = parts.op_label(trace, e.op)
+        rows.append(CopyRow(
+            name=e.name, kind=e.kind, direction=direction, src=src, dst=dst, pinned=pinned, bytes=nbytes,
+            at_us=t, duration_us=e.duration_us,
+            achieved_bytes_per_s=(nbytes / (e.duration_us * 1e-6)) if nbytes and e.duration_us > 0 else None,
+            floor_us=floor, link=link, op=name, module=module, stream=e.stream, step=step,
+        ))
+    count = len(rows)
+    totals: Dict[str, Dict[str, float]] = {}
+    for r in rows:
+        t = totals.setdefault(r.direction, {"count": 0, "bytes": 0, "duration_us": 0.0})
+        t["count"] += 1
+        t["bytes"] += r.bytes or 0
+        t["duration_us"] += r.duration_us
+    if count > parts.LIST_COPIES:
+        rows = sorted(rows, key=lambda r: -r.duration_us)[:parts.LIST_COPIES]
+    return tuple(rows), count, totals
+
+
+def _copy_trace(rng: random.Random) -> Trace:
+    b = KinetoBuilder(gpus=2)
+    b.step(0, 0.0, 5000.0)
+    t = 1.0
+    for i in range(rng.randint(1, 60)):
+        ext = b.op(rng.choice(["aten::copy_", "aten::zero_", "aten::to"]), t, 5.0, tensor_args([64, 64]))
+        what = rng.random()
+        if what < 0.2:
+            b.peer_copy(t + 1.0, 100.0 + 20 * i, rng.choice([2.0, 5.0]), rng.choice([0, 4096]), src=0, dst=1, ext=ext)
+        else:
+            name, kind = rng.choice([("Memset (Device)", "memset"), ("Memcpy HtoD (Pageable -> Device)", "memcpy"),
+                                     ("Memcpy DtoH (Device -> Pinned)", "memcpy"), ("Memcpy DtoD (Device -> Device)", "memcpy"),
+                                     ("Memcpy HtoD (Pinned -> Device)", "memcpy"), ("k", "kernel")])
+            b.launch(t + 1.0, 100.0 + 20 * i, rng.choice([0.0, 1.0, 7.5]), name, ext=ext if rng.random() < 0.8 else None,
+                     kind=kind, nbytes=rng.choice([None, 0, 4, 1 << 20]) if kind != "kernel" else None,
+                     runtime="cudaMemcpyAsync" if kind == "memcpy" else "cudaLaunchKernel")
+        t += 10.0
+    return parse(b.to_dict())
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_copy_rows_are_the_loop_s(seed, monkeypatch):
+    import floorcalc.timeline.parts as P
+    from builders import h200_spec
+
+    seen = []
+    real = P.copy_rows
+
+    def both(trace, ev, ts, spec, steps):
+        new, old = real(trace, ev, ts, spec, steps), copy_rows_by_fields(trace, ev, ts, spec, steps)
+        assert _same(new, old) and new == old
+        seen.append(new[1])
+        return new
+
+    monkeypatch.setattr(P, "copy_rows", both)
+    build_report(_copy_trace(random.Random(seed)), h200_spec() if seed % 2 else toy_spec())
+    assert seen and seen[0] > 0
