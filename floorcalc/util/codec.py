@@ -341,23 +341,23 @@ def _encoder(hint: Any) -> _Enc:
 def _plain_mapping(inner: _Enc) -> _Enc:
     """The encoder of a mapping with string keys and number (``_number``) or plain (``_same``)
     values: ``{str(k): inner(v)}``, made by one ``dict`` copy when every key is a ``str`` (then
-    ``str(k)`` is ``k``) and, for numbers, every value an ``int`` or ``float`` and their sum
-    finite (then no value is infinite or NaN, and ``_number(v)`` is ``v``): the same keys and
-    values in the same order, without two calls per item (a rank's step decompositions hold
-    27,000 such items)."""
+    ``str(k)`` is ``k``) and, for numbers, every value an ``int`` or ``float`` whose sum is
+    finite (then none is infinite or NaN, and ``_number(v)`` is ``v`` for each: it changes only those); the
+    same keys and values in the same order, without two calls per item (a rank's step
+    decompositions hold 27,000 such items). Else item by item."""
     numbers = inner is _number
-    plain, text = {int, float}, {str}
+    text, plain = {str}, {int, float}
 
     def encode_mapping(x: Any) -> Any:
         d = dict(x)
         if set(map(type, d)) <= text:
             if not numbers:
                 return d
-            if set(map(type, d.values())) <= plain:
+            if set(map(type, d.values())) <= plain:   # Python's own numbers (no numpy scalar's warnings)
                 try:
                     if math.isfinite(sum(d.values())):
                         return d
-                except OverflowError:
+                except OverflowError:   # an int too large for a float: item by item
                     pass
         return {str(k): inner(v) for k, v in x.items()}
 

@@ -20,7 +20,8 @@ class _Name(str):
 
 def _value(rng: random.Random):
     return rng.choice([0.0, -0.0, 1.5, 1e308, -1e308, math.inf, -math.inf, math.nan, 3, 10 ** 400, True, None,
-                       np.float64(2.5), np.float64(math.inf), "x", rng.random()])
+                       np.float64(2.5), np.float64(math.inf), np.float32(1.5), np.int64(7), "x", (1.0,),
+                       rng.random()])
 
 
 @pytest.mark.parametrize("seed", range(300))
@@ -66,7 +67,8 @@ def test_the_copy_path_is_taken_for_finite_numbers_and_not_otherwise():
     enc = codec._plain_mapping(codec._number)
     assert enc(_NoItems({"a": 1.0, "b": 2, "c": -0.0})) == {"a": 1.0, "b": 2, "c": -0.0}
     assert codec._plain_mapping(codec._same)(_NoItems({"a": "x", "b": None})) == {"a": "x", "b": None}
-    for slow in ({"a": math.inf, "b": 1.0}, {"a": 1e308, "b": 1e308}, {"a": True}, {_Name("a"): 1.0}):
+    for slow in ({"a": math.inf, "b": 1.0}, {"a": 1e308, "b": 1e308}, {"a": None}, {"a": "x", "b": 1.0},
+                 {"a": np.float64(2.5)}, {"a": True}, {_Name("a"): 1.0}, {"a": 10 ** 400, "b": 0.5}):
         with pytest.raises(AssertionError, match="item by item"):
             enc(_NoItems(slow))
     assert enc({"a": math.inf, "b": 1.0}) == {"a": None, "b": 1.0}
