@@ -38,7 +38,7 @@ import numpy as np
 from floorcalc.counting.collectives import count_collective
 from floorcalc.records import (ActivitySpan, CollectiveCall, CollectiveTiming, CommunicationStats, GpuEvent, Trace,
                                Window, WorkUnit, record_builder)
-from floorcalc.records.optable import op_columns
+from floorcalc.records.optable import name_of, op_columns
 from floorcalc.timeline.partition import COLUMNS, IDLE_COLUMNS, Partition, merge
 from floorcalc.trace.collectives import is_comm_kernel
 
@@ -132,13 +132,14 @@ def collectives(trace: Trace, win: Window, ev: Sequence[GpuEvent], ts: np.ndarra
     starts = [a for a, _, _, _ in items]
     sinces = [max(p, 0.0) for p in accumulate([0.0] + starts[:-1], max)]
     leads = lead_ins(seg, _KernelLabels(ev, comm_flags, unit_of, groups), names, op_at, sinces, starts, seg_op)
+    make = _TIMING
     for (a, b, c, k), lead in zip(items, leads):
         key = _ordinal_key(c)
         ordinal = ordinals.get(key, 0)
         ordinals[key] = ordinal + 1
         u = unit_of.get(c.event) if c.event is not None else None
         cc = u.comm if u is not None else count_collective(c)[0]
-        fl = u.event_floors_us[0] if u is not None and u.event_floors_us else None
+        fl = u.event_parts[0].floor_us if u is not None and u.event_parts else None   # event_floors_us[0]
         if fl is not None:
             floor_sum += fl
             floored += 1
@@ -149,11 +150,9 @@ def collectives(trace: Trace, win: Window, ev: Sequence[GpuEvent], ts: np.ndarra
             msg_sum += cc.message_bytes
         owner = k
         exposed = _exposed(seg, a, b, owner)
-        op_name = trace.ops[c.op].name if c.op is not None else (u.name if u is not None else "")
-        out.append(CollectiveTiming(
-            call=c, ordinal=ordinal, ts_us=a + W0, at_us=a, duration_us=b - a, op=op_name,
-            message_bytes=cc.message_bytes if cc is not None else None,
-            link_bytes=cc.link_bytes if cc is not None else None, floor_us=fl, exposed=exposed, lead_in=lead))
+        op_name = name_of(trace.ops, c.op) if c.op is not None else (u.name if u is not None else "")
+        out.append(make(c, ordinal, a + W0, a, b - a, op_name, cc.message_bytes if cc is not None else None,
+                        cc.link_bytes if cc is not None else None, fl, exposed, lead))
     n = passes
     stats = CommunicationStats(
         collectives=len(items) / n, comm_us=comm_us / n, hidden_us=max(comm_us - exposed_total, 0.0) / n,
@@ -435,6 +434,10 @@ class _KernelLabels:
                 out.append(("kernel" if e.kind == "kernel" else "data_movement", name))
         return out
 
+
+#: CollectiveTiming(...) by its fields in order, without the frozen __init__'s cost (one per collective)
+_TIMING = record_builder(CollectiveTiming, ("call", "ordinal", "ts_us", "at_us", "duration_us", "op", "message_bytes",
+                                            "link_bytes", "floor_us", "exposed", "lead_in"))
 
 #: ActivitySpan(...) by its fields in order, without the frozen __init__'s cost (one per span)
 _SPAN = record_builder(ActivitySpan, ("start_us", "end_us", "kind", "name", "share"))
