@@ -151,3 +151,34 @@ def test_a_lead_in_s_older_blocks_summed_in_one_pass_equal_the_block_by_block_su
         got = block_sums(spans, edges)
         assert got == plain
         assert [list(d) for d in got] == [list(d) for d in plain]   # keys first met in the same order
+
+
+def test_a_rank_is_analysed_with_the_cyclic_collector_paused():
+    """rank_record runs no garbage collection (a worker of a run's pool has the collector on:
+    each collection between the reader and the analysis walked every object they had made),
+    and leaves the collector as it found it."""
+    import gc
+    from pathlib import Path
+
+    from floorcalc.distributed.rank import RankOptions, rank_record
+
+    path = Path(__file__).resolve().parents[1] / "data/distributed/h200x2_tp_mlp_balanced/tp_balanced_rank0.json.gz"
+    collections = []
+
+    def count(phase, info):
+        if phase == "start":
+            collections.append(info["generation"])
+
+    was = gc.isenabled()
+    gc.enable()
+    gc.collect()
+    gc.callbacks.append(count)
+    try:
+        record = rank_record(str(path), RankOptions())
+        assert gc.isenabled()
+    finally:
+        gc.callbacks.remove(count)
+        if not was:
+            gc.disable()
+    assert record.error == "" and record.figures is not None
+    assert collections == []
