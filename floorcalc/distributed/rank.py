@@ -182,20 +182,25 @@ def rank_timings(timings: Sequence[CollectiveTiming]) -> Tuple[RankTiming, ...]:
     from floorcalc.distributed.crossrank import activity_label
 
     spans = [sp for t in timings for sp in t.lead_in]
-    starts, ends, shares, kinds, names = (list(map(attrgetter(f), spans))
-                                          for f in ("start_us", "end_us", "share", "kind", "name"))
+    # the lead-ins share their spans (timeline.comm.lead_ins makes each distinct one once): the
+    # fields of each span object read once
+    seen: Dict[int, int] = {}
+    which = np.array([seen.setdefault(i, len(seen)) for i in map(id, spans)], dtype=np.int64)
+    one = list({id(sp): sp for sp in spans}.values()) if len(seen) < len(spans) else spans
+    starts, ends, shares = (np.array(list(map(attrgetter(f), one)), dtype=np.float64)[which]
+                            for f in ("start_us", "end_us", "share"))
     index: Dict[str, int] = {}
     pair: Dict[Tuple[str, str], int] = {}    # each (kind, name), in the order first met
-    pair_of = [pair.setdefault(kn, len(pair)) for kn in zip(kinds, names)]
+    pair_one = np.array([pair.setdefault((sp.kind, sp.name), len(pair)) for sp in one], dtype=np.int64)
+    pair_of = pair_one[which] if len(which) else np.zeros(0, dtype=np.int64)
     code = np.array([index.setdefault(activity_label(*kn), len(index)) for kn in pair], dtype=np.int32)
-    label = code[np.array(pair_of, dtype=np.int64)] if spans else np.zeros(0, dtype=np.int32)
+    label = code[pair_of] if spans else np.zeros(0, dtype=np.int32)
     span_at = np.array([0] + list(accumulate(len(t.lead_in) for t in timings)), dtype=np.int64)
-    since_at, since_label, since_us, known = since_columns(
-        timings, span_at, np.array(starts, dtype=np.float64), np.array(ends, dtype=np.float64),
-        np.array(shares, dtype=np.float64), list(pair), np.array(pair_of, dtype=np.int64), label)
+    since_at, since_label, since_us, known = since_columns(timings, span_at, starts, ends, shares, list(pair), pair_of,
+                                                           label)
     lead_ins = LeadIns(labels=tuple(index), span_at=span_at.astype(np.int32).tobytes(),
-                       start_us=array("d", starts).tobytes(), end_us=array("d", ends).tobytes(),
-                       share=array("d", shares).tobytes(), label=label.astype(np.int32).tobytes(),
+                       start_us=starts.tobytes(), end_us=ends.tobytes(),
+                       share=shares.tobytes(), label=label.astype(np.int32).tobytes(),
                        since_at=since_at.astype(np.int32).tobytes(), since_label=since_label.astype(np.int32).tobytes(),
                        since_us=since_us.astype(np.float64).tobytes(), since_known=known.astype(np.uint8).tobytes())
     make = _RANK_TIMING
