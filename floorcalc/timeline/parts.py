@@ -134,13 +134,11 @@ def copy_rows(trace: Trace, ev: Sequence[GpuEvent], ts: np.ndarray, spec: Device
               steps: Sequence[Optional[int]]) -> Tuple[Tuple[CopyRow, ...], int, Dict[str, Dict[str, float]]]:
     """The :class:`CopyRow` of each memcpy and memset of ``ev`` (``ts``: their starts from the
     window's, ``steps``: each event's step), the longest :data:`LIST_COPIES` of them, their count
-    and their totals per direction."""
+    and their totals per direction. The totals are summed over every copy in event order; only
+    the rows listed are made (a rank of benchmarks/run_scale.py has 2,830 memsets)."""
     L = spec.launch_latency_us.value
-    rows = []
     parsed: Dict[Tuple[str, str], Tuple[str, str, str, Optional[bool]]] = {}   # each distinct name once
-    links: Dict[Level, Tuple[Level, float]] = {}                                # each level's bandwidth once
-    labels: Dict[Optional[int], Tuple[str, str]] = {}                          # each op's name and module once
-    make = _COPY_ROW
+    copies: List[Tuple[GpuEvent, float, Optional[int], Tuple[str, str, str, Optional[bool]]]] = []
     for e, t, step in zip(ev, ts.tolist(), steps):
         kind = e.kind
         if kind == "kernel":
@@ -149,7 +147,22 @@ def copy_rows(trace: Trace, ev: Sequence[GpuEvent], ts: np.ndarray, spec: Device
         got = parsed.get(nk)
         if got is None:
             got = parsed[nk] = parse_copy_name(e.name, kind)
-        direction, src, dst, pinned = got
+        copies.append((e, t, step, got))
+    count = len(copies)
+    totals: Dict[str, Dict[str, float]] = {}
+    for e, _, _, got in copies:
+        tot = totals.setdefault(got[0], {"count": 0, "bytes": 0, "duration_us": 0.0})
+        tot["count"] += 1
+        tot["bytes"] += e.bytes or 0
+        tot["duration_us"] += e.duration_us
+    if count > LIST_COPIES:   # the longest, ties in event order (a stable sort, as of the rows)
+        copies = sorted(copies, key=lambda c: -c[0].duration_us)[:LIST_COPIES]
+    links: Dict[Level, Tuple[Level, float]] = {}                                # each level's bandwidth once
+    labels: Dict[Optional[int], Tuple[str, str]] = {}                          # each op's name and module once
+    make = _COPY_ROW
+    rows = []
+    for e, t, step, (direction, src, dst, pinned) in copies:
+        kind = e.kind
         host = direction in ("HtoD", "DtoH")
         peer = kind == "memcpy" and e.peer_device is not None   # between two GPUs: over their link
         level: Level = "host_link" if host else "nvlink" if peer else "dram"
@@ -168,15 +181,6 @@ def copy_rows(trace: Trace, ev: Sequence[GpuEvent], ts: np.ndarray, spec: Device
         rows.append(make(e.name, kind, direction, src, dst, pinned, nbytes, t, d,
                          (nbytes / (d * 1e-6)) if nbytes and d > 0 else None, floor, link, label[0], label[1], e.stream,
                          step))
-    count = len(rows)
-    totals: Dict[str, Dict[str, float]] = {}
-    for r in rows:
-        t = totals.setdefault(r.direction, {"count": 0, "bytes": 0, "duration_us": 0.0})
-        t["count"] += 1
-        t["bytes"] += r.bytes or 0
-        t["duration_us"] += r.duration_us
-    if count > LIST_COPIES:
-        rows = sorted(rows, key=lambda r: -r.duration_us)[:LIST_COPIES]
     return tuple(rows), count, totals
 
 
