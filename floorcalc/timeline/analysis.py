@@ -86,8 +86,7 @@ def analyze(trace: Trace, win: Window, units: Sequence[WorkUnit], spec: DeviceSp
     is_comm = np.isin(cols.index, np.fromiter(comm_events, dtype=np.int64, count=len(comm_events)))
 
     # 2. busy segments, the critical stream first, collectives after every other event
-    streams, stream_of = np.unique(np.stack([cols.device, cols.stream], axis=1), axis=0, return_inverse=True)
-    stream_of = stream_of.reshape(-1)
+    streams, stream_of = _streams(cols.device, cols.stream)
     per_stream = np.bincount(stream_of, weights=dur, minlength=len(streams))   # in event order, as += did
     keys: List[Tuple[int, int]] = [(int(d), int(st)) for d, st in streams.tolist()]
     order = sorted(range(len(keys)), key=lambda k: (-per_stream[k], keys[k]))
@@ -193,6 +192,19 @@ def analyze(trace: Trace, win: Window, units: Sequence[WorkUnit], spec: DeviceSp
         why = f"the lean passes could not be joined ({type(e).__name__}: {e}); every figure is the profiled pass's"
         return dataclasses.replace(result, notes=result.notes + ("warning: " + why,), step_times=lean_join.step_times(
             trace.capture, result.wall_us, "profiled", why, 0, []))
+
+
+def _streams(device: np.ndarray, stream: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """The distinct (device, stream) pairs, sorted (a row each), and each event's row:
+    ``np.unique(..., axis=0, return_inverse=True)`` of the pairs, by one unique of a 64-bit key
+    (device in the high half) when both fit in 31 bits, as they do (the rows' sort, by device
+    then stream, is the key's), else by the rows."""
+    if len(device) and min(int(device.min()), int(stream.min())) >= 0 \
+            and max(int(device.max()), int(stream.max())) < 1 << 31:
+        key, inv = np.unique((device.astype(np.int64) << 32) | stream.astype(np.int64), return_inverse=True)
+        return np.stack([key >> 32, key & 0xFFFFFFFF], axis=1), inv.reshape(-1)
+    rows, inv = np.unique(np.stack([device, stream], axis=1), axis=0, return_inverse=True)
+    return rows, inv.reshape(-1)
 
 
 def idle_spans(ps: np.ndarray, pe: np.ndarray, pl: np.ndarray) -> IdleSpans:

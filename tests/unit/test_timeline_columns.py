@@ -249,3 +249,16 @@ def test_copy_rows_are_the_loop_s(seed, monkeypatch):
     many = seed >= 20   # more copies than a timeline lists (parts.LIST_COPIES), of tied durations
     build_report(_copy_trace(random.Random(seed), 500 if many else None), h200_spec() if seed % 2 else toy_spec())
     assert seen and seen[0] > (P.LIST_COPIES if many else 0)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_streams_by_key_are_the_rows_unique(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.choice([0, 1, 7, 500]))
+    dev = rng.choice([0, 1, 3] if seed % 3 else [0, 1, 2 ** 31 + 5, -1], size=n).astype(np.int64)
+    st = rng.choice([7, 20, 13, 2 ** 31 - 1], size=n).astype(np.int64)
+    rows, inv = A._streams(dev, st)
+    want_rows, want_inv = (np.unique(np.stack([dev, st], axis=1), axis=0, return_inverse=True) if n
+                           else (np.zeros((0, 2), dtype=np.int64), np.zeros(0, dtype=np.int64)))
+    assert rows.tolist() == want_rows.tolist() and inv.tolist() == want_inv.reshape(-1).tolist()
+    assert rows.dtype == np.int64 and inv.dtype.kind == "i"
