@@ -205,11 +205,18 @@ def _gpu_units(trace: Trace, win: Window) -> List[_Pending]:
     table = trace.capture.inductor_kernels
     seen: Dict[str, int] = defaultdict(int)
     comms = {c.event: c for c in trace.collectives if c.event is not None}
+    # each distinct collective counted once, by what count_collective reads of it
+    counts: Dict[Tuple[str, str, str, Optional[int], Optional[int], Optional[int]],
+                 Tuple[Optional[CommCount], str]] = {}
     for ev, owner, owned in zip(events, owners, how):
         if comms:
             call = comms.get(ev.index)
             if call is not None:                # note 4: a collective is a unit of its own
-                comm, why = count_collective(call)
+                ck = (call.kind, call.name, call.dtype, call.in_elements, call.out_elements, call.group_size)
+                got = counts.get(ck)
+                if got is None:
+                    got = counts[ck] = count_collective(call)
+                comm, why = got
                 units[("collective", ev.index)] = _Pending(
                     op=ops[owner] if owner >= 0 else None, events=[ev], duration_us=ev.duration_us,
                     collective=call, comm=comm, uncounted_reason=why)
