@@ -16,7 +16,6 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
-from array import array
 from itertools import accumulate
 from operator import attrgetter
 from typing import TYPE_CHECKING, Dict, Optional, Sequence, Tuple, Union

@@ -21,8 +21,9 @@ class ReportPiece:
     the rank was analysed (floorcalc.render.run.report_piece), so that a worker sends back these
     bytes, not the report's records.
 
-    ``data``: zlib-compressed (level 1, by ISA-L where installed: floorcalc.render.run.compress) UTF-8 JSON of the report's document, exactly the bytes
-    of ``reports."<rank>"`` in the run's document (orjson, indented 2 a level, its lines after
+    ``data``: zlib-compressed (level 1, by ISA-L where installed: floorcalc.render.run.compress)
+    UTF-8 JSON of the report's document, exactly the bytes of ``reports."<rank>"`` in the run's
+    document (orjson, indented 2 a level, its lines after
     the first indented 4 more: two levels deep). ``paths_base``: the folder its paths were
     written relative to (floorcalc.util.sharing); None: as the trace and the spec gave them.
     ``device``, ``reference``: the report's specs as they are (the JSON leaves out their links
