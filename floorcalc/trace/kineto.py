@@ -206,6 +206,9 @@ _COMM_ATTRS = {key: attr for attr, key in COMM_ARGS.items()}
 _RAW_ARGS = {**{key: attr for attr, key in SHAPE_ARGS.items()}, **{key: attr for attr, key in COPY_ARGS.items()},
              **_COMM_ATTRS}
 _JSON = msgspec.json.Encoder()
+#: each collective member's name as JSON text, in _COMM_ATTRS's order (_Acc.comm_args)
+_COMM_KEYS_JSON = tuple(_JSON.encode(key) for key in _COMM_ATTRS)
+_GENERIC_DICT = msgspec.json.Decoder(Dict[str, Any])
 
 
 def _sanitize(ev: Any, problems: Dict[str, int]) -> Optional[_Event]:
@@ -499,7 +502,16 @@ class _Acc:
         return out
 
     def comm_args(self, k: int) -> Dict[str, Any]:
-        """The collective args of id ``k``, decoded (a value that is not JSON left out)."""
+        """The collective args of id ``k``, decoded (a value that is not JSON left out): as one
+        object of the texts that are there (one decode, not one per member), else member by member."""
+        present = [(key, text) for key, text in zip(_COMM_KEYS_JSON, self.comm_raw[k]) if text]
+        try:
+            whole = _GENERIC_DICT.decode(b"{" + b",".join(key + b":" + text for key, text in present) + b"}")
+        except msgspec.DecodeError:
+            pass
+        else:
+            if len(whole) == len(present):
+                return whole
         out: Dict[str, Any] = {}
         for key, text in zip(_COMM_ATTRS, self.comm_raw[k]):
             if text:
@@ -831,7 +843,9 @@ class _Acc:
         metadata["skipped_events"] = str(self.skipped)
         if scale != 1.0:
             metadata["time_scale"] = str(scale)
-        if any(r.name.startswith("hip") for r in runtime[:2000]) or any(r.name.startswith("hip") for r in runtime[-2000:]):
+        # the runtime calls keep the columns' order (join): their first and last 2,000 names, each once
+        ends = set(rt["name"][:2000].tolist()) | set(rt["name"][-2000:].tolist())
+        if any(names[i].startswith("hip") for i in ends):
             notes.append("ROCm trace: hip* runtime calls are read like their CUDA counterparts "
                          "(hipLaunchKernel as cudaLaunchKernel, hipMemcpyAsync as cudaMemcpyAsync...)")
         range_rows = sorted(self.ranges, key=lambda r: r[0])
@@ -858,8 +872,11 @@ class _Acc:
             collectives=comms, distributed=dist))
 
     def _final_comm(self, ids: np.ndarray) -> Dict[int, Dict[str, Any]]:
-        """Index (in the final records) -> collective args, for the events that have them."""
-        return {int(i): self.comm_args(int(ids[i])) for i in np.flatnonzero(ids >= 0).tolist()}
+        """Index (in the final records) -> collective args, for the events that have them; each
+        distinct set decoded once and its dict shared (collectives.build only reads them)."""
+        at = np.flatnonzero(ids >= 0)
+        decoded = {k: self.comm_args(k) for k in np.unique(ids[at]).tolist()}
+        return dict(zip(at.tolist(), map(decoded.__getitem__, ids[at].tolist())))
 
     def _range_args(self, rows: List[Tuple[float, float, int, int, str]]) -> Dict[int, Dict[str, Any]]:
         """Index in the sorted ranges -> the args of a gloo:* range (floorcalc.trace.collectives)."""

@@ -58,3 +58,22 @@ def test_copies_found_among_repeated_starts_are_the_hashs(seed):
     want = _by_hash_of_every_row(cols, KEYS)
     assert got.tolist() == want.tolist()
     assert acc._dupes.get("row", 0) == int(np.count_nonzero(~want))
+
+
+def test_collective_args_decoded_in_one_object_are_the_members_own():
+    """_Acc.comm_args decodes the texts there as one object; a text that is not JSON sends it
+    member by member, which leaves that one out."""
+    from floorcalc.trace.kineto import _COMM_ATTRS
+
+    keys = list(_COMM_ATTRS)
+    acc = _Acc()
+    texts = [b""] * len(keys)
+    texts[0], texts[1], texts[3] = b'"allreduce"', b'"c10::BFloat16"', b'[1, 2, {"a": null}]'
+    acc.comm_raw.append(tuple(texts))
+    assert acc.comm_args(0) == {keys[0]: "allreduce", keys[1]: "c10::BFloat16", keys[3]: [1, 2, {"a": None}]}
+    assert list(acc.comm_args(0)) == [keys[0], keys[1], keys[3]]
+    texts[1] = b"N/A"
+    acc.comm_raw.append(tuple(texts))
+    assert acc.comm_args(1) == {keys[0]: "allreduce", keys[3]: [1, 2, {"a": None}]}
+    acc.comm_raw.append((b"",) * len(keys))
+    assert acc.comm_args(2) == {}
