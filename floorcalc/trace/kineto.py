@@ -473,7 +473,7 @@ class _Acc:
         self.string_ids: set = set()     # string pids/tids met (a few, for the note)
         # collective args (floorcalc.trace.collectives): each distinct set of raw texts once; the
         # "comm" column of ops and device events indexes it (-1: none)
-        self.comm_id: Dict[tuple, int] = {}
+        self.comm_id: Dict[bytes, int] = {}   # the texts joined by NUL -> id
         self.comm_raw: List[tuple] = []
         self.range_args: Dict[tuple, Tuple[bytes, bytes]] = {}   # gloo:* ranges: (Input Dims, Input type)
 
@@ -493,11 +493,12 @@ class _Acc:
         texts = attrgetter(*_COMM_ATTRS.values())
         # only the events with a "Collective name" are looked at (compress: no Python code per event)
         for i in compress(range(len(args)), map(_A_COLL_NAME, args)):
-            key = tuple(map(bytes, texts(args[i])))
-            k = table.get(key)
+            parts = texts(args[i])
+            joined = _NUL.join(parts)      # looked up as one bytes (NUL: JSON text holds none)
+            k = table.get(joined)
             if k is None:
-                k = table[key] = len(raw)
-                raw.append(key)
+                k = table[joined] = len(raw)
+                raw.append(tuple(map(bytes, parts)))
             out[i] = k
         return out
 
