@@ -349,3 +349,12 @@ def test_a_floorcalc_report_given_as_a_trace_is_named_as_one(capsys):
     assert main(["analyze", str(report)]) == 6
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "is a floorcalc report, not a Kineto trace" in err[0] and "floorcalc diff" in err[0]
+
+
+def test_unknown_categories_are_counted_and_listed_in_the_order_met_on_ties():
+    b = many_passes(passes=2)
+    for cat in ("zeta_cat", "alpha_cat", "gpu_user_annotation", "zeta_cat", "alpha_cat", "beta_cat"):
+        b.events.append({"ph": "X", "cat": cat, "name": "m", "pid": 1, "tid": 1, "ts": 5.0, "dur": 1.0})
+    tr = parse(b.to_dict())
+    (note,) = [n for n in tr.notes if "categories floorcalc does not know" in n]
+    assert "skipped 5 events" in note and note.endswith("zeta_cat (2), alpha_cat (2), beta_cat (1)")
