@@ -188,11 +188,15 @@ def noisy_host(p: PassFacts) -> Iterator[str]:
     from floorcalc.classify.units import bare_spread
 
     bare, runs, wall = p.cap.bare_wall_us, p.runs, p.summary.wall_us
-    if bare and (wall < 0.9 * bare or bare_spread(bare, runs) > NOISE_SPREAD):
+    if not bare:
+        return
+    spread, faster = bare_spread(bare, runs), wall < 0.9 * bare
+    why = ([f"their spread, {spread:.0%}, is over the {NOISE_SPREAD:.0%} threshold"] if spread > NOISE_SPREAD else []) \
+        + ([f"the profiled pass, {wall:.0f} us, ran faster than them (the profiler adds work)"] if faster else [])
+    if why:
         yield (f"timing looks noisy: the unprofiled sets took {', '.join(f'{r:.0f}' for r in runs) or bare} us "
-               f"per pass (spread {bare_spread(bare, runs):.0%}, over the {NOISE_SPREAD:.0%} threshold, "
-               f"or the profiled pass's {wall:.0f} us faster than them); another process may share this "
-               "machine, or its clocks changed: treat the step time, MFU, MBU and the profiler's cost with care")
+               f"per pass, and {' and '.join(why)}; another process may share this machine, or its clocks "
+               "changed: treat the step time, MFU, MBU and the profiler's cost with care")
 
 
 def no_shapes(p: PassFacts) -> Iterator[str]:
