@@ -52,7 +52,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"floorcalc {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for mod in (report, analyze, device, calibrate, count, diff, whatif):
-        p = sub.add_parser(mod.NAME, help=mod.HELP, description=mod.__doc__)
+        # the module's docstring, its reST literals (``x``) shown plain
+        p = sub.add_parser(mod.NAME, help=mod.HELP, description=(mod.__doc__ or "").replace("``", ""))
         mod.add_arguments(p)
         p.set_defaults(run=mod.run)
     return parser

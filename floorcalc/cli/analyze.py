@@ -4,12 +4,11 @@ One trace: its report, as for ``floorcalc report``. Several traces, or a folder 
 ranks of one distributed run, each trace's ``distributedInfo`` giving its rank): each rank
 analysed on its own, in parallel (``--workers``, or a Dask cluster with ``--scheduler``), then
 all read together: collectives matched across ranks, clocks aligned, waiting on peers told
-apart from communication, and what the late rank was doing (the ``run`` document of
-floorcalc.render.registry).
+apart from communication, and what the late rank was doing (one report of the whole run, with
+each rank's own).
 
 Passes are each trace's ProfilerStep#N ranges when it has them, else the whole window, or
---passes N. The device spec comes from --spec, else from the trace's deviceProperties. The
-analysis and its checks are floorcalc.analysis.driver; this module parses the arguments and writes.
+--passes N. The device spec comes from --spec, else from the trace's deviceProperties.
 """
 
 from __future__ import annotations
