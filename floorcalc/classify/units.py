@@ -938,7 +938,8 @@ def summarise(trace: Trace, win: Window, ops: Sequence[OpRow], spec: DeviceSpec,
     # one process driving several GPUs: the pass's MFU and MBU are against all of them
     devices = max(1, len({trace.gpu[i].device for i in win.gpu_ids})) if gpu else 1
     runs = [r for r in bare_wall_us_runs if r > 0]
-    over = f"{len(runs)} unprofiled sets of {trace.capture.timed_passes or trace.capture.iters or n} passes"
+    per_set = trace.capture.timed_passes or trace.capture.iters or n
+    over = f"{len(runs)} unprofiled sets of {per_set} pass{'' if per_set == 1 else 'es'}"
     wall_spread = spread(runs, over) if bare_wall_us and len(runs) > 1 else None
     mfu_spread = mbu_spread = None
     if wall_spread is not None:

@@ -224,7 +224,7 @@ def step_time_rows(report: Report) -> List[Tuple[str, str, str]]:
     if u is not None:
         rows.append(("step, unprofiled", f"{format_us(u.median)} us {range_text(u)}" if u.samples > 1
                      else f"{format_us(u.median)} us",
-                     f"per pass over {u.over}, no min-max: the user's step" if quick else
+                     f"per pass over {u.over}, no min-max: the user's step" if quick or u.samples < 2 else
                      f"median [min-max] of {u.over}: the user's step"))
 
     def cost(x: Optional[float]) -> str:

@@ -302,11 +302,12 @@ def _spread(values: Sequence[float], over: str) -> Optional[Spread]:
 
 
 def _sets(n: int, kind: str, passes: int, quick: bool) -> str:
-    """What a Spread is over: ``3 unprofiled sets of 5 passes`` (a quick capture's one set: ``one
-    unprofiled set of 3 passes``)."""
-    if quick and n == 1:
-        return f"one {kind} set of {passes} passes"
-    return f"{n} {kind} sets of {passes} passes"
+    """What a Spread is over: ``3 unprofiled sets of 5 passes`` (one set, as a quick capture
+    takes: ``one unprofiled set of 3 passes``)."""
+    of = f"{passes} pass" if passes == 1 else f"{passes} passes"
+    if n == 1:
+        return f"one {kind} set of {of}"
+    return f"{n} {kind} sets of {of}"
 
 
 def step_times(cap: CaptureInfo, profiled_us: float, basis: str, join_text: str, matched: int,
