@@ -206,9 +206,6 @@ _COMM_ATTRS = {key: attr for attr, key in COMM_ARGS.items()}
 _RAW_ARGS = {**{key: attr for attr, key in SHAPE_ARGS.items()}, **{key: attr for attr, key in COPY_ARGS.items()},
              **_COMM_ATTRS}
 _JSON = msgspec.json.Encoder()
-#: each collective member's name as JSON text, in _COMM_ATTRS's order (_Acc.comm_args)
-_COMM_KEYS_JSON = tuple(_JSON.encode(key) for key in _COMM_ATTRS)
-_GENERIC_DICT = msgspec.json.Decoder(Dict[str, Any])
 
 
 def _sanitize(ev: Any, problems: Dict[str, int]) -> Optional[_Event]:
@@ -503,16 +500,7 @@ class _Acc:
         return out
 
     def comm_args(self, k: int) -> Dict[str, Any]:
-        """The collective args of id ``k``, decoded (a value that is not JSON left out): as one
-        object of the texts that are there (one decode, not one per member), else member by member."""
-        present = [(key, text) for key, text in zip(_COMM_KEYS_JSON, self.comm_raw[k]) if text]
-        try:
-            whole = _GENERIC_DICT.decode(b"{" + b",".join(key + b":" + text for key, text in present) + b"}")
-        except msgspec.DecodeError:
-            pass
-        else:
-            if len(whole) == len(present):
-                return whole
+        """The collective args of id ``k``, decoded (a value that is not JSON left out)."""
         out: Dict[str, Any] = {}
         for key, text in zip(_COMM_ATTRS, self.comm_raw[k]):
             if text:

@@ -89,7 +89,7 @@ def test_a_range_closed_at_a_start_is_not_a_parent():
 
 
 @pytest.mark.parametrize("seed", range(40))
-def test_sweep_order_is_lexsorts(seed):
+def test_sweep_order_is_lexsorts(seed, monkeypatch):
     """join.sweep_order is np.lexsort((rank, -dur, ts, thread)) row for row: starts that tie
     (many), several threads, tables sorted and not, -0.0 beside 0.0, NaN durations and starts."""
     rng = np.random.default_rng(seed)
@@ -106,5 +106,15 @@ def test_sweep_order_is_lexsorts(seed):
     rank = rng.integers(0, 3, n).astype(np.int8)
     thread = rng.integers(0, 3, n).astype(np.int64) if rng.random() < 0.5 else np.zeros(n, np.int64)
     want = np.lexsort((rank, -dur, ts, thread))
+    sorted_rows = []
+    lexsort = np.lexsort
+    monkeypatch.setattr(join.np, "lexsort", lambda keys: sorted_rows.append(len(keys[0])) or lexsort(keys))
     assert join.sweep_order(ts, dur, rank, thread).tolist() == want.tolist()
+    monkeypatch.undo()
+    if np.isfinite(ts).all():   # the stable sort of the starts: only the rows of a thread that share a start lexsorted
+        from collections import Counter
+
+        pairs = Counter(zip(thread.tolist(), ts.tolist()))
+        sharing = sum(k for k in pairs.values() if k > 1)
+        assert sorted_rows == ([sharing] if sharing else [])
     assert join.sweep_order(ts, dur).tolist() == np.lexsort((-dur, ts)).tolist()

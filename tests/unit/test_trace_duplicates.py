@@ -57,12 +57,14 @@ def test_copies_found_among_repeated_starts_are_the_hashs(seed):
     got = acc._first_copies("row", cols, KEYS)
     want = _by_hash_of_every_row(cols, KEYS)
     assert got.tolist() == want.tolist()
+    if n and len(copies):   # each appended row copies an earlier one: none is kept
+        assert not got[-len(copies):].any()
     assert acc._dupes.get("row", 0) == int(np.count_nonzero(~want))
 
 
-def test_collective_args_decoded_in_one_object_are_the_members_own():
-    """_Acc.comm_args decodes the texts there as one object; a text that is not JSON sends it
-    member by member, which leaves that one out."""
+def test_collective_args_are_decoded_member_by_member_and_one_not_json_is_left_out():
+    """_Acc.comm_args decodes each member's text there, in the members' order; a text that is
+    not JSON is left out, the others kept."""
     from floorcalc.trace.kineto import _COMM_ATTRS
 
     keys = list(_COMM_ATTRS)
