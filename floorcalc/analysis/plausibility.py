@@ -46,6 +46,7 @@ import numpy as np
 
 from floorcalc.records import (Decomposition, DeviceSpec, GpuEvent, Implausible, ImplausibleCause, OpRow, Summary,
                                Target, Timeline, Trace, WorkUnit)
+from floorcalc.util.names import short_kernel_name
 
 __all__ = ["check", "clip_stream_overlaps", "OVERLAP_EPS_US"]
 
@@ -256,22 +257,23 @@ def _kernel_checks(units: Sequence[WorkUnit], spec: DeviceSpec, target: Target) 
     for (figure, cause), rows in groups.items():
         rows.sort(key=lambda t: -t[0])
         ratio, ev, u, words = rows[0]
-        who = f"{ev.name} (op {u.name})"
+        who = f"{ev.name} (op {u.name})"   # the JSON's subject: the whole name; the text a readable one
         n = len(rows)
+        name = f"{short_kernel_name(ev.name)} (op {u.name})"
         if figure == "duration":
-            detail = (f"{n} device event(s) of a counted op took no time at all (worst {who}): a defect of the "
+            detail = (f"{n} device event(s) of a counted op took no time at all (worst {name}): a defect of the "
                       "trace's timestamps; their efficiency is not shown")
         elif figure == "flop_per_s":
-            detail = (f"{n} kernel launch(es) did their share of their op's FLOPs faster than the peak: worst {who}, "
+            detail = (f"{n} kernel launch(es) did their share of their op's FLOPs faster than the peak: worst {name}, "
                       f"{_pct(ratio)} of {_peak_words(spec, u.floor.peak_key if u.floor else '')}. Likely a wrong "
                       f"spec: {words}")
         elif figure == "bytes_per_s":
-            detail = (f"{n} device event(s) moved their bytes faster than the bandwidth of their level: worst {who}, "
+            detail = (f"{n} device event(s) moved their bytes faster than the bandwidth of their level: worst {name}, "
                       f"{_pct(ratio)} of it. Likely {words}")
         else:
             launch = u.event_parts[u.events.index(ev)].launch_us
             detail = (f"{n} device event(s) ran in less than their floor though their work alone fits in their "
-                      f"time: worst {who}, its floor {_pct(ratio)} of its time. Its launch term ({launch:.3g} us: L, "
+                      f"time: worst {name}, its floor {_pct(ratio)} of its time. Its launch term ({launch:.3g} us: L, "
                       "or the shortest event of its kind in the window) overlaps work this small, or is above this "
                       "run's fixed cost")
         out.append(Implausible(level="kernel", figure=figure, subject=who, value=ratio,

@@ -61,6 +61,7 @@ from floorcalc.device.levels import level_for_bytes
 from floorcalc.classify.fallback import BYTES_ONLY
 from floorcalc.floor.roofline import bandwidth, collective_floor, floor_of, largest_term
 from floorcalc.classify.kernel_names import event_role, float32_path
+from floorcalc.util.names import short_kernel_name
 from floorcalc.util.progress import NO_PROGRESS, Progress, counted
 from floorcalc.records import (Spread, UNATTRIBUTED, Bound, CaptureInfo, CollectiveCall, CommCount, Count, CpuOp, DeviceSpec,
                                EventFloor, EventKind, Floor, FloorBound, FloorSplit, GpuEvent, KernelRole, KernelRow,
@@ -631,8 +632,7 @@ def float32_path_of(count: Count, events: Sequence[GpuEvent], allow_tf32: Option
     path, name = float32_path(ev.name for ev in events if ev.kind == "kernel")
     if path is not None:
         what = "TF32 tensor cores" if path else "FP32 on the CUDA cores"
-        short = name[5:] if name.startswith("void ") else name
-        note = f"float32 path: {what}, read from the kernel name {short.split('(')[0][:90]}"
+        note = f"float32 path: {what}, read from the kernel name {short_kernel_name(name, 90)}"
         if flag is not None and flag != path:
             note += f" (the capture recorded TF32 {'allowed' if flag else 'off'})"
         allow_tf32, allow_tf32_conv = (allow_tf32, path) if conv else (path, allow_tf32_conv)

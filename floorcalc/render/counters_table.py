@@ -17,6 +17,7 @@ from rich.console import Console
 from floorcalc.records import Counters, KernelCounterRow
 from floorcalc.render.figures import format_us
 from floorcalc.render.terminal import PlainTable, plain
+from floorcalc.util.names import middle as _middle
 
 #: kernels shown, the most excess first (the JSON holds them all)
 KERNELS_SHOWN = 15
@@ -74,13 +75,6 @@ def kernel_cells(c: Counters, top: int = KERNELS_SHOWN) -> List[Tuple[str, ...]]
              format_us(k.floor_us), format_us(k.excess_us), format_us(k.traffic_us), format_us(k.rest_us),
              ratio(k.dram_ratio), ratio(k.l2_ratio), share(k.dram_bw_share), share(k.flop_share), k.verdict, k.why)
             for k in top_kernels(c, top)]
-
-
-def _middle(name: str, width: int) -> str:
-    if len(name) <= width:
-        return name
-    half = (width - 1) // 2
-    return name[:half] + "…" + name[len(name) - (width - 1 - half):]
 
 
 def render_counters(c: Counters, console: Console, top: int = KERNELS_SHOWN) -> None:

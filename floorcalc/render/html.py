@@ -35,6 +35,7 @@ from floorcalc.render.base import Renderer
 from floorcalc.render.figures import (BOUND_MEANING, ceilings_used, figure_value, format_figure, format_us, group_rows,
                                       groups_title, pass_figures, provenance, step_time_rows)
 from floorcalc.render.timeline_table import profiler_rows
+from floorcalc.util.names import short_kernel_name
 
 __all__ = ["FRAGMENT_CLASS", "HtmlRenderer", "scoped_style"]
 
@@ -114,14 +115,14 @@ def _table(header: Sequence[str], kinds: str, rows: Iterable[Sequence[str]], cls
     return out
 
 
-#: names longer than this are shortened in the middle; the whole name is the cell's tooltip
+#: kernel names longer than this are shortened (floorcalc.util.names.short_kernel_name); the whole
+#: name is the cell's tooltip
 NAME_WIDTH = 90
 
 
 def _cell(kind: str, value: str, css: str) -> str:
     if kind == "c" and len(value) > NAME_WIDTH:
-        half = (NAME_WIDTH - 3) // 2
-        return f'<td{css} title="{_e(value)}">{_e(value[:half] + "..." + value[-half:])}</td>'
+        return f'<td{css} title="{_e(value)}">{_e(short_kernel_name(value, NAME_WIDTH))}</td>'
     return f"<td{css}>{_e(value)}</td>"
 
 
@@ -267,7 +268,7 @@ class HtmlRenderer(Renderer):
         for title, head, align, rows in tables(report, with_decomposition=False):
             cls = title.split(" (")[0].split(",")[0].split(":")[0].lower().replace(" ", "-")
             out += [f"<h3>{_e(title)}</h3>"]
-            # a kernel name is cut in the middle as in the Kernels table, the whole name its tooltip
+            # a kernel name is shortened as in the Kernels table, the whole name its tooltip
             kinds = "".join("c" if h in KERNEL_NAME_COLUMNS else "n" if a == "r" else "t" for h, a in zip(head, align))
             out += _table(head, kinds, rows, cls)
         return out

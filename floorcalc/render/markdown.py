@@ -18,6 +18,7 @@ from floorcalc.render.figures import (BOUND_MEANING, ceilings_used, figure_value
                                       groups_title, pass_figures, provenance, step_time_rows)
 from floorcalc.render.timeline_rows import KERNEL_NAME_COLUMNS
 from floorcalc.render.timeline_rows import tables as timeline_tables
+from floorcalc.util.names import short_kernel_name
 
 
 def _pct(x: Optional[float], violation: bool = False) -> str:
@@ -39,13 +40,6 @@ def _code(text: str) -> str:
     return f"{fence}{t}{fence}"
 
 
-def _short(name: str, width: int) -> str:
-    if len(name) <= width:
-        return name
-    half = (width - 3) // 2
-    return name[:half] + "..." + name[-half:]
-
-
 def _table(header: Sequence[str], align: str, rows: Iterable[Sequence[str]]) -> List[str]:
     """Lines of one table; ``align`` has one letter per column: l, r."""
     sep = ["---:" if a == "r" else "---" for a in align]
@@ -59,7 +53,7 @@ class MarkdownRenderer(Renderer):
 
     ``top``: op rows shown (the rest summed in one line); ``kernels``: kernel rows shown (0: no
     kernel table); ``notes``: whether to list the report's notes; ``name_width``: kernel names
-    longer than this are cut in the middle (the JSON and CSV keep them whole); ``timeline_rows``:
+    longer than this are shortened (floorcalc.util.names.short_kernel_name; the JSON and CSV keep them whole); ``timeline_rows``:
     rows of each timeline table (gaps, waits, copies, launches) shown.
     """
 
@@ -88,7 +82,7 @@ class MarkdownRenderer(Renderer):
         if self.kernels and report.kernels:
             lines += ["", f"## Kernels, the {min(self.kernels, len(report.kernels))} longest of "
                           f"{len(report.kernels)}", ""]
-            krows = [[str(i), _code(_short(k.name, self.name_width)), _code(k.op), _code(k.module), f"{k.calls:g}",
+            krows = [[str(i), _code(short_kernel_name(k.name, self.name_width)), _code(k.op), _code(k.module), f"{k.calls:g}",
                       format_us(k.duration_us),
                       format_us(k.floor_us), _pct(k.efficiency, k.floor_violation), k.bound]
                      for i, k in enumerate(report.kernels[: self.kernels], 1)]
@@ -107,8 +101,8 @@ class MarkdownRenderer(Renderer):
                         [[f.label, format_figure(f), _cell(f.definition)] for f in pass_figures(report)])
         for title, head, align, rows in timeline_tables(report, self.timeline_rows):
             lines += ["", f"## {title}", ""]
-            names = [h in KERNEL_NAME_COLUMNS for h in head]  # kernel names cut as in the Kernels table
-            lines += _table(head, align, [[_cell(_short(c, self.name_width) if n else c) for n, c in zip(names, r)]
+            names = [h in KERNEL_NAME_COLUMNS for h in head]  # kernel names shortened as in the Kernels table
+            lines += _table(head, align, [[_cell(short_kernel_name(c, self.name_width) if n else c) for n, c in zip(names, r)]
                                           for r in rows])
         if report.whatif is not None:
             from floorcalc.render.whatif import markdown_lines

@@ -13,6 +13,7 @@ from floorcalc.render.base import Renderer, captured
 from floorcalc.render.figures import (BOUND_MEANING, bound_label, ceilings_line, format_us, pass_figures, range_text, step_time_rows, grouped, groups_of, groups_title,
                                       outlier_text, spread_text)
 from floorcalc.render.terminal import Part, PlainTable, make_console, plain, styled
+from floorcalc.util.names import middle as _middle
 
 #: the name columns of the op table: the narrowest each gets before a column is left out, and
 #: the widest (longer names are shortened in the middle; the JSON keeps them whole). The op name
@@ -285,14 +286,6 @@ class TableRenderer(Renderer):
         for note in report.notes:
             if note.kind == "note":
                 console.print(plain(f"note: {note.text}", style="dim"), soft_wrap=unwrapped)
-
-
-def _middle(name: str, width: int) -> str:
-    """``name`` shortened in the middle to ``width`` characters (the JSON has it whole)."""
-    if len(name) <= width:
-        return name
-    half = (width - 1) // 2
-    return name[:half] + "…" + name[len(name) - (width - 1 - half):]
 
 
 def _reference_efficiencies(report: Report) -> dict:

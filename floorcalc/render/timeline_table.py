@@ -16,6 +16,7 @@ from rich.text import Text
 from floorcalc.records import Decomposition, Timeline
 from floorcalc.render.figures import format_us
 from floorcalc.render.terminal import PlainTable, plain, styled
+from floorcalc.util.names import short_kernel_name
 
 #: The parts shown only when a pass has them (a run without collectives has neither).
 _COMM_PARTS = ("communication_us", "peer_wait_us")
@@ -281,7 +282,7 @@ def _waits(t: Timeline, console: Console, top: int) -> None:
     wt.add_column("device idle", justify="right")
     wt.add_column("waited on")
     for w in ws:
-        waited = f"{w.waited_on[:48]}{'...' if len(w.waited_on) > 48 else ''} ({w.waited_on_op})" if w.waited_on else "-"
+        waited = f"{short_kernel_name(w.waited_on, 48)} ({w.waited_on_op})" if w.waited_on else "-"
         wt.add_row(w.name, w.kind, w.op or "-", format_us(w.duration_us), format_us(w.busy_us), format_us(w.idle_us), waited)
     console.print(wt)
 
@@ -362,7 +363,7 @@ def _cold_start(t: Timeline, console: Console, top: int) -> None:
                       ("host us", "right"), ("device idle us", "right")):
         ct.add_column(col, justify=just)  # type: ignore[arg-type]
     for c in t.cold_start[:top]:
-        ct.add_row(c.kind.replace("_", " "), c.name[:40], c.op or "-", "-" if c.step is None else str(c.step),
+        ct.add_row(c.kind.replace("_", " "), short_kernel_name(c.name, 40), c.op or "-", "-" if c.step is None else str(c.step),
                    format_us(c.duration_us), format_us(c.idle_us))
     console.print(ct)
 

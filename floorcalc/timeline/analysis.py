@@ -39,6 +39,7 @@ from floorcalc.timeline.cold import summarise as cold_summary
 from floorcalc.timeline.partition import (BUSY_COLUMNS, COL, COLUMNS, GAP_EPS_US, IDLE_COLUMNS, Partition, build,
                                           busy_segments, gaps_between, paint)
 from floorcalc.trace.window import Window
+from floorcalc.util.names import short_kernel_name
 
 
 #: How long (us) after its launch call returns work may take to reach an idle device: beyond
@@ -817,7 +818,7 @@ def _invariants(trace: Trace, win: Window, ev: Sequence[GpuEvent], cols: _EventC
     detail = f"{len(ev) - n_orphans - n_dupes:,} of {len(ev):,} device events have exactly one launch record"
     if n_orphans:
         names = sorted({ev[k].name for k in np.flatnonzero(orphan).tolist()})
-        detail += f"; {n_orphans:,} orphans (no launch record): " + ", ".join(n[:60] for n in names[:3]) + \
+        detail += f"; {n_orphans:,} orphans (no launch record): " + ", ".join(short_kernel_name(n, 60) for n in names[:3]) + \
                   ("..." if len(names) > 3 else "")
     if n_dupes:
         detail += f"; {n_dupes:,} share their correlation id with more than one host call"
@@ -842,7 +843,7 @@ def _invariants(trace: Trace, win: Window, ev: Sequence[GpuEvent], cols: _EventC
     detail = "every launched event starts after its launch call starts"
     if early:
         lead_us, name = max(early)
-        detail = f"{len(early):,} events start before their launch call, by up to {lead_us:,.3f} us ({name[:60]}): clocks misaligned?"
+        detail = f"{len(early):,} events start before their launch call, by up to {lead_us:,.3f} us ({short_kernel_name(name, 60)}): clocks misaligned?"
     out.append(InvariantCheck("no event starts before its launch", not early, detail))
     # 4. every CUDA-graph launch has the kernels its graph runs (floorcalc.trace.graphs: as its
     # capture, or every other replay, says); one with fewer lost them

@@ -14,6 +14,7 @@ from floorcalc.cli import main
 from floorcalc.analysis.plausibility import OVERLAP_EPS_US, clip_stream_overlaps
 from floorcalc.render.jsonfmt import to_dict
 from floorcalc.trace.kineto import parse
+from floorcalc.util.names import short_kernel_name
 
 
 def by_figure(rep):
@@ -103,13 +104,13 @@ def test_a_floor_beaten_by_its_launch_term_alone_names_the_launch_latency():
     assert w[("kernel", "floor")].cause == "launch_latency"
 
 
-#: a real kernel name of tests/data/h200_gpt2.trace.json.gz (191 characters), which a warning cut
-#: at 80 ("...CUDAFunctor_add<c1")
+#: a real kernel name of tests/data/h200_gpt2.trace.json.gz (191 characters), which a warning once
+#: cut at 80 ("...CUDAFunctor_add<c1") and then named whole
 LONG_KERNEL = ("void at::native::vectorized_elementwise_kernel<8, at::native::CUDAFunctor_add<c10::BFloat16>, "
                "std::array<char*, 3ul> >(int, at::native::CUDAFunctor_add<c10::BFloat16>, std::array<char*, 3ul>)")
 
 
-def test_warnings_name_a_long_kernel_whole():
+def test_warnings_name_a_long_kernel_short_and_their_subject_whole():
     # GIVEN the launch-latency case above and a stream overlap, each kernel with a long C++ name
     b = KinetoBuilder()
     b.step(0, 0.0, 300.0)
@@ -120,10 +121,13 @@ def test_warnings_name_a_long_kernel_whole():
     b.launch(32.0, 110.0, 50.0, "k2", ext=ext)
     rep = build_report(parse(b.to_dict()), toy_spec())
     w = by_figure(rep)
-    # THEN the kernel's name is whole in the subject and the sentence: what one searches the
-    # trace, Perfetto, ncu or the JSON's kernel rows for (a cut name finds nothing)
+    # THEN the sentence names the kernel as a reader knows it (floorcalc.util.names), and the
+    # subject, what a program reads (the JSON's warning record), names it whole: what one
+    # searches the trace, Perfetto, ncu or the JSON's kernel rows for
     k = w[("kernel", "floor")]
-    assert k.subject == f"{LONG_KERNEL} (op aten::relu)" and f"worst {LONG_KERNEL} (op aten::relu)," in k.detail
+    assert short_kernel_name(LONG_KERNEL, 80) == "vectorized_elementwise_kernel<8, CUDAFunctor_add<BFloat16>, array<char*, 3ul>>"
+    assert k.subject == f"{LONG_KERNEL} (op aten::relu)"
+    assert f"worst {short_kernel_name(LONG_KERNEL)} (op aten::relu)," in k.detail and LONG_KERNEL not in k.detail
     assert w[("trace", "stream_overlap")].subject == LONG_KERNEL + " "
     assert LONG_KERNEL in {r.name for r in rep.kernels}
 

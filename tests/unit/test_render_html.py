@@ -96,13 +96,15 @@ def test_every_kernel_name_is_cut_as_in_the_kernels_table():
     import html as html_mod
 
     from floorcalc.render.markdown import MarkdownRenderer
+    from floorcalc.util.names import short_kernel_name
 
     rep = floorcalc.analyze(str(DATA / "h200_hf_llama_gqa.trace.json.gz")).record
     names = [k.name for k in rep.timeline.launch.kernels] + [w.waited_on for w in rep.timeline.waits if w.waited_on]
     assert max(len(n) for n in names) > 300
     page = HtmlRenderer(figures=False).render(rep)
     # THEN in the HTML no table cell shows more than 90 characters of a kernel name: a longer one
-    # is cut in the middle with the whole name its tooltip, in the Launches and Host-waits tables too
+    # is shown by its short name (floorcalc.util.names) with the whole name its tooltip, in the
+    # Launches and Host-waits tables too
     for cls in ("launches", "host-waits-on-the-device", "kernels"):
         m = re.search(f'<table class="{cls}">(.*?)</table>', page, re.S)
         if m is None:
@@ -112,9 +114,12 @@ def test_every_kernel_name_is_cut_as_in_the_kernels_table():
         assert max(len(html_mod.unescape(shown)) for _, shown in cells) <= 90, cls
         cut = [(html_mod.unescape(t), html_mod.unescape(s)) for t, s in cells if t]
         assert cut or cls != "launches"
-        assert all(len(t) > 90 and "..." in s and t.startswith(s.split("...")[0]) for t, s in cut), cls
-    # AND in the md the same tables cut them at the Kernels table's width
+        assert all(len(t) > 90 and s == short_kernel_name(t, 90) and "void " not in s for t, s in cut), cls
+    # AND in the md the same tables shorten them the same way at the Kernels table's width
     md = MarkdownRenderer().render(rep)
     launches = md.split("## Launches")[1].split("\n## ")[0]
     first = [line.split(" | ")[0].lstrip("| ") for line in launches.splitlines() if line.startswith("| ")]
-    assert first and max(len(x) for x in first) <= 80 and any("..." in x for x in first)
+    assert first and max(len(x) for x in first) <= 80
+    shown = set(first) - {"kernel", "---", "(all)"}
+    short = {short_kernel_name(k.name, 80): k.name for k in rep.timeline.launch.kernels}
+    assert shown and shown <= set(short) and any(len(short[x]) > 80 for x in shown)
