@@ -223,9 +223,9 @@ def _op_checks(ops: Sequence[OpRow], spec: DeviceSpec, target: Target) -> List[I
                       f"worst {who}, {_pct(ratio)} of it ({r.level or 'dram'}). Likely {words}")
         else:
             detail = (f"{n} op row(s) ran in less than their floor though neither their FLOPs nor their bytes beat "
-                      f"the ceilings: worst {who}, its floor {_pct(ratio)} of its time. The launch term (L = "
-                      f"{L.value:.3g} us per launch, {L.basis}) is above this run's fixed cost per launch, or "
-                      "overlaps the work")
+                      f"the ceilings: worst {who}, whose row (its launches summed, per pass) has a floor "
+                      f"{_pct(ratio)} of its measured time. The row's launch term (L = {L.value:.3g} us per launch, "
+                      f"{L.basis}) is above this run's fixed cost per launch, or overlaps the work")
         out.append(Implausible(level="op", figure=figure, subject=who, value=ratio, limit=1.0, count=n,
                                cause=cause, detail=detail))
     return out
@@ -272,10 +272,11 @@ def _kernel_checks(units: Sequence[WorkUnit], spec: DeviceSpec, target: Target) 
                       f"{_pct(ratio)} of it. Likely {words}")
         else:
             launch = u.event_parts[u.events.index(ev)].launch_us
+            term = ("L" if launch >= spec.launch_latency_us.value else
+                    f"the shortest event of its kind in the window, below L = {spec.launch_latency_us.value:.3g} us")
             detail = (f"{n} device event(s) ran in less than their floor though their work alone fits in their "
-                      f"time: worst {name}, its floor {_pct(ratio)} of its time. Its launch term ({launch:.3g} us: L, "
-                      "or the shortest event of its kind in the window) overlaps work this small, or is above this "
-                      "run's fixed cost")
+                      f"time: worst {name}, one launch whose own floor is {_pct(ratio)} of its duration. Its launch "
+                      f"term ({launch:.3g} us: {term}) overlaps work this small, or is above this run's fixed cost")
         out.append(Implausible(level="kernel", figure=figure, subject=who, value=ratio,
                                limit=0.0 if figure == "duration" else 1.0, count=n, cause=cause, detail=detail))
     return out

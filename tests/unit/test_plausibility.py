@@ -104,6 +104,29 @@ def test_a_floor_beaten_by_its_launch_term_alone_names_the_launch_latency():
     assert w[("kernel", "floor")].cause == "launch_latency"
 
 
+@pytest.mark.parametrize("kernel_us, term", [
+    (1.5, "1.5 us: the shortest event of its kind in the window, below L = 2 us"),
+    (2.05, "2 us: L)"),
+])
+def test_the_op_row_and_the_device_event_warnings_say_what_each_measures(kernel_us, term):
+    # GIVEN the op of 10 elements above (0.08 us of work), its one kernel below its floor: below L
+    # (the event's launch term is then that kernel, the shortest of the window) or just above it
+    b = KinetoBuilder()
+    b.step(0, 0.0, 50.0)
+    ext = b.op("aten::relu", 1.0, 5.0, tensor_args([10]))
+    b.launch(2.0, 20.0, kernel_us, "tiny", ext=ext)
+    rep = build_report(parse(b.to_dict()), toy_spec())
+    w = by_figure(rep)
+    # THEN the op row's warning says it is the row, its launches summed per pass with L each, and
+    # the device event's that it is one launch with its own launch term, named: two figures of two
+    # things, not one figure twice
+    op, ev = w[("op", "floor")].detail, w[("kernel", "floor")].detail
+    assert "whose row (its launches summed, per pass) has a floor" in op and "of its measured time" in op
+    assert "The row's launch term (L = 2 us per launch" in op
+    assert "worst tiny (op aten::relu), one launch whose own floor is" in ev and "of its duration" in ev
+    assert f"Its launch term ({term}" in ev
+
+
 #: a real kernel name of tests/data/h200_gpt2.trace.json.gz (191 characters), which a warning once
 #: cut at 80 ("...CUDAFunctor_add<c1") and then named whole
 LONG_KERNEL = ("void at::native::vectorized_elementwise_kernel<8, at::native::CUDAFunctor_add<c10::BFloat16>, "
