@@ -13,7 +13,7 @@ from typing import Dict, List, Optional, Tuple
 
 from floorcalc.records import IdleRow, Report, Timeline
 from floorcalc.render.figures import format_us
-from floorcalc.render.timeline_table import CAUSE_TEXT, ahead, profiler_rows, shown_parts
+from floorcalc.render.timeline_table import CAUSE_TEXT, ahead, profiler_rows, repeats, shown_parts
 
 Table = Tuple[str, List[str], str, List[List[str]]]
 
@@ -118,7 +118,7 @@ def waits(t: Timeline, top: int = 10) -> Optional[Table]:
 
 
 def copies(t: Timeline, top: int = 10) -> Optional[Table]:
-    """The longest copies, with their bandwidth and floor."""
+    """The longest copies, with their bandwidth and floor; identical rows merged, ``n`` their count."""
     if not t.copies:
         return None
     rows = []
@@ -128,8 +128,9 @@ def copies(t: Timeline, top: int = 10) -> Optional[Table]:
         eff = f"{100 * c.floor_us / c.duration_us:.1f}%" if c.floor_us and c.duration_us > 0 else "-"
         rows.append([c.name, c.direction, host, _bytes(c.bytes), format_us(c.duration_us), gbs, format_us(c.floor_us),
                      eff, c.op or "-"])
-    return (f"Copies ({t.copy_count:,}; longest first)",
-            ["name", "dir", "host mem", "bytes", "us", "GB/s", "floor us", "eff", "op"], "lllrrrrrl", rows)
+    return (f"Copies ({t.copy_count:,}; the {len(rows):,} longest, longest first; n: identical copies in one row)",
+            ["name", "n", "dir", "host mem", "bytes", "us", "GB/s", "floor us", "eff", "op"], "lrllrrrrrl",
+            [[r[0], f"x{n}", *r[1:]] for n, r in repeats(rows)])
 
 
 def launches(t: Timeline, top: int = 10) -> Optional[Table]:

@@ -7,7 +7,7 @@ ranges, memory, and broken invariants as warnings.
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from rich import box
 from rich.console import Console
@@ -287,20 +287,33 @@ def _waits(t: Timeline, console: Console, top: int) -> None:
     console.print(wt)
 
 
+def repeats(rows: Sequence[Sequence[str]]) -> List[Tuple[int, List[str]]]:
+    """``rows`` with identical rows merged into the first, each with how many it stands for (a
+    table of copies lists a workspace memset once, ``x4``, not four times), in ``rows`` order."""
+    merged: Dict[Tuple[str, ...], int] = {}
+    for r in rows:
+        merged[tuple(r)] = merged.get(tuple(r), 0) + 1
+    return [(n, list(r)) for r, n in merged.items()]
+
+
 def _copies(t: Timeline, console: Console, top: int) -> None:
     if not t.copies:
         return
-    ct = PlainTable(box=box.SIMPLE_HEAD, title=f"copies ({t.copy_count:,} in the window; longest first)",
-               title_justify="left")
-    for c, j in (("name", "left"), ("dir", "left"), ("host mem", "left"), ("bytes", "right"), ("us", "right"),
-                 ("GB/s", "right"), ("floor us", "right"), ("eff", "right"), ("op", "left")):
+    shown = min(top, len(t.copies))
+    ct = PlainTable(box=box.SIMPLE_HEAD, title=f"copies ({t.copy_count:,} in the window; the {shown:,} longest, longest "
+                    "first; n: identical copies in one row)", title_justify="left")
+    for c, j in (("name", "left"), ("n", "right"), ("dir", "left"), ("host mem", "left"), ("bytes", "right"),
+                 ("us", "right"), ("GB/s", "right"), ("floor us", "right"), ("eff", "right"), ("op", "left")):
         ct.add_column(c, justify=j)  # type: ignore[arg-type]
+    rows = []
     for c in sorted(t.copies, key=lambda c: -c.duration_us)[:top]:  # type: ignore[assignment]
         host = {True: "pinned", False: "pageable"}.get(c.pinned, "-")  # type: ignore[attr-defined]
         gbs = f"{c.achieved_bytes_per_s / 1e9:.3g}" if c.achieved_bytes_per_s else "-"  # type: ignore[attr-defined]
         eff = f"{100 * c.floor_us / c.duration_us:.1f}%" if c.floor_us and c.duration_us > 0 else "-"  # type: ignore[attr-defined]
-        ct.add_row(c.name, c.direction, host, _bytes(c.bytes), format_us(c.duration_us), gbs, format_us(c.floor_us), eff,  # type: ignore[attr-defined]
-                   c.op or "-")  # type: ignore[attr-defined]
+        rows.append([c.name, c.direction, host, _bytes(c.bytes), format_us(c.duration_us), gbs, format_us(c.floor_us),  # type: ignore[attr-defined]
+                     eff, c.op or "-"])  # type: ignore[attr-defined]
+    for n, r in repeats(rows):   # identical rows once, with their count (floorcalc.render.timeline_rows)
+        ct.add_row(plain(r[0]), f"x{n}", *r[1:-1], plain(r[-1]))
     console.print(ct)
 
 

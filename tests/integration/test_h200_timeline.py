@@ -3,6 +3,7 @@ JSON independently of floorcalc (the golden files pin every figure; these say wh
 """
 
 import gzip
+import re
 import json
 
 import pytest
@@ -153,3 +154,30 @@ def test_table_has_the_timeline_section(capsys):
         assert text in out, text
     bar = next(line for line in out.splitlines() if line.strip().startswith("[") and "█" in line)
     assert len(bar.strip()) == 62                  # 60 cells between the brackets
+
+
+def test_identical_copies_are_one_row_with_their_count_in_every_text_format():
+    # GIVEN the GPT-2 trace, whose copies are 24 of cuDNN's 4-byte workspace memsets, the longest
+    # of 0.90 us and 0.86 us, alike in every cell the tables show
+    import floorcalc
+    from floorcalc.render.html import HtmlRenderer
+    from floorcalc.render.markdown import MarkdownRenderer
+    from floorcalc.render.table import TableRenderer
+
+    rep = floorcalc.analyze(str(DATA / "h200_gpt2.trace.json.gz")).record
+    assert len(rep.timeline.copies) == 24 and {c.name for c in rep.timeline.copies} == {"Memset (Device)"}
+    # THEN the text table lists each distinct row once, n its count, the counts adding up to the
+    # rows it shows (the 8 longest), and its title says so
+    text = TableRenderer(width=200).render(rep)
+    section = text.split("\ncopies (")[1].split("launches:")[0]
+    assert section.startswith("24 in the window; the 8 longest, longest first; n: identical copies in one row)")
+    rows = [line.split() for line in section.splitlines() if line.strip().startswith("Memset")]
+    assert [(r[2], r[7]) for r in rows] == [("x4", "0.90"), ("x4", "0.86")]   # "Memset", "(Device)", n ...
+    # AND the Markdown table the same for its 10 longest, and the HTML page's table as the md's
+    md = MarkdownRenderer().render(rep).split("## Copies")[1].split("\n## ")[0]
+    assert md.startswith(" (24; the 10 longest, longest first; n: identical copies in one row)")
+    md_rows = [line.split(" | ") for line in md.splitlines() if line.startswith("| Memset")]
+    assert [(r[1], r[5]) for r in md_rows] == [("x4", "0.90"), ("x6", "0.86")]
+    page = HtmlRenderer(figures=False).render(rep)
+    table = re.search(r'<table class="copies">(.*?)</table>', page, re.S).group(1)
+    assert table.count("<tr>") == 3 and ">x4</td>" in table and ">x6</td>" in table   # the header and two rows
