@@ -72,6 +72,7 @@ class CountTableRenderer(Renderer):
                              f"  ({where}; {dtypes})"))
         if r.notice:
             console.print(styled(("note:", "yellow"), " ", plain(r.notice)))
+        console.print()  # a blank line between sections (a table ends with one of its own)
 
         t = PlainTable(box=box.SIMPLE_HEAD, title=f"modules (inclusive), to depth {r.depth}", title_justify="left")
         t.add_column("module", overflow="fold")
@@ -92,6 +93,7 @@ class CountTableRenderer(Renderer):
         if r.uncounted:
             console.print(styled(("lower bound", "magenta"), f": {r.uncounted_calls} op calls have no count "
                                  "(listed below); they add nothing to these totals"))
+        console.print()
 
         ops = PlainTable(box=box.SIMPLE_HEAD, title=f"top {min(self.top, len(r.ops))} ops by FLOPs", title_justify="left")
         ops.add_column("op", overflow="fold")
@@ -115,6 +117,8 @@ class CountTableRenderer(Renderer):
         else:
             console.print(styled("uncounted ops: none"))
         if r.comparison is not None:
+            if not r.uncounted:
+                console.print()
             self._compare(r.comparison, console)
 
     def _compare(self, c: Comparison, console: Console) -> None:

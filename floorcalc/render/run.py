@@ -308,6 +308,7 @@ class RunTableRenderer(Renderer):
                              plain(dev)))
         if run.partial:
             console.print(styled(("PARTIAL:", "bold red"), " ", plain(run.partial)))
+        console.print()  # a blank line between sections (a table ends with one of its own)
         wide, narrow = console.width >= 140, console.width < 110
         t = Table(box=box.SIMPLE_HEAD, title="ranks, per pass (us)", title_justify="left")
         cols = [("rank", "right"), ("status", "left"), ("wall", "right")]
@@ -331,9 +332,11 @@ class RunTableRenderer(Renderer):
             cells += [("+" if r.clock_offset_us >= 0 else "") + format_us(r.clock_offset_us)] if wide else []
             t.add_row(*cells)
         console.print(t)
-        for r in run.ranks:
-            if r.status in ("missing", "unreadable", "partial") and r.problem:
-                console.print(styled(f"  rank {r.rank} {r.status}: ", plain(r.problem)), style="dim")
+        problems = [r for r in run.ranks if r.status in ("missing", "unreadable", "partial") and r.problem]
+        for r in problems:
+            console.print(styled(f"  rank {r.rank} {r.status}: ", plain(r.problem)), style="dim")
+        if problems:
+            console.print()
         if run.collectives:
             ct = Table(box=box.SIMPLE_HEAD, title="collectives, per pass (us; measured: the longest rank's time)",
                        title_justify="left")
@@ -358,7 +361,7 @@ class RunTableRenderer(Renderer):
                        title_justify="left")
             with_why = any(i.late_extra for i in waits[: self.top])
             wcols = ["collective", "late\nrank", "skew", "transfer", "floor", "the late rank was doing (us)"]
-            wcols += ["beside the first rank, since their previous collective (us)"] if with_why else []
+            wcols += ["beside the first rank, since\ntheir previous collective (us)"] if with_why else []
             for col in wcols:
                 wt.add_column(col, justify="left" if col[0] in "ctb" and col != "transfer" else "right",
                               no_wrap=not col.startswith(("the", "beside")))
@@ -370,14 +373,18 @@ class RunTableRenderer(Renderer):
                 wt.add_row(*cells)
             console.print(wt)
         self._decompositions(run, console)
+        waited = False
         for r in run.ranks:
             for w in r.waits[:2]:
+                waited = True
                 doing = "; ".join(f"{a} {format_us(v)} us" for a, v in w.activity[:4])
                 why = (f"; per collective, since their previous one, rank {w.peer} spent beside rank {r.rank}: "
                        + ", ".join(f"{a} {format_us(v, signed=True)} us" for a, v in w.extra)
                        if w.extra else "")
                 console.print(styled(f"rank {r.rank} waited {format_us(w.wait_us)} us per pass on rank {w.peer} "
                                      f"({w.instances} collectives); rank {w.peer} was doing: ", plain(doing + why)))
+        if waited:
+            console.print()
         for note in run.notes:
             console.print(styled("note: ", plain(note)), style="dim")
         if self.rank is not None:
@@ -411,6 +418,7 @@ class RunTableRenderer(Renderer):
             legend.append(glyph, style=style)
             legend.append(f" {label}  ")
         console.print(legend)
+        console.print()
 
 
 # ---------------------------------------------------------------------------------------------

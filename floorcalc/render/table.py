@@ -214,13 +214,13 @@ class TableRenderer(Renderer):
         warnings = [n for n in report.notes if n.kind == "warning"]
         for note in warnings:  # first, where they are seen; the notes close the report
             console.print(styled(("warning: ", "bold yellow"), plain(note.text)), soft_wrap=unwrapped)
-        if warnings:
-            console.print()
+        console.print()  # a blank line between sections (a table ends with one of its own)
         ops, left_out = self._ops_table(report, console.width)
         console.print(ops)
         if left_out:
             console.print(plain(left_out, style="dim"), soft_wrap=unwrapped)
         console.print(plain(BOUND_MEANING, style="dim"), soft_wrap=unwrapped)
+        console.print()
         st = PlainTable(box=box.SIMPLE_HEAD, title="pass summary", title_justify="left", show_header=False)
         st.add_column("figure")
         st.add_column("value", justify="right")
@@ -274,6 +274,7 @@ class TableRenderer(Renderer):
             from floorcalc.render.counters_table import render_counters
 
             render_counters(report.counters, console)
+            console.print()
         if report.timeline is not None:
             from floorcalc.render.timeline_table import render_timeline
 
@@ -282,6 +283,7 @@ class TableRenderer(Renderer):
             from floorcalc.render.whatif import print_whatif
 
             print_whatif(report.whatif, console, details=False)
+            console.print()
         console.print(plain(ceilings_line(report), style="dim"), soft_wrap=unwrapped)
         for note in report.notes:
             if note.kind == "note":

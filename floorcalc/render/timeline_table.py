@@ -133,6 +133,7 @@ def render_timeline(t: Timeline, console: Console, top: int = 8) -> None:
     if spread:
         basis = "lean passes, as measured" if st is not None and st.basis == "unprofiled" else "profiled passes"
         console.print(Text(f"  [min-max]: over the {len(t.steps)} {basis} (per-pass slices by launch)", style="dim"))
+    console.print()  # a blank line after each section that does not end with a table (which has its own)
     _devices(t, console)
     _communication(t, console)
     if t.steps:
@@ -179,6 +180,7 @@ def _communication(t: Timeline, console: Console) -> None:
     if t.decomposition is not None and t.decomposition.peer_wait_us == 0 and c.exposed_us > 0:
         console.print(Text("  how much of the exposed time was waiting for a slower rank needs every rank's trace: "
                            "floorcalc analyze RANK0 RANK1 ... (or their folder)", style="dim"))
+    console.print()
 
 
 #: a step is shown as one whose host ran ahead when its device work ran on past the next step's
@@ -254,12 +256,13 @@ def _idle(t: Timeline, console: Console, top: int) -> None:
                    *([CAUSE_TEXT[cause]] if wide else []))
     console.print(it)
     if t.gaps:
-        gt = PlainTable(box=box.SIMPLE_HEAD, title="longest idle gaps", title_justify="left")
+        gt = PlainTable(box=box.SIMPLE_HEAD, title="longest idle gaps (after -> before: the ops whose device work "
+                        "bounds the gap)", title_justify="left")
         gt.add_column("at us", justify="right")
         gt.add_column("us", justify="right")
         gt.add_column("cause")
         gt.add_column("host in")
-        gt.add_column("after -> before (ops whose device work bounds it)")
+        gt.add_column("after -> before")
         for g in t.gaps[:top]:
             split = ", ".join(f"{k} {format_us(v)}" for k, v in sorted(g.by_cause_us.items(), key=lambda kv: -kv[1])[:3])
             gt.add_row(format_us(g.at_us), format_us(g.duration_us),
@@ -339,6 +342,7 @@ def _launch(t: Timeline, console: Console) -> None:
         console.print(styled(("queue depth over the window", "bold"),
                                     f" (launched, not started; max {top}; {format_us(la.queue_depth_bucket_us * per)} us a cell)"))
         console.print(Text("  [") + Text(spark, style="cyan") + Text("]"))
+    console.print()
 
 
 def _ranges(t: Timeline, console: Console, top: int) -> None:
@@ -364,6 +368,8 @@ def _memory(t: Timeline, console: Console) -> None:
                              f"growth in the window {_bytes(m.growth_bytes)} "
                              f"({_bytes(m.start_allocated_bytes)} -> {_bytes(m.end_allocated_bytes)}); "
                              f"{m.samples:,} allocator events"))
+    if t.memory:
+        console.print()
 
 
 def _cold_start(t: Timeline, console: Console, top: int) -> None:
@@ -383,5 +389,6 @@ def _cold_start(t: Timeline, console: Console, top: int) -> None:
 
 def _host_only(t: Timeline, console: Console) -> None:
     console.print(styled(("timeline:", "bold"), " no GPU events in the window: host-side figures only"))
+    console.print()
     _ranges(t, console, 8)
     _memory(t, console)
