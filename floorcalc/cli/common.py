@@ -12,7 +12,7 @@ from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from floorcalc.util.errors import OutputError, UsageError
 from floorcalc.classify.grouping import DEFAULT as DEFAULT_GROUP_BY
-from floorcalc.util.output import check_new_file, shown, write_atomic
+from floorcalc.util.output import check_new_file, given_name, shown, write_atomic
 from floorcalc.records import GROUP_BYS
 from floorcalc.records import Trace
 from floorcalc.render import registry
@@ -191,10 +191,10 @@ def check_output(args: argparse.Namespace) -> None:
     for out, option in named + ([(trace_out, "--trace-out")] if isinstance(trace_out, Path) else []):
         resolved = _real(out)
         if resolved in seen:
-            raise UsageError(f"{seen[resolved]} and {option} name one file, {shown(shown_text(str(out), args))}; name two files")
+            raise UsageError(f"{seen[resolved]} and {option} name one file, {shown(out)}; name two files")
         seen[resolved] = option
         if resolved in input_paths:
-            raise UsageError(f"{option} {shown(shown_text(str(out), args))} is also an input of this command; name another file")
+            raise UsageError(f"{option} {shown(out)} is also an input of this command; name another file")
     for out in paths:
         check_new_file(out, args.force)
 
@@ -232,11 +232,18 @@ def absolute_paths(args: argparse.Namespace) -> None:
     """Make the output paths of ``args`` (:data:`PATH_OPTIONS`) and a ``--spec`` that names an
     existing file absolute, in place; ``args.cwd`` is the working folder they are relative to
     (where a default trace name goes)."""
+    from floorcalc.util.output import name_outputs
+
     args.cwd = Path.cwd()
+    given: Dict[Path, str] = {}
     for name in PATH_OPTIONS:
         p = getattr(args, name, None)
         if isinstance(p, Path):
             setattr(args, name, p if p.is_absolute() else args.cwd / p)
+            # as given; a whole path relative to the working folder under it, as 'floorcalc: wrote' has it
+            given[getattr(args, name)] = _under(p, args.cwd) if p.is_absolute() else str(p)
+    # messages name them so (a refusal, a write error, 'floorcalc: wrote'); whole with --absolute-paths
+    name_outputs({} if getattr(args, "absolute_paths", False) else given)
     spec = getattr(args, "spec", None)
     if isinstance(spec, str) and spec:
         try:
@@ -255,9 +262,11 @@ Written = List[Tuple[str, List[Path]]]
 def say_written(written: Written, args: argparse.Namespace) -> None:
     """One line on stderr per output written (``floorcalc: wrote out.json (json, 12.35 kB)``),
     so that a command writing to ``-o`` does not end in silence; none with ``--quiet``. A path
-    is shown relative to the working folder when it lies under it, else whole (it says where
-    the file is: not shortened to its name as the outputs' paths are), and as it is with
-    ``--absolute-paths``; the size is the files' on disk."""
+    the command line named is shown as given there (as a refusal names it:
+    floorcalc.util.output.given_name; a whole path relative to the working folder when it lies
+    under it), another (a default trace name) relative to the working folder when it lies under
+    it, else whole (it says where the file is: not shortened to its name as the outputs' paths
+    are), and every path whole with ``--absolute-paths``; the size is the files' on disk."""
     if getattr(args, "quiet", False):
         return
     from floorcalc.util.numbers import rate
@@ -272,7 +281,7 @@ def say_written(written: Written, args: argparse.Namespace) -> None:
                 size += path.stat().st_size
             except OSError:
                 pass
-        names = ", ".join(str(path) if getattr(args, "absolute_paths", False) else _under(path, base)
+        names = ", ".join(str(path) if getattr(args, "absolute_paths", False) else given_name(path) or _under(path, base)
                           for path in paths)
         print(f"floorcalc: wrote {names} ({what}, {rate(size, 'B')})", file=sys.stderr)
 

@@ -21,7 +21,9 @@ already in memory):
 
 Every OSError becomes one :class:`OutputError` line (exit code 8) that names the file and the
 cause; :func:`check_new_file` says the same before any work is done, so a bad output path never
-costs a model run.
+costs a model run. A message names an output the command line named as it was given there
+(:func:`name_outputs`, :func:`given_name`: ``-o out.json``, not the absolute path the CLI made of
+it before any user code could change the working folder), as the ``floorcalc: wrote`` line does.
 """
 
 from __future__ import annotations
@@ -33,19 +35,50 @@ import secrets
 import stat
 from pathlib import Path
 from types import TracebackType
-from typing import BinaryIO, Callable, Iterable, Iterator, List, Optional, Tuple, Type, Union
+from typing import BinaryIO, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple, Type, Union
 
 from floorcalc.util.errors import OutputError
 
-__all__ = ["AtomicFile", "write_atomic", "write_file", "check_new_file", "scratch_file", "shown", "os_error", "written", "written_count"]
+__all__ = ["AtomicFile", "write_atomic", "write_file", "check_new_file", "scratch_file", "shown", "os_error", "written", "written_count",
+           "name_outputs", "given_name"]
 
 #: characters of a path echoed in a message (the rest elided)
 SHOWN_CHARS = 200
 
 
-def shown(path: Union[str, Path]) -> str:
-    """``path`` as a message shows it: at most :data:`SHOWN_CHARS` characters (the middle elided)."""
+#: the outputs the command line named: absolute path -> as given there; and their folders
+_GIVEN: Dict[str, str] = {}
+_GIVEN_FOLDERS: Dict[str, str] = {}
+
+
+def name_outputs(given: Mapping[Path, str]) -> None:
+    """From now on, messages name each output ``given`` holds (its absolute path -> the path as
+    the command line gave it), and a file beside one (CSV's siblings), as given (floorcalc.cli,
+    once a command; an empty mapping: every path whole, ``--absolute-paths``)."""
+    _GIVEN.clear()
+    _GIVEN_FOLDERS.clear()
+    for path, text in given.items():
+        _GIVEN[str(path)] = text
+        _GIVEN_FOLDERS[str(path.parent)] = os.path.dirname(text)
+
+
+def given_name(path: Union[str, Path]) -> Optional[str]:
+    """``path`` as the command line gave it when it named it (or a file beside it: in the same
+    folder as given; that folder itself, when it was given, ``sub`` of ``sub/r.json``), else
+    None (:func:`name_outputs`)."""
     s = str(path)
+    if s in _GIVEN:
+        return _GIVEN[s]
+    if _GIVEN_FOLDERS.get(s):
+        return _GIVEN_FOLDERS[s]
+    folder = _GIVEN_FOLDERS.get(os.path.dirname(s))
+    return None if folder is None else os.path.join(folder, os.path.basename(s))
+
+
+def shown(path: Union[str, Path]) -> str:
+    """``path`` as a message shows it: as the command line gave it, when it did (:func:`given_name`),
+    at most :data:`SHOWN_CHARS` characters (the middle elided)."""
+    s = given_name(path) or str(path)
     if len(s) <= SHOWN_CHARS:
         return s
     half = SHOWN_CHARS // 2 - 2

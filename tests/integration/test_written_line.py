@@ -65,3 +65,44 @@ def test_a_run_of_several_ranks_names_its_file_too(tmp_path, monkeypatch, capsys
     size = (tmp_path / "run.json").stat().st_size
     assert cap.out == ""
     assert wrote(cap.err) == ([] if quiet else [f"floorcalc: wrote run.json (json, {rate(size, 'B')})"])
+
+
+@pytest.mark.parametrize("given, named", [("out.json", "out.json"), ("sub/../out.json", "sub/../out.json"),
+                                          ("../work/out.json", "../work/out.json"), ("ABS", "ABS"),
+                                          ("ABS_UNDER", "out.json")])
+def test_a_refused_output_is_named_as_the_written_line_names_it(given, named, tmp_path, monkeypatch, capsys):
+    # GIVEN an output named relative to the working folder, through a folder above it, or whole
+    # (outside the working folder, or under it: named relative to it, as every stderr line does)
+    work = tmp_path / "work"
+    (work / "sub").mkdir(parents=True)
+    monkeypatch.chdir(work)
+    given = {"ABS": str(tmp_path / "out.json"), "ABS_UNDER": str(work / "out.json")}.get(given, given)
+    named = given if named == "ABS" else named
+    # WHEN it is written, then asked for again without --force
+    assert main(["analyze", str(TRACE), "-o", given]) == 0
+    [line] = wrote(capsys.readouterr().err)
+    assert main(["analyze", str(TRACE), "-o", given]) == 8
+    err = capsys.readouterr().err.splitlines()[-1]
+    # THEN both name it as given (the refusal named the absolute path the CLI made of it)
+    assert line.startswith(f"floorcalc: wrote {named} (json, ")
+    assert err == f"floorcalc: error: output {named} exists; pass --force to overwrite it"
+    # AND with --absolute-paths both name it whole
+    whole = given if given.startswith("/") else str(work / given)
+    assert main(["analyze", str(TRACE), "-o", given, "--force", "--absolute-paths"]) == 0
+    assert wrote(capsys.readouterr().err)[0].startswith(f"floorcalc: wrote {whole} (json, ")
+    assert main(["analyze", str(TRACE), "-o", given, "--absolute-paths"]) == 8
+    assert capsys.readouterr().err.splitlines()[-1] == f"floorcalc: error: output {whole} exists; pass --force to overwrite it"
+
+
+def test_the_files_beside_a_named_output_are_named_from_its_folder_as_given(tmp_path, monkeypatch, capsys):
+    # GIVEN -o of the CSV format (four files) through a folder above the working one
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    assert main(["analyze", str(TRACE), "-o", "../r.csv"]) == 0
+    [line] = wrote(capsys.readouterr().err)
+    # THEN each is named in that folder as given, and a refusal names the first it finds there
+    assert line.startswith("floorcalc: wrote ../r.csv, ../r.kernels.csv, ../r.groups.csv, ../r.summary.csv (csv, ")
+    (tmp_path / "r.csv").unlink()
+    assert main(["analyze", str(TRACE), "-o", "../r.csv"]) == 8
+    assert capsys.readouterr().err.splitlines()[-1] == "floorcalc: error: output ../r.kernels.csv exists; pass --force to overwrite it"
