@@ -172,7 +172,7 @@ class Comparison:
 
 #: (summary field, label) of the totals compared, in order; all microseconds but MFU and MBU
 TOTALS: Tuple[Tuple[str, str], ...] = (
-    ("wall_us", "wall time"), ("bare_wall_us", "wall, no profiler"), ("gpu_busy_us", "GPU busy"),
+    ("wall_us", "wall time (profiled pass)"), ("bare_wall_us", "wall, no profiler"), ("gpu_busy_us", "GPU busy"),
     ("op_time_us", "op time"), ("floor_us", "sum of floors"), ("uncounted_us", "uncounted"),
     ("mfu", "MFU"), ("mbu", "MBU"),
 )

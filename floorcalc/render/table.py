@@ -229,8 +229,8 @@ class TableRenderer(Renderer):
         for label, value, how in times:
             st.add_row(label, value, how)
         if not times:
-            st.add_row("wall time", f"{format_us(s.wall_us)} us",
-                       "window / passes (host start of pass 1 to end of last work)")
+            st.add_row("wall time (profiled pass)", f"{format_us(s.wall_us)} us",
+                       "profiled window / passes (host start of pass 1 to end of last work)")
         if report.target == "cuda":
             # the same rows as every other format's (figures.pass_figures): where the figures are
             # of the unprofiled step, the profiled pass's busy and idle are labelled as such and
