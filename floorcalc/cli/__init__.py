@@ -17,6 +17,7 @@ import argparse
 import os
 import signal
 import sys
+import textwrap
 from typing import List, NoReturn, Optional
 
 from floorcalc import __version__
@@ -30,6 +31,18 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> "NoReturn":  # type: ignore[override]
         self.exit(2, f"floorcalc: error: {message} (see {self.prog} --help)\n")
+
+
+class _Formatter(argparse.HelpFormatter):
+    """argparse's help, its lines never broken inside a hyphenated word: an option named in a
+    sentence stays whole (``--nproc-per-node``, not ``--nproc-per-`` / ``node``)."""
+
+    def _split_lines(self, text: str, width: int) -> List[str]:
+        return textwrap.wrap(" ".join(text.split()), width, break_on_hyphens=False)
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        return textwrap.fill(" ".join(text.split()), width, initial_indent=indent, subsequent_indent=indent,
+                             break_on_hyphens=False)
 
 
 #: The commands that run no model and no benchmark. Their numpy does no linear algebra (no
@@ -48,12 +61,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="floorcalc",
         description="How far each kernel of a PyTorch forward pass is from the hardware floor.",
+        formatter_class=_Formatter,
     )
     parser.add_argument("--version", action="version", version=f"floorcalc {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for mod in (report, analyze, device, calibrate, count, diff, whatif):
         # the module's docstring, its reST literals (``x``) shown plain
-        p = sub.add_parser(mod.NAME, help=mod.HELP, description=(mod.__doc__ or "").replace("``", ""))
+        p = sub.add_parser(mod.NAME, help=mod.HELP, description=(mod.__doc__ or "").replace("``", ""),
+                           formatter_class=_Formatter)
         mod.add_arguments(p)
         p.set_defaults(run=mod.run)
     return parser

@@ -2,8 +2,9 @@
 
 MODEL.py defines get_model() and get_inputs(), or step() (see docs/model-files.md). The trace
 is written (gzipped) before it is analysed, and never over an existing file without --force.
-With --nproc-per-node N, N ranks run the model under torch.distributed, one trace per rank
-(floorcalc.capture.distributed).
+With --nproc-per-node N, N ranks run the model under torch.distributed (a process each), each
+writes its own trace, and the report covers the whole run, as floorcalc analyze of the ranks'
+traces does: each rank's figures, the collectives, and who waited on whom, and why.
 """
 
 from __future__ import annotations
