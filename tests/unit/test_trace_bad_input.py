@@ -358,3 +358,23 @@ def test_unknown_categories_are_counted_and_listed_in_the_order_met_on_ties():
     tr = parse(b.to_dict())
     (note,) = [n for n in tr.notes if "categories floorcalc does not know" in n]
     assert "skipped 5 events" in note and note.endswith("zeta_cat (2), alpha_cat (2), beta_cat (1)")
+
+
+@pytest.mark.parametrize("head", [
+    b'{"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "NVIDIA H200"}], "traceEvents": [{"ph": "X"}]}',
+    b'{"a": "x,\\"traceEvents\\": [", "b": [1, 2.5e3, true, null, {"c": "}"}], "traceEvents": [{"ph": "X"}]}',
+    b'{"a": 12345, "b": "\\u00e9\\\\", "traceEvents":[]}',
+    b'{"a": {"b": [1, 2, 3]}, "traceEvents": 7}',
+    b'{"a": 1}',
+    b'{"a": tru',
+    b'[1, 2]',
+])
+def test_top_level_walk_of_prefixes_is_the_whole_buffers(monkeypatch, head):
+    """The traceEvents array is looked for in growing prefixes of the first buffer; for every
+    prefix size (a cut at every byte of the head) the answer is the one the whole buffer gives."""
+    from floorcalc.trace import jsonstream
+    padded = head + b" " * 50 + b'{"ph": "X", "name": "' + b"k" * 300 + b'"}]}'
+    whole = jsonstream._walk_top(padded, True)
+    for n in range(1, len(head) + 2):
+        monkeypatch.setattr(jsonstream, "TOP_PREFIX_BYTES", n)
+        assert jsonstream._walk_top_prefix(padded, True) == whole, n
