@@ -66,6 +66,11 @@ QUICK_ITERS = 1
 QUICK_TIMED_PASSES = 3
 
 
+def _passes(n: int) -> str:
+    """``1 pass``, ``3 passes`` (for the stage lines)."""
+    return f"{n} pass" if n == 1 else f"{n} passes"
+
+
 def quick_timed_passes(iters: int) -> int:
     """The passes of a quick capture's one unprofiled set (and lean set) for ``iters`` profiled ones."""
     return max(QUICK_TIMED_PASSES, iters)
@@ -332,7 +337,7 @@ def time_bare(step: Callable[[], Any], device: str, iters: int, repeats: int = 3
     """Per-pass wall time in microseconds of ``repeats`` sets of ``iters`` passes, no profiler.
     ``progress``: the sets done, shown after each set (never inside one, which is timed)."""
     out = []
-    with progress.task(f"timing {iters} passes without the profiler", total=repeats, unit="sets") as task:
+    with progress.task(f"timing {_passes(iters)} without the profiler", total=repeats, unit="sets") as task:
         for _ in range(repeats):
             _sync(device)
             t0 = time.perf_counter()
@@ -365,7 +370,7 @@ def timed_sets(step: Callable[[], Any], device: str, iters: int, *, lean: bool, 
     bare: List[float] = []
     sets: List[LeanSet] = []
     names: Dict[str, int] = {}
-    with progress.task(f"timing {iters} passes without the profiler" + (" and CUDA-only" if lean else ""),
+    with progress.task(f"timing {_passes(iters)} without the profiler" + (" and CUDA-only" if lean else ""),
                        total=repeats * (2 if lean else 1), unit="sets") as task:
         for _ in range(repeats):
             bare += time_bare(step, device, iters, repeats=1)
@@ -591,7 +596,7 @@ def _capture_step(step: Callable[[], Any], model: Any, device: str, dest: _Trace
     stage: Callable[[str], None] = between or (lambda name: None)
     with quiet_profiler_lines(), torch.inference_mode():  # torch's profiler_start/stop lines dropped
         stage("warm-up")
-        log(f"warming up: {warmup} passes")
+        log(f"warming up: {_passes(warmup)}")
         with progress.task("warm-up", total=warmup, unit="passes") as task:
             for _ in range(warmup):
                 step()
@@ -606,7 +611,7 @@ def _capture_step(step: Callable[[], Any], model: Any, device: str, dest: _Trace
         activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if device == "cuda" else [])
         with_lean = lean and device == "cuda"
         rounds, timed = (1, quick_timed_passes(iters)) if quick else (3, iters)
-        log(f"timing {timed} passes without the profiler ({rounds} set{'s' if rounds > 1 else ''})"
+        log(f"timing {_passes(timed)} without the profiler ({rounds} set{'s' if rounds > 1 else ''})"
             + ((", each followed by a lean set (CUDA activity only)" if rounds > 1 else
                 ", then a lean set (CUDA activity only)") if with_lean else ""))
         sets = timed_sets(step, device, timed, lean=with_lean, scratch=dest.folder, progress=progress,
@@ -629,7 +634,7 @@ def _capture_step(step: Callable[[], Any], model: Any, device: str, dest: _Trace
         stage("profiler timing")
         no_shapes_us: Optional[float] = None
         if not quick:  # quick: the profiler's own cost is not measured (quick_figures)
-            log(f"timing {iters} passes under the profiler without shapes")
+            log(f"timing {_passes(iters)} under the profiler without shapes")
             with profile(activities=activities), progress.task("timing under the profiler (no shapes)"):
                 step()  # untimed: the first pass under a new profiler session pays its buffer set-up
                 _sync(device)
@@ -660,7 +665,7 @@ def _capture_step(step: Callable[[], Any], model: Any, device: str, dest: _Trace
             quick=quick, timed_passes=timed if quick else None, quick_not_measured=not_measured,
             quick_without_spread=once,
         )
-        log(f"profiling {iters} passes")
+        log(f"profiling {_passes(iters)}")
         try:
             with profile(activities=activities, record_shapes=True, profile_memory=profile_memory) as prof:
                 if cuda_graphs:

@@ -58,5 +58,5 @@ def test_report_prints_no_profiler_lines(tmp_path):
     # THEN its stderr has floorcalc's lines and the model's, and none of torch's start/stop lines
     err = r.stderr.decode()
     assert r.returncode == 0, err
-    assert "model says hi" in err and "floorcalc: profiling 1 passes" in err
+    assert "model says hi" in err and "floorcalc: profiling 1 pass" in err
     assert "profiler_start" not in err and "profiler_stop" not in err

@@ -128,7 +128,7 @@ def test_report_in_a_pipe_prints_only_its_stage_lines(tmp_path):
     lines = r.stderr.splitlines()
     assert lines[:-1] == [
         # the paths as the outputs write them: relative to the working folder, else the file name
-        f"floorcalc: loading {Path(TINY).name} on cpu", "floorcalc: warming up: 1 passes",
+        f"floorcalc: loading {Path(TINY).name} on cpu", "floorcalc: warming up: 1 pass",
         "floorcalc: timing 2 passes without the profiler (3 sets)", "floorcalc: measuring launch latency",
         "floorcalc: timing 2 passes under the profiler without shapes", "floorcalc: profiling 2 passes",
         "floorcalc: writing trace t.trace.json.gz", "floorcalc: trace written: t.trace.json.gz"]
