@@ -582,10 +582,10 @@ def report(model: Any, inputs: Any, device: str = "auto", warmup: Optional[int] 
         iters = QUICK_ITERS if quick else 5
 
     def log(msg: str) -> None:
-        if not quiet:
-            from floorcalc.util.sharing import shared_text
+        if not quiet:  # a path in it as the CLI's stage lines show it: relative here, else whole
+            from floorcalc.util.sharing import local_text
 
-            print(f"floorcalc: {msg if absolute_paths else shared_text(msg, Path.cwd())}", file=sys.stderr, flush=True)
+            print(f"floorcalc: {msg if absolute_paths else local_text(msg, Path.cwd())}", file=sys.stderr, flush=True)
 
     command = (f"floorcalc.report({type(model).__name__}, device={device!r}, warmup={warmup}, iters={iters}"
                + (", quick=True)" if quick else ")"))

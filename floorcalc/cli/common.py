@@ -8,7 +8,7 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
 
 from floorcalc.util.errors import OutputError, UsageError
 from floorcalc.classify.grouping import DEFAULT as DEFAULT_GROUP_BY
@@ -84,15 +84,28 @@ def shared(doc: Any, args: argparse.Namespace, document: Optional[Document] = No
     return doc
 
 
+def shown_path(path: Union[str, Path], args: argparse.Namespace) -> str:
+    """A file of this machine as the CLI's messages on stderr name it, for the user to open (the
+    ``floorcalc: wrote`` line, the stage lines, the files an interrupted command kept): a path
+    the command line named as given there (floorcalc.util.output.given_name), another relative
+    to the folder the command started in when it lies under it, else whole
+    (floorcalc.util.sharing.local_path: not cut to its name, as the outputs' shared paths are);
+    whole with ``--absolute-paths``."""
+    if getattr(args, "absolute_paths", False):
+        return str(path)
+    from floorcalc.util.sharing import local_path
+
+    return given_name(path) or local_path(str(path), getattr(args, "cwd", None) or Path.cwd())
+
+
 def shown_text(text: str, args: argparse.Namespace) -> str:
-    """A message for stderr (a stage line: "trace written: PATH") with its paths as the outputs
-    write them: relative to the folder the command started in, or the file name alone, unless
-    ``--absolute-paths`` (floorcalc.util.sharing)."""
+    """A message for stderr (a stage line: "trace written: PATH") with every absolute path in it
+    as :func:`shown_path` names a file: as ``floorcalc: wrote`` does."""
     if getattr(args, "absolute_paths", False):
         return text
-    from floorcalc.util.sharing import shared_text
+    from floorcalc.util.sharing import local_text
 
-    return shared_text(text, getattr(args, "cwd", None) or Path.cwd())
+    return local_text(text, getattr(args, "cwd", None) or Path.cwd(), given_name)
 
 
 def add_formula_arguments(p: argparse.ArgumentParser) -> None:
@@ -233,6 +246,7 @@ def absolute_paths(args: argparse.Namespace) -> None:
     existing file absolute, in place; ``args.cwd`` is the working folder they are relative to
     (where a default trace name goes)."""
     from floorcalc.util.output import name_outputs
+    from floorcalc.util.sharing import local_path
 
     args.cwd = Path.cwd()
     given: Dict[Path, str] = {}
@@ -241,7 +255,7 @@ def absolute_paths(args: argparse.Namespace) -> None:
         if isinstance(p, Path):
             setattr(args, name, p if p.is_absolute() else args.cwd / p)
             # as given; a whole path relative to the working folder under it, as 'floorcalc: wrote' has it
-            given[getattr(args, name)] = _under(p, args.cwd) if p.is_absolute() else str(p)
+            given[getattr(args, name)] = local_path(str(p), args.cwd) if p.is_absolute() else str(p)
     # messages name them so (a refusal, a write error, 'floorcalc: wrote'); whole with --absolute-paths
     name_outputs({} if getattr(args, "absolute_paths", False) else given)
     spec = getattr(args, "spec", None)
@@ -266,12 +280,12 @@ def say_written(written: Written, args: argparse.Namespace) -> None:
     floorcalc.util.output.given_name; a whole path relative to the working folder when it lies
     under it), another (a default trace name) relative to the working folder when it lies under
     it, else whole (it says where the file is: not shortened to its name as the outputs' paths
-    are), and every path whole with ``--absolute-paths``; the size is the files' on disk."""
+    are), and every path whole with ``--absolute-paths`` (:func:`shown_path`); the size is the
+    files' on disk."""
     if getattr(args, "quiet", False):
         return
     from floorcalc.util.numbers import rate
 
-    base = getattr(args, "cwd", None) or Path.cwd()
     for what, paths in written:
         if not paths:
             continue
@@ -281,18 +295,8 @@ def say_written(written: Written, args: argparse.Namespace) -> None:
                 size += path.stat().st_size
             except OSError:
                 pass
-        names = ", ".join(str(path) if getattr(args, "absolute_paths", False) else given_name(path) or _under(path, base)
-                          for path in paths)
+        names = ", ".join(shown_path(path, args) for path in paths)
         print(f"floorcalc: wrote {names} ({what}, {rate(size, 'B')})", file=sys.stderr)
-
-
-def _under(path: Path, base: Path) -> str:
-    """``path`` relative to ``base`` when it lies under it, else as it is."""
-    try:
-        rel = os.path.relpath(path, base)
-    except ValueError:  # another drive (Windows)
-        return str(path)
-    return str(path) if rel == os.pardir or rel.startswith(os.pardir + os.sep) else rel
 
 
 def emit(doc: Any, args: argparse.Namespace, trace: Optional[Trace] = None,

@@ -4,6 +4,10 @@ lie under it, and as the file name alone when they do not (a paper's LaTeX note,
 report pasted in an issue, a JSON report sent to a colleague carry no path of this machine's).
 ``--absolute-paths`` (``absolute_paths=True`` in the Python API) keeps them as they were.
 
+A message on this machine's stderr (a stage line, ``floorcalc: wrote``, the files an interrupted
+command kept) names a file for the user to open, not to share: :func:`local_path` and
+:func:`local_text` write it relative to the working folder when it lies under it, else whole.
+
 :func:`share_report` and :func:`share_run` are pure functions of a record: they rewrite only
 the text fields that hold paths (``capture.trace``, ``capture.model_file``, ``capture.command``
 and ``capture_command``, ``device.origin`` (a spec file outside the working folder by its last
@@ -18,11 +22,11 @@ import os
 import re
 import shlex
 from pathlib import Path
-from typing import Iterable, Mapping, Optional, Tuple
+from typing import Callable, Iterable, Mapping, Optional, Tuple
 
 from floorcalc.records import DeviceSpec, Note, RankReports, Report, RunReport
 
-__all__ = ["shared_command", "shared_path", "shared_text", "share_report", "share_run"]
+__all__ = ["shared_command", "shared_path", "shared_text", "share_report", "share_run", "local_path", "local_text"]
 
 #: an absolute path inside a longer text (a note, a command line): "/" then no blank and no quote
 _ABSOLUTE = re.compile(r"(?<![\w.:/-])(/[^\s'\"`,;()]+)")
@@ -41,6 +45,32 @@ def shared_path(path: str, base: Path) -> str:
     if not rel.startswith(os.pardir + os.sep) and rel != os.pardir:
         return rel
     return os.path.basename(path.rstrip(os.sep)) or path
+
+
+def local_path(path: str, base: Path) -> str:
+    """``path`` as a message names a file of this machine for the user to open: relative to
+    ``base`` when it lies under it, else as it is (never cut to its name, as :func:`shared_path`
+    cuts it)."""
+    if not os.path.isabs(path):
+        return path
+    try:
+        rel = os.path.relpath(path, base)
+    except ValueError:  # another drive (Windows)
+        return path
+    return path if rel == os.pardir or rel.startswith(os.pardir + os.sep) else rel
+
+
+def local_text(text: str, base: Path, named: Optional[Callable[[str], Optional[str]]] = None) -> str:
+    """``text`` (a message on stderr) with every absolute path in it as ``named`` names it (the
+    CLI: an output as its command line gave it, floorcalc.util.output.given_name), else as
+    :func:`local_path` shows it; a folder's trailing separator kept (``traces written: run/``)."""
+    def one(m: "re.Match[str]") -> str:
+        path = m.group(1)
+        tail = os.sep if len(path) > 1 and path.endswith(os.sep) else ""
+        path = path[: len(path) - len(tail)]
+        return ((named(path) if named is not None else None) or local_path(path, base)) + tail
+
+    return _ABSOLUTE.sub(one, text) if "/" in text else text
 
 
 def _text(text: str, base: Path) -> str:

@@ -127,8 +127,8 @@ def test_report_in_a_pipe_prints_only_its_stage_lines(tmp_path):
     assert ESC not in r.stderr and BAR not in r.stderr
     lines = r.stderr.splitlines()
     assert lines[:-1] == [
-        # the paths as the outputs write them: relative to the working folder, else the file name
-        f"floorcalc: loading {Path(TINY).name} on cpu", "floorcalc: warming up: 1 pass",
+        # the paths as 'floorcalc: wrote' names them: relative to the working folder, else whole
+        f"floorcalc: loading {TINY} on cpu", "floorcalc: warming up: 1 pass",
         "floorcalc: timing 2 passes without the profiler (3 sets)", "floorcalc: measuring launch latency",
         "floorcalc: timing 2 passes under the profiler without shapes", "floorcalc: profiling 2 passes",
         "floorcalc: writing trace t.trace.json.gz", "floorcalc: trace written: t.trace.json.gz"]

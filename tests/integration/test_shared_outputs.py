@@ -105,16 +105,31 @@ def test_diff_writes_the_reports_paths_relative_to_the_working_folder(trace, tmp
     assert [kept["a"]["path"], kept["b"]["path"]] == [str(tmp_path / "sub" / "a.json"), str(trace.parent / "r.json")]
 
 
-def test_the_stage_lines_name_paths_as_the_outputs_do(tmp_path, monkeypatch, capsys):
-    monkeypatch.chdir(tmp_path)
-    argv = ["report", str(MLP), "--device", "cpu", "--warmup", "0", "--iters", "1", "-o", str(tmp_path / "r.json")]
-    assert main([*argv, "--trace-out", str(tmp_path / "t.trace.json.gz")]) == 0
-    err = capsys.readouterr().err
-    assert "floorcalc: trace written: t.trace.json.gz" in err.splitlines()
-    assert str(tmp_path) not in err and str(ROOT) not in err, err
-    assert main([*argv[:-1], str(tmp_path / "r2.json"), "--trace-out", str(tmp_path / "t2.trace.json.gz"),
-                 "--absolute-paths"]) == 0
-    assert f"floorcalc: trace written: {tmp_path / 't2.trace.json.gz'}" in capsys.readouterr().err.splitlines()
+def test_the_stage_lines_name_paths_as_the_wrote_line_does(tmp_path, monkeypatch, capsys):
+    # GIVEN the working folder, and a model and a trace named by absolute paths, under it and not
+    (tmp_path / "here").mkdir()
+    (tmp_path / "there").mkdir()
+    monkeypatch.chdir(tmp_path / "here")
+    argv = ["report", str(MLP), "--device", "cpu", "--warmup", "0", "--iters", "1"]
+    assert main([*argv, "-o", str(tmp_path / "here" / "r.json"),
+                 "--trace-out", str(tmp_path / "here" / "t.trace.json.gz")]) == 0
+    # THEN a file under the working folder is named relative to it
+    lines = capsys.readouterr().err.splitlines()
+    assert "floorcalc: trace written: t.trace.json.gz" in lines
+    assert str(tmp_path) not in "\n".join(lines), lines
+    # AND one outside it whole, as the 'floorcalc: wrote' line names a file there (a path the
+    # user can open, not its name alone: that is for the outputs, which are shared)
+    out, trace = tmp_path / "there" / "r2.json", tmp_path / "there" / "t2.trace.json.gz"
+    assert main([*argv, "-o", str(out), "--trace-out", str(trace)]) == 0
+    lines = capsys.readouterr().err.splitlines()
+    assert f"floorcalc: loading {MLP} on cpu" in lines
+    assert [f"floorcalc: writing trace {trace}", f"floorcalc: trace written: {trace}"] == \
+        [line for line in lines if "trace" in line and not line.startswith("floorcalc: wrote")]
+    assert any(line.startswith(f"floorcalc: wrote {out} (json, ") for line in lines), lines
+    # AND --absolute-paths writes every one whole
+    assert main([*argv, "-o", str(tmp_path / "here" / "r3.json"), "--trace-out",
+                 str(tmp_path / "here" / "t3.trace.json.gz"), "--absolute-paths"]) == 0
+    assert f"floorcalc: trace written: {tmp_path / 'here' / 't3.trace.json.gz'}" in capsys.readouterr().err.splitlines()
 
 
 def test_count_writes_its_paths_as_the_reports_do(tmp_path, monkeypatch, capsys):
