@@ -98,10 +98,10 @@ def main(argv: Optional[List[str]] = None) -> int:
         _print_user_traceback(e)
         return e.exit_code
     except Terminated as e:
-        print(_line(f"floorcalc: terminated ({signal.Signals(e.signum).name}); {_kept(mark)}"), file=sys.stderr)
+        print(_line(f"floorcalc: terminated ({signal.Signals(e.signum).name}); {_kept(args, mark)}"), file=sys.stderr)
         return 128 + e.signum
     except KeyboardInterrupt:
-        print(_line(f"floorcalc: interrupted; {_kept(mark)}"), file=sys.stderr)
+        print(_line(f"floorcalc: interrupted; {_kept(args, mark)}"), file=sys.stderr)
         return 130
     except Exception as e:  # a bug in floorcalc: still one line, with a way to see more
         if os.environ.get("FLOORCALC_DEBUG"):
@@ -153,19 +153,24 @@ def _one_blas_thread(argv: List[str]) -> None:
         os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
-def _kept(since: int = 0) -> str:
+def _kept(args: argparse.Namespace, since: int = 0) -> str:
     """What an interrupted command leaves behind, in words: the files it had written whole
     (floorcalc.util.output.written; a file being written when it stopped is removed, never left half
-    written), and for a trace, the command that makes its report."""
+    written), named as the stage lines and ``floorcalc: wrote`` name them (cli.common.shown_path:
+    relative to the working folder under it, else whole), and for a trace, the command that makes
+    its report."""
+    import shlex
+
+    from floorcalc.cli.common import shown_path
     from floorcalc.util.output import written
 
     files = written(since)
     if not files:
         return "nothing was written (no partial file is left)"
-    traces = [p for what, p in files if what == "trace"]
-    out = "kept " + ", ".join(f"{what} {p}" for what, p in files) + " (a file being written was removed)"
+    traces = [shown_path(p, args) for what, p in files if what == "trace"]
+    out = "kept " + ", ".join(f"{what} {shown_path(p, args)}" for what, p in files) + " (a file being written was removed)"
     if traces:
-        out += f"; floorcalc analyze {traces[-1]} makes the report of the trace"
+        out += f"; floorcalc analyze {shlex.quote(traces[-1])} makes the report of the trace"
     return out
 
 

@@ -72,13 +72,23 @@ def test_an_interrupted_report_says_what_it_kept(tmp_path, monkeypatch, capsys):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(driver, "analyze", interrupted)  # Ctrl-C once the trace is written
-    t = tmp_path / "kept.trace.json.gz"
-    monkeypatch.chdir(tmp_path)
+    (tmp_path / "here" / "sub").mkdir(parents=True)
+    (tmp_path / "there").mkdir()
+    monkeypatch.chdir(tmp_path / "here")
+    # a trace under the working folder (named by its absolute path) is named relative to it,
+    # as the stage lines and 'floorcalc: wrote' name it
+    t = tmp_path / "here" / "sub" / "kept.trace.json.gz"
+    assert main(["report", str(MLP), *RUN, "--trace-out", str(t), "-o", "r.json"]) == 130
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert err == ("floorcalc: interrupted; kept trace sub/kept.trace.json.gz (a file being written was removed); "
+                   "floorcalc analyze sub/kept.trace.json.gz makes the report of the trace")
+    assert t.exists() and not (tmp_path / "here" / "r.json").exists()
+    # AND one outside it whole (its name alone could not be opened from here)
+    t = tmp_path / "there" / "kept.trace.json.gz"
     assert main(["report", str(MLP), *RUN, "--trace-out", str(t), "-o", "r.json"]) == 130
     err = capsys.readouterr().err.strip().splitlines()[-1]
     assert err == (f"floorcalc: interrupted; kept trace {t} (a file being written was removed); "
                    f"floorcalc analyze {t} makes the report of the trace")
-    assert t.exists() and not (tmp_path / "r.json").exists()
 
 
 def test_plot_of_cpu_ranks_is_refused_before_any_rank_starts(tmp_path, capsys):
