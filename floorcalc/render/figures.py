@@ -191,6 +191,20 @@ def format_us(x: Optional[float], signed: bool = False) -> str:
     return f"{x:{sign}.1f}" if abs(x) >= 10 else f"{x:{sign}.2f}"
 
 
+def format_bytes(n: Optional[float]) -> str:
+    """A number of bytes as every table of the text, Markdown and HTML outputs shows it (the
+    copies, the timeline's memory and link bytes): SI prefixes, as the rest of floorcalc's text
+    words sizes and rates (``floorcalc: wrote r.json (json, 23.28 kB)``, the copies' GB/s beside
+    it: floorcalc.util.numbers.rate), three significant figures, ``67.1 MB``, ``512 B``; ``-``
+    for none."""
+    if n is None:
+        return "-"
+    for unit, k in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if abs(n) >= k:
+            return f"{n / k:.3g} {unit}"
+    return f"{n:.0f} B"
+
+
 def format_figure(f: PassFigure) -> str:
     """A figure's value for people: ``9,777 us``, ``1.6%``, ``6.457e+10 FLOP``, ``-``; with its
     spread where it has one: ``2.5% [2.1-2.9]`` (:func:`range_text`)."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Dict, List, Optional, Tuple
 
 from floorcalc.records import IdleRow, Report, Timeline
-from floorcalc.render.figures import format_us
+from floorcalc.render.figures import format_bytes, format_us
 from floorcalc.render.timeline_table import CAUSE_TEXT, ahead, profiler_rows, repeats, shown_parts
 
 Table = Tuple[str, List[str], str, List[List[str]]]
@@ -20,15 +20,6 @@ Table = Tuple[str, List[str], str, List[List[str]]]
 
 def _pct(v: float, total: float) -> str:
     return f"{100 * v / total:.1f}%" if total > 0 else "-"
-
-
-def _bytes(n: Optional[float]) -> str:
-    if n is None:
-        return "-"
-    for unit, f in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if abs(n) >= f:
-            return f"{n / f:.3g} {unit}"
-    return f"{n:.0f} B"
 
 
 def decomposition(t: Timeline) -> Optional[Table]:
@@ -126,7 +117,7 @@ def copies(t: Timeline, top: int = 10) -> Optional[Table]:
         host = {True: "pinned", False: "pageable"}.get(c.pinned, "-") if c.pinned is not None else "-"
         gbs = f"{c.achieved_bytes_per_s / 1e9:.3g}" if c.achieved_bytes_per_s else "-"
         eff = f"{100 * c.floor_us / c.duration_us:.1f}%" if c.floor_us and c.duration_us > 0 else "-"
-        rows.append([c.name, c.direction, host, _bytes(c.bytes), format_us(c.duration_us), gbs, format_us(c.floor_us),
+        rows.append([c.name, c.direction, host, format_bytes(c.bytes), format_us(c.duration_us), gbs, format_us(c.floor_us),
                      eff, c.op or "-"])
     return (f"Copies ({t.copy_count:,}; the {len(rows):,} longest, longest first; n: identical copies in one row)",
             ["name", "n", "dir", "host mem", "bytes", "us", "GB/s", "floor us", "eff", "op"], "lrllrrrrrl",

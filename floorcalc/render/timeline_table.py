@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.text import Text
 
 from floorcalc.records import Decomposition, Timeline
-from floorcalc.render.figures import format_us
+from floorcalc.render.figures import format_bytes, format_us
 from floorcalc.render.terminal import PlainTable, plain, styled
 from floorcalc.util.names import short_kernel_name
 
@@ -57,15 +57,6 @@ CAUSE_TEXT = {
 
 def _pct(x: float, total: float) -> str:
     return f"{100 * x / total:.1f}%" if total > 0 else "-"
-
-
-def _bytes(n: Optional[float]) -> str:
-    if n is None:
-        return "-"
-    for unit, k in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
-        if abs(n) >= k:
-            return f"{n / k:.3g} {unit}"
-    return f"{n:.0f} B"
 
 
 def bar(d: Decomposition, width: int = 60) -> Text:
@@ -162,7 +153,7 @@ def _devices(t: Timeline, console: Console) -> None:
                    format_us(lane.idle_us), format_us(d.idle_by_cause_us.get("other_device", 0.0)),
                    format_us(d.host_overhead_us), format_us(lane.floor_us),
                    f"{lane.mfu:.1%}" if lane.mfu is not None else "-", f"{lane.mbu:.1%}" if lane.mbu is not None else "-",
-                   _bytes(lane.peer_copy_bytes) if lane.peer_copy_bytes else "-")
+                   format_bytes(lane.peer_copy_bytes) if lane.peer_copy_bytes else "-")
     console.print(dt)
 
 
@@ -175,7 +166,7 @@ def _communication(t: Timeline, console: Console) -> None:
     console.print(Text.assemble(
         ("communication: ", "bold"),
         f"{c.collectives:g} collectives per pass, {format_us(c.comm_us)} us: hidden under compute {format_us(c.hidden_us)} us "
-        f"({_pct(c.hidden_us, c.comm_us)}), exposed {format_us(c.exposed_us)} us{floor}; {_bytes(c.link_bytes)} on the "
+        f"({_pct(c.hidden_us, c.comm_us)}), exposed {format_us(c.exposed_us)} us{floor}; {format_bytes(c.link_bytes)} on the "
         f"link per GPU{unc}"))
     if t.decomposition is not None and t.decomposition.peer_wait_us == 0 and c.exposed_us > 0:
         console.print(Text("  how much of the exposed time was waiting for a slower rank needs every rank's trace: "
@@ -313,7 +304,7 @@ def _copies(t: Timeline, console: Console, top: int) -> None:
         host = {True: "pinned", False: "pageable"}.get(c.pinned, "-")  # type: ignore[attr-defined]
         gbs = f"{c.achieved_bytes_per_s / 1e9:.3g}" if c.achieved_bytes_per_s else "-"  # type: ignore[attr-defined]
         eff = f"{100 * c.floor_us / c.duration_us:.1f}%" if c.floor_us and c.duration_us > 0 else "-"  # type: ignore[attr-defined]
-        rows.append([c.name, c.direction, host, _bytes(c.bytes), format_us(c.duration_us), gbs, format_us(c.floor_us),  # type: ignore[attr-defined]
+        rows.append([c.name, c.direction, host, format_bytes(c.bytes), format_us(c.duration_us), gbs, format_us(c.floor_us),  # type: ignore[attr-defined]
                      eff, c.op or "-"])  # type: ignore[attr-defined]
     for n, r in repeats(rows):   # identical rows once, with their count (floorcalc.render.timeline_rows)
         ct.add_row(plain(r[0]), f"x{n}", *r[1:-1], plain(r[-1]))
@@ -363,10 +354,10 @@ def _ranges(t: Timeline, console: Console, top: int) -> None:
 
 def _memory(t: Timeline, console: Console) -> None:
     for m in t.memory:
-        peaks = ", ".join(_bytes(p) for p in m.peak_allocated_bytes[:8])
+        peaks = ", ".join(format_bytes(p) for p in m.peak_allocated_bytes[:8])
         console.print(styled(("memory ", "bold"), plain(m.device), f": peak allocated per pass {peaks}; "
-                             f"growth in the window {_bytes(m.growth_bytes)} "
-                             f"({_bytes(m.start_allocated_bytes)} -> {_bytes(m.end_allocated_bytes)}); "
+                             f"growth in the window {format_bytes(m.growth_bytes)} "
+                             f"({format_bytes(m.start_allocated_bytes)} -> {format_bytes(m.end_allocated_bytes)}); "
                              f"{m.samples:,} allocator events"))
     if t.memory:
         console.print()

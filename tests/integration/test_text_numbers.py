@@ -43,3 +43,25 @@ def test_the_scan_catches_an_unseparated_time():
     # GIVEN the old per-step table's cells; THEN the scan flags 9034.2 and passes 12,557 and 213.1
     assert UNSEPARATED.search("  #1       9034.2   151.3")
     assert not UNSEPARATED.search("  #0       12,557   133.5   213.1   0.00446")
+
+
+def test_every_format_writes_a_copys_bytes_one_way():
+    # GIVEN the H200 trace of 64 MiB (67.1 MB) pageable copies
+    import floorcalc
+    from floorcalc.render.html import HtmlRenderer
+    from floorcalc.render.markdown import MarkdownRenderer
+    from floorcalc.render.table import TableRenderer
+
+    rep = floorcalc.analyze(str(ROOT / "tests" / "data" / "h200_k13_pageable_copy.trace.json.gz")).record
+    assert {c.bytes for c in rep.timeline.copies} == {64 << 20}
+    # THEN the text, Markdown and HTML copies tables write the size the same way, in SI units
+    # (floorcalc.render.figures.format_bytes), as the GB/s beside it and the rest of the text
+    text = TableRenderer(width=200).render(rep)
+    md = MarkdownRenderer().render(rep)
+    html = HtmlRenderer(figures=False).render(rep)
+    assert re.search(r"Memcpy DtoH \(Device -> Pageable\) .* 67\.1 MB ", text), text
+    assert "| Memcpy DtoH (Device -> Pageable) | x1 | DtoH | pageable | 67.1 MB |" in md
+    assert '<td class="name">Memcpy DtoH (Device -&gt; Pageable)</td><td class="num">x1</td><td>DtoH</td>' \
+        '<td>pageable</td><td class="num">67.1 MB</td>' in html
+    for out in (text, md, html):   # and no copy row in binary units (a spec's source may quote "12 MiB")
+        assert not any(re.search(r"\d (KiB|MiB|GiB)\b", line) for line in out.splitlines() if "Memcpy" in line)
