@@ -9,7 +9,7 @@ Renderers read the records only; every figure was projected by floorcalc.whatif.
 
 from __future__ import annotations
 
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 from rich import box
 from rich.console import Console
@@ -18,6 +18,7 @@ from floorcalc.records import Projection, Report, WhatIf
 from floorcalc.render.base import Renderer, captured
 from floorcalc.render.figures import format_us
 from floorcalc.render.terminal import PlainTable, make_console, plain, styled
+from floorcalc.util.names import middle
 
 __all__ = ["PART_LABELS", "WhatIfJsonRenderer", "WhatIfMarkdownRenderer", "WhatIfTableRenderer", "csv_rows",
            "markdown_lines", "print_whatif", "rows"]
@@ -108,20 +109,64 @@ def _basis_lines(w: WhatIf) -> List[str]:
     return lines
 
 
+#: the fewest characters of a scenario's name the text table cuts it to (floorcalc.util.names.middle);
+#: below that, the rows are numbered and the names are in the lines under the table
+NAME_FLOOR = 16
+
+
+def _widest(cells: List[str]) -> int:
+    return max(len(line) for c in cells for line in c.split("\n"))
+
+
+def text_layout(w: WhatIf, width: int) -> Tuple[List[str], List[List[str]], bool]:
+    """The text table's header and rows (without the assumption) laid out for ``width``
+    columns, and whether its rows are numbered. Figures are never cut: each figure column is as
+    wide as its widest cell. What gives way, in this order, until the table fits: the headers
+    take two lines (``step`` / ``(us)``); a figure of two words takes two lines (``not`` /
+    ``known``, ``device`` / ``+0%``); the scenario names are cut in the middle
+    (floorcalc.util.names.middle) to the width left, down to :data:`NAME_FLOOR`; then the rows
+    are numbered (``#``: 0, the measured pass, then each scenario), each number's name in the
+    lines under the table. Never a name wrapped across lines."""
+    header = _header(w)[:-1]
+    body = [r[:-1] for r in rows(w)]
+    names = [r[0] for r in body]
+    gaps = 3 * (len(header) - 1)   # a space either side of each column's rule, pad_edge off
+
+    def figures_width(heads: List[str], cells: List[List[str]]) -> int:
+        return sum(_widest([h] + [r[j] for r in cells]) for j, h in enumerate(heads) if j) + gaps
+
+    two_line = [h if not i or " " not in h else "\n".join(h.rsplit(" ", 1)) for i, h in enumerate(header)]
+    split = [[c if not j else c.replace(" ", "\n", 1) for j, c in enumerate(r)] for r in body]
+    tries = [(header, body), (two_line, body), (two_line, split)]
+    longest = max(len(n) for n in names)
+    for heads, cells in tries:  # the names whole
+        if figures_width(heads, cells) + max(longest, len(heads[0])) <= width:
+            return heads, cells, False
+    # the names cut in the middle, in the layout that leaves them the most room
+    room, heads, cells = max(((width - figures_width(h, c), h, c) for h, c in tries[1:]), key=lambda x: x[0])
+    if room >= NAME_FLOOR:
+        return heads, [[middle(r[0], room)] + r[1:] for r in cells], False
+    return ["#"] + two_line[1:], [[str(i)] + r[1:] for i, r in enumerate(split)], True
+
+
 def print_whatif(w: WhatIf, console: Console, *, details: bool = True) -> None:
-    """The section as a rich table (the assumptions below it), then (``details``) each
-    projection's terms and the figures it read."""
+    """The section as a rich table laid out for the console's width (:func:`text_layout`; the
+    assumptions below it), then (``details``) each projection's terms and the figures it read."""
     console.print(styled(("what if, per pass", "bold"),
                          f"  measured {_step(w.measured)} us ({w.measured.assumption})"))
-    header = _header(w)[:-1]
+    header, cells, numbered = text_layout(w, console.width)
     t = PlainTable(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
     for i, h in enumerate(header):
-        t.add_column(h, justify="right" if i else "left")
-    for r in rows(w):
-        t.add_row(*r[:-1])
+        t.add_column(h, justify="right" if i else "left", no_wrap=True,
+                     min_width=_widest([h] + [r[i] for r in cells]))
+    for r in cells:  # a cell of two lines (a figure of two words) as two lines of plain text
+        t.add_row(*(styled(*[part for k, line in enumerate(c.split("\n")) for part in ((["\n"] if k else []) + [plain(line)])])
+                    for c in r))
     console.print(t)
-    for p in w.projections:
-        console.print(plain(f"{p.label}: {p.assumption}", style="dim"))
+    if numbered:
+        console.print(plain(f"0 {w.measured.label}", style="dim"))
+    for i, p in enumerate(w.projections, 1):
+        console.print(plain(f"{f'{i} ' if numbered else ''}{p.label}: {p.assumption}", style="dim"))
     if details:
         for line in _basis_lines(w):
             console.print(plain(line, style="dim"))

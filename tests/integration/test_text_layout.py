@@ -67,3 +67,44 @@ def test_every_section_of_a_count_has_a_blank_line_before_it(capsys, monkeypatch
     out = _text(["count", str(Path(__file__).resolve().parents[2] / "examples" / "mlp.py"), "--compare"], capsys,
                 monkeypatch)
     assert _check(out, ("modules (inclusive)", "total:", "top ", "uncounted ops", "compare:")) == 5
+
+
+@pytest.mark.parametrize("columns", ["200", "120", "100", "90", "80"])
+def test_the_whatif_table_never_wraps_a_scenario_name_nor_cuts_a_figure(columns, capsys, monkeypatch):
+    import re
+
+    import floorcalc
+    from floorcalc.render.whatif import NAME_FLOOR, rows
+    from floorcalc.util.names import middle
+
+    # GIVEN a GPU report with a what-if section whose scenario names are up to 43 characters
+    trace = DATA / "h200_k13_pageable_copy.trace.json.gz"
+    w = floorcalc.analyze(str(trace)).record.whatif
+    labels = [w.measured.label] + [p.label for p in w.projections]
+    assert max(len(x) for x in labels) > 40
+    # WHEN its text report is piped at this width
+    lines = _text(["analyze", str(trace)], capsys, monkeypatch, columns).splitlines()
+    at = next(i for i, x in enumerate(lines) if x.startswith("what if, per pass"))
+    rule = next(i for i in range(at, len(lines)) if lines[i].startswith("─"))
+    end = next(i for i in range(rule, len(lines)) if lines[i].startswith((f"{labels[1]}:", "0 as measured")))
+    table = lines[at + 1:end]
+    assert all(len(x) <= int(columns) for x in table), table
+    # THEN each scenario is one row whose name is on its first line: whole, cut in the middle
+    # (floorcalc.util.names.middle, never below NAME_FLOOR), or its number, the name in the
+    # lines under the table; a row's other lines leave the name column blank
+    starts = [i for i in range(rule + 1, end) if not lines[i].startswith(" ")]
+    assert len(starts) == len(labels), table
+    numbered = lines[rule - 1].startswith("#")
+    for k, (i, label, cells) in enumerate(zip(starts, labels, rows(w))):
+        name = re.split(r"\s{2,}", lines[i])[0]
+        if numbered:
+            assert name == str(k) and any(x.startswith(f"{k} {label}") for x in lines[end:end + len(labels)])
+        else:
+            assert name == label or ("…" in name and len(name) >= NAME_FLOOR and name == middle(label, len(name))), \
+                (name, label)
+        row = lines[i:(starts + [end])[k + 1]]
+        assert all(x[:len(name)].strip() == "" for x in row[1:]), row
+        # AND every figure of the row is whole in it (a figure of two words may take two lines)
+        words = " ".join(row).split()
+        for cell in cells[1:-1]:
+            assert all(word in words for word in cell.split()), (cell, row)
