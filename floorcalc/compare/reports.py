@@ -170,10 +170,14 @@ class Comparison:
         return tuple(c for c in self.rows if c.status == "vanished")
 
 
-#: (summary field, label) of the totals compared, in order; all microseconds but MFU and MBU
+#: (summary field, label) of the totals compared, in order; all microseconds but MFU and MBU.
+#: A time measured in the profiled pass says so in its label, as the wall time does: the
+#: profiler's cost is in it; "wall, no profiler" is the user's step (the floors are counted, not
+#: measured; MFU and MBU divide by the wall time their reports name, render.figures.wall_basis)
 TOTALS: Tuple[Tuple[str, str], ...] = (
-    ("wall_us", "wall time (profiled pass)"), ("bare_wall_us", "wall, no profiler"), ("gpu_busy_us", "GPU busy"),
-    ("op_time_us", "op time"), ("floor_us", "sum of floors"), ("uncounted_us", "uncounted"),
+    ("wall_us", "wall time (profiled pass)"), ("bare_wall_us", "wall, no profiler"),
+    ("gpu_busy_us", "GPU busy (profiled pass)"), ("op_time_us", "op time (profiled pass)"),
+    ("floor_us", "sum of floors"), ("uncounted_us", "uncounted (profiled pass)"),
     ("mfu", "MFU"), ("mbu", "MBU"),
 )
 _RATIOS = ("mfu", "mbu")

@@ -37,3 +37,30 @@ def test_diff_names_the_profiled_wall_time_as_such():
     from floorcalc.compare.reports import TOTALS
 
     assert dict(TOTALS)["wall_us"] == "wall time (profiled pass)" and dict(TOTALS)["bare_wall_us"] == "wall, no profiler"
+
+
+
+def test_diff_names_every_time_of_the_profiled_pass_as_such_in_every_format():
+    # GIVEN two reports of a committed GPU trace (the CPU trace has no GPU busy time)
+    import json
+
+    from floorcalc.render.diff import DiffJsonRenderer, DiffMarkdownRenderer, DiffTableRenderer
+
+    rep = floorcalc.analyze(str(DATA.parent / "h200_cold_mlp.trace.json.gz")).record
+    c = floorcalc.diff(rep, rep)
+    # THEN the times measured in the profiled pass (the GPU's busy time, the op time, the
+    # uncounted time) say so, as the wall time does, in the text and the Markdown
+    profiled = {"wall_us": "wall time (profiled pass)", "gpu_busy_us": "GPU busy (profiled pass)",
+                "op_time_us": "op time (profiled pass)", "uncounted_us": "uncounted (profiled pass)"}
+    labels = {t.figure: t.label for t in c.totals}
+    assert {k: labels[k] for k in profiled} == profiled
+    text = [line.strip() for line in DiffTableRenderer().render(c).splitlines()]
+    md = DiffMarkdownRenderer().render(c)
+    for label in profiled.values():
+        assert any(line.startswith(f"{label} (us) ") for line in text), (label, text)
+        assert f"| {label} (us) |" in md
+    assert not any(re.match(r"(GPU busy|op time|uncounted) \(us\)", line) for line in text)   # was "GPU busy (us)"
+    # AND the JSON keeps its keys: the figure names its summary field, the label is the text's
+    totals = json.loads(DiffJsonRenderer().render(c))["totals"]
+    assert {t["figure"]: t["label"] for t in totals} == labels
+    assert all(set(t) == {"figure", "label", "unit", "a", "b", "change"} for t in totals)
