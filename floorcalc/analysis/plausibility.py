@@ -46,6 +46,7 @@ import numpy as np
 
 from floorcalc.records import (Decomposition, DeviceSpec, GpuEvent, Implausible, ImplausibleCause, OpRow, Summary,
                                Target, Timeline, Trace, WorkUnit)
+from floorcalc.records.calltable import call_name_of
 from floorcalc.util.names import short_kernel_name
 
 __all__ = ["check", "clip_stream_overlaps", "OVERLAP_EPS_US"]
@@ -65,7 +66,7 @@ def _graph_replayed(trace: Trace, ev: GpuEvent) -> bool:
     at once, and CUPTI may give them the stream the graph was launched on."""
     if ev.graph_launch is not None:
         return True
-    return ev.launch is not None and "GraphLaunch" in trace.runtime[ev.launch].name
+    return ev.launch is not None and "GraphLaunch" in call_name_of(trace.runtime, ev.launch)
 
 
 #: Launch calls that take launch attributes: the only way to ask for Programmatic Dependent
@@ -77,7 +78,7 @@ PDL_LAUNCHES = frozenset({"cudaLaunchKernelExC", "cudaLaunchKernelEx", "cuLaunch
 
 
 def _pdl_launched(trace: Trace, ev: GpuEvent) -> bool:
-    return ev.kind == "kernel" and ev.launch is not None and trace.runtime[ev.launch].name in PDL_LAUNCHES
+    return ev.kind == "kernel" and ev.launch is not None and call_name_of(trace.runtime, ev.launch) in PDL_LAUNCHES
 
 
 def clip_stream_overlaps(trace: Trace) -> Tuple[Trace, Optional[Implausible], str]:

@@ -83,7 +83,13 @@ def columns(trace: Trace, starts_ns: Sequence[int], t0_ns: int, t1_ns: int, name
     """The :class:`LeanSet` of one lean set's trace (steps 4 and 5 of the module notes).
     ``names``: the capture's kernel-name table, extended in place. Raises ValueError when the
     trace lacks the two synchronise calls that bound the set."""
-    ends = sorted(r.ts_us + r.duration_us for r in trace.runtime if r.name in SYNC_CALLS)
+    import numpy as np
+
+    from floorcalc.records.calltable import call_columns, calls_named
+
+    rc = call_columns(trace.runtime)   # the calls' fields as arrays: no record per call
+    sync = np.array(calls_named(trace.runtime, SYNC_CALLS), dtype=np.int64)
+    ends = sorted((rc.ts_us[sync] + rc.duration_us[sync]).tolist())
     if len(ends) < 2:
         raise ValueError(f"the lean trace holds {len(ends)} synchronise calls, not the 2 that bound its set")
     # the pair of synchronise calls (the untimed pass's and the profiler's own at its stop are
@@ -102,14 +108,14 @@ def columns(trace: Trace, starts_ns: Sequence[int], t0_ns: int, t1_ns: int, name
 
     def on_trace(ns: int) -> float:
         return (ns - t0_ns) / 1e3 * rate
-    rt = trace.runtime
+    rt_ts, rt_dur = rc.ts_us.tolist(), rc.duration_us.tolist()
     rows = []
     for g in trace.gpu:
-        lt = rt[g.launch].ts_us if g.launch is not None else None
+        lt = rt_ts[g.launch] if g.launch is not None else None
         when = lt if lt is not None else g.ts_us
         if not start <= when <= end:
             continue                      # the untimed pass's work, or the profiler's own
-        ld = rt[g.launch].duration_us if g.launch is not None else -1.0
+        ld = rt_dur[g.launch] if g.launch is not None else -1.0
         rows.append((g.ts_us - start, g.device, g.stream, _KIND[g.kind], names.setdefault(g.name, len(names)),
                      g.duration_us, g.bytes if g.bytes is not None else -1,
                      (lt - start) if lt is not None else -1.0, ld))

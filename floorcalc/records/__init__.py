@@ -17,6 +17,8 @@ The modules, each importing only those above it:
 * ``optable``: ``OpTable``, a trace's host ops as columns (the reader's ``Trace.ops``), and
   ``op_columns``, the ops of any sequence as numpy arrays (``OpColumns``, imported from its
   module: not a document record; numpy imported only there);
+* ``calltable``: ``CallTable``, a trace's runtime calls as columns (the reader's
+  ``Trace.runtime``), and ``call_columns`` (``CallColumns``, imported from its module);
 * ``floor``: ``Floor``, ``EventFloor``;
 * ``classify``: ``WorkUnit``, ``OpRow``, ``KernelRow``, ``Summary``, ``OpGroup``, ``Grouping``;
 * ``timeline``: ``Gap``, ``Decomposition``, ``CollectiveTiming``, ``Timeline``...;
@@ -57,6 +59,9 @@ from floorcalc.records.trace import (
 from floorcalc.records.optable import (
     OpTable, op_columns,
 )
+from floorcalc.records.calltable import (
+    CallTable, call_columns,
+)
 from floorcalc.records.floor import (
     Floor, EventFloor,
 )
@@ -96,7 +101,7 @@ __all__ = [
     "COLLECTIVE_KINDS", "WhatIfScenario", "WHATIF_SCENARIOS", "TermBasis", "RankStatus", "CounterCache",
     "CounterVerdict", "COUNTER_VERDICTS", "DTYPE_BYTES", "UNKNOWN_DTYPE", "dtype_bytes", "TensorMeta", "Arg",
     "OpCall", "Count", "CommCount", "arithmetic_intensity", "Figure", "MemoryLevel", "INTERCONNECT_KEYS",
-    "DeviceSpec", "NO_SPEC_KEY", "SpecChoice", "OpTable", "op_columns", "CpuOp", "RuntimeCall", "GpuEvent", "Step", "GpuProperties",
+    "DeviceSpec", "NO_SPEC_KEY", "SpecChoice", "OpTable", "op_columns", "CallTable", "call_columns", "CpuOp", "RuntimeCall", "GpuEvent", "Step", "GpuProperties",
     "GeneratedKernel", "ProcessGroup", "DistributedInfo", "CollectiveCall", "LeanSet", "LeanCapture",
     "CaptureInfo", "IncompleteReplay", "Trace", "UserRange", "MemorySample", "ProfilerOverhead", "DeviceSync",
     "Window", "Floor", "EventFloor", "UNATTRIBUTED", "WorkUnit", "OpRow", "KernelRow", "Spread", "Summary",

@@ -94,10 +94,10 @@ class OpTable(Sequence[CpuOp]):
         if not self._calls or self._calls[-1] is not None or not self._modules or self._modules[-1] != "" \
                 or not self._steps or self._steps[-1] is not None:
             raise ValueError("OpTable: calls, modules and steps must end with None, '' and None (code -1)")
-        self._name, self._pid, self._tid = _ints("i", name), _ints("i", pid), _ints("i", tid)
-        self._call, self._module, self._step = _ints("i", call), _ints("i", module), _ints("i", step)
-        self._ts, self._dur = _floats(ts_us), _floats(duration_us)
-        self._ext, self._parent = _ints("q", external_id), _ints("q", parent)
+        self._name, self._pid, self._tid = int_array("i", name), int_array("i", pid), int_array("i", tid)
+        self._call, self._module, self._step = int_array("i", call), int_array("i", module), int_array("i", step)
+        self._ts, self._dur = float_array(ts_us), float_array(duration_us)
+        self._ext, self._parent = int_array("q", external_id), int_array("q", parent)
         self._n = len(self._ts)
         cols = (self._name, self._pid, self._tid, self._call, self._module, self._step, self._dur, self._ext,
                 self._parent)
@@ -242,7 +242,10 @@ def _rebuild(names: Sequence[str], name: Any, ts: Any, dur: Any, pids: Sequence[
                    step=step)
 
 
-def _ints(code: str, values: Any) -> "array[int]":
+def int_array(code: str, values: Any) -> "array[int]":
+    """``values`` (a numpy array, an ``array.array``, any sequence of ints) as a new
+    ``array.array`` of typecode ``code`` (``"i"``: int32, ``"q"``: int64): a column of a
+    table. A numpy array is copied once, through its bytes at the column's width."""
     if isinstance(values, array) and values.typecode == code:
         return array(code, values)
     if hasattr(values, "astype"):  # a numpy array: one copy of its bytes at the column's width
@@ -252,7 +255,8 @@ def _ints(code: str, values: Any) -> "array[int]":
     return array(code, values)
 
 
-def _floats(values: Any) -> "array[float]":
+def float_array(values: Any) -> "array[float]":
+    """``values`` (a numpy array or any sequence of numbers) as a new float64 ``array.array``."""
     if hasattr(values, "astype"):
         import numpy as np
 

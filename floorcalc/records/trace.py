@@ -378,7 +378,9 @@ class Trace:
     #: the host ops, op ``i`` at position ``i``: a tuple of records, or the reader's
     #: :class:`~floorcalc.records.optable.OpTable` (columns; a record made when one is asked for)
     ops: Sequence[CpuOp]
-    runtime: Tuple[RuntimeCall, ...]
+    #: the host runtime calls, in the reader's order: a tuple of records, or the reader's
+    #: :class:`~floorcalc.records.calltable.CallTable` (columns, as ``ops``)
+    runtime: Sequence[RuntimeCall]
     gpu: Tuple[GpuEvent, ...]
     steps: Tuple[Step, ...]
     devices: Tuple[GpuProperties, ...]

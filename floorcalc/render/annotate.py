@@ -280,7 +280,9 @@ def _host_op_at(trace: Trace) -> Any:
     import bisect
     from collections import Counter
 
-    tids = Counter(trace.runtime[g.launch].tid for g in trace.gpu if g.launch is not None)
+    from floorcalc.records.calltable import call_tid_of
+
+    tids = Counter(call_tid_of(trace.runtime, g.launch) for g in trace.gpu if g.launch is not None)
     tid = tids.most_common(1)[0][0] if tids else None
     ops = sorted((o for o in trace.ops if o.tid == tid), key=lambda o: o.ts_us)
     starts = [o.ts_us for o in ops]

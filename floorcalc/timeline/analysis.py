@@ -31,6 +31,7 @@ import numpy as np
 from floorcalc.records import (GAP_CAUSES, ColdStartKind, CopyRow, Decomposition, DeviceSpec, Gap, GpuEvent, IdleSpans,
                                HostWait, IdleRow, InvariantCheck, LaunchStats, MemoryStats,
                                GapCause, RangeRow, Target, Timeline, Trace, WaitKind, WorkUnit)
+from floorcalc.records.calltable import NO_CALL_ID, call_columns
 from floorcalc.records.optable import op_columns
 from floorcalc.timeline import calls, comm, parts
 from floorcalc.timeline import lean as lean_join
@@ -292,26 +293,24 @@ class _HostLayers:
     def __init__(self, trace: Trace, win: Window, ev: Sequence[GpuEvent], cols: "_EventColumns", ts: np.ndarray,
                  W0: float, wall: float, cold: bool) -> None:
         rt = trace.runtime
+        rc = call_columns(rt)   # the calls' fields as arrays (floorcalc.records.calltable): no record made
         lo, hi = W0 - 1.0, W0 + wall + 1.0
-        # the runtime calls as columns (one pass over the records per field); position p: the
-        # p-th call of the window, rt[in_win[p]]
-        rt_ts_us = np.fromiter((r.ts_us for r in rt), dtype=np.float64, count=len(rt))
-        rt_dur_us = np.fromiter((r.duration_us for r in rt), dtype=np.float64, count=len(rt))
+        rt_ts_us, rt_dur_us = rc.ts_us, rc.duration_us
         #: every runtime call's start (absolute, us) and duration, by its index in Trace.runtime
         self.rt_ts_us, self.rt_dur_us = rt_ts_us, rt_dur_us
+        # position p: the p-th call of the window, rt[in_win[p]]
         in_win = np.flatnonzero((rt_ts_us <= hi) & (rt_ts_us + rt_dur_us >= lo))
         self.rt_index = in_win   # an array: no int object per call kept
         r_ts = rt_ts_us[in_win] - W0
         r_dur = rt_dur_us[in_win]
         r_end = r_ts + r_dur
-        win_calls = [rt[i] for i in in_win.tolist()]
-        r_op = np.fromiter((-1 if r.op is None else r.op for r in win_calls), dtype=np.int64, count=len(win_calls))
-        r_tid = np.fromiter((r.tid for r in win_calls), dtype=np.int64, count=len(win_calls))
-        name_code: Dict[str, int] = {}
-        r_name = np.fromiter((name_code.setdefault(r.name, len(name_code)) for r in win_calls), dtype=np.int64,
-                             count=len(win_calls))
-        names = list(name_code)
-        del name_code
+        r_op = rc.op[in_win]
+        r_tid = rc.tid[in_win]
+        # the window's calls' names, coded afresh: names[r_name[p]] is call p's
+        used, r_name = np.unique(rc.name[in_win], return_inverse=True)
+        r_name = r_name.reshape(-1)
+        names = [rc.names[c] for c in used.tolist()]
+        del used
         kind_codes = {k: c for c, k in enumerate((None, "sync", "sync_copy", "launch", "cold"))}
         r_kind = np.array([kind_codes[calls.kind(nm)] for nm in names], dtype=np.int8)[r_name] if names \
             else np.zeros(0, dtype=np.int8)
@@ -355,14 +354,15 @@ class _HostLayers:
         cold_e: List[float] = []
         self.cold_pieces: List[ColdPiece] = []        # cold-start work (floorcalc.timeline.cold)
         for p in np.flatnonzero(maybe_cold).tolist():
-            r = win_calls[p]
-            ck = _cold_kind(r.name, r.duration_us, bool(issued[p]))
+            name, call_dur = names[r_name[p]], float(r_dur[p])
+            ck = _cold_kind(name, call_dur, bool(issued[p]))
             if ck is None:
                 maybe_cold[p] = False
                 continue
             cold_s.append(r_ts[p])
             cold_e.append(r_end[p])
-            self.cold_pieces.append(ColdPiece(ck, r.name, r.op, float(r_ts[p]), float(r_end[p])))
+            op = int(r_op[p])
+            self.cold_pieces.append(ColdPiece(ck, name, op if op >= 0 else None, float(r_ts[p]), float(r_end[p])))
         launching = rest & ~maybe_cold & ((r_kind == kind_codes["launch"]) | issued)
         waits = np.flatnonzero(sync | copy)
         #: (runtime index, kind) of host waits, in call order
@@ -507,8 +507,7 @@ def issued_at(trace: Trace, ev: Sequence[GpuEvent], ts: np.ndarray, W0: float,
         out[inside] = host.r_ts[at[inside]]
         has = has & ~inside
     if has.any():
-        out[has] = np.fromiter((rt[i].ts_us for i in calls[has].tolist()), dtype=np.float64,
-                               count=int(has.sum())) - W0
+        out[has] = call_columns(rt).ts_us[calls[has]] - W0
     return out
 
 
@@ -641,8 +640,9 @@ def _waits(trace: Trace, host: _HostLayers, part: Partition, ev: Sequence[GpuEve
     if not host.waits:
         return ()
     rt = trace.runtime
-    a = np.array([rt[i].ts_us - W0 for i, _ in host.waits])
-    b = a + np.array([rt[i].duration_us for i, _ in host.waits])
+    at = np.array([i for i, _ in host.waits], dtype=np.int64)
+    a = host.rt_ts_us[at] - W0
+    b = a + host.rt_dur_us[at]
     amounts = part.integrate(a, b)
     busy = amounts[:, BUSY_COLUMNS].sum(axis=1)
     idle = amounts[:, IDLE_COLUMNS].sum(axis=1)
@@ -705,9 +705,8 @@ def _ranges(trace: Trace, win: Window, part: Optional[Partition], W0: float) -> 
     launched_n = np.bincount(e_launch[has], minlength=size)
     launched_dur = np.bincount(e_launch[has], weights=e_dur[has], minlength=size)
     calls_i = np.flatnonzero(launched_n > 0)          # the calls that launched any
-    calls_l = calls_i.tolist()
-    calls_tid = np.fromiter((rt[i].tid for i in calls_l), dtype=np.int64, count=len(calls_l))
-    calls_ts = np.fromiter((rt[i].ts_us for i in calls_l), dtype=np.float64, count=len(calls_l))
+    rc = call_columns(rt)
+    calls_tid, calls_ts = rc.tid[calls_i], rc.ts_us[calls_i]
     r_tid = np.fromiter((r.tid for r in rs), dtype=np.int64, count=len(rs))
     r_ts = np.fromiter((r.ts_us for r in rs), dtype=np.float64, count=len(rs))
     r_end = np.fromiter((r.end_us for r in rs), dtype=np.float64, count=len(rs))
@@ -806,7 +805,8 @@ def _invariants(trace: Trace, win: Window, ev: Sequence[GpuEvent], cols: _EventC
                 units: Sequence[WorkUnit]) -> Tuple[InvariantCheck, ...]:
     out = []
     # 1. exactly one launch record per device event, or an orphan
-    corr = np.array([r.correlation for r in trace.runtime if r.correlation is not None], dtype=np.int64)
+    corr = call_columns(trace.runtime).correlation
+    corr = corr[corr != NO_CALL_ID]
     known, per_corr = np.unique(corr, return_counts=True)
     has_corr = np.fromiter((e.correlation is not None for e in ev), dtype=bool, count=len(ev))
     e_corr = np.fromiter((e.correlation if e.correlation is not None else 0 for e in ev), dtype=np.int64,

@@ -52,7 +52,10 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
+import numpy as np
+
 from floorcalc.records import IncompleteReplay, RuntimeCall, Step, Trace
+from floorcalc.records.calltable import call_columns, call_ts_of, calls_named
 
 #: The record_function range floorcalc's capture wraps a CUDA-graph capture in.
 CAPTURE_RANGE = "floorcalc.graph_capture"
@@ -83,16 +86,21 @@ class CapturedGraph:
 
 def captured_graphs(trace: Trace) -> List[CapturedGraph]:
     """The graphs ``trace`` captured, in capture order (step 1 of the module notes)."""
-    ran = {g.correlation for g in trace.gpu if g.correlation is not None}
-    launches = sorted((r.tid, r.ts_us, i) for i, r in enumerate(trace.runtime)
-                      if r.name in CAPTURED_CALLS and r.correlation not in ran)
+    rt = trace.runtime
+    cols = call_columns(rt)   # the calls' fields as arrays: no record per call (a CallTable's)
+    ran = np.array(sorted({g.correlation for g in trace.gpu if g.correlation is not None}), dtype=np.int64)
+    node = np.array(calls_named(rt, CAPTURED_CALLS), dtype=np.int64)
+    node = node[~np.isin(cols.correlation[node], ran)]   # a node call that ran nothing: captured
+    launches = sorted(zip(cols.tid[node].tolist(), cols.ts_us[node].tolist(), node.tolist()))
     keys = [(t, ts) for t, ts, _ in launches]
     spans: List[Tuple[int, float, float]] = []
     open_at: Dict[int, float] = {}
-    for r in sorted(trace.runtime, key=lambda r: r.ts_us):
+    marks = np.array(calls_named(rt, BEGIN_CAPTURE_CALLS | END_CAPTURE_CALLS), dtype=np.int64)
+    for i in marks[np.argsort(cols.ts_us[marks], kind="stable")].tolist():
+        r = rt[i]
         if r.name in BEGIN_CAPTURE_CALLS:
             open_at[r.tid] = r.ts_us
-        elif r.name in END_CAPTURE_CALLS and r.tid in open_at:
+        elif r.tid in open_at:
             spans.append((r.tid, open_at.pop(r.tid), r.ts_us + r.duration_us))
     for c in trace.ranges:
         if c.name == CAPTURE_RANGE and not any(t == c.tid and c.ts_us <= a <= c.end_us for t, a, _ in spans):
@@ -108,14 +116,14 @@ def captured_graphs(trace: Trace) -> List[CapturedGraph]:
 
 def _replays(trace: Trace, only_unmatched: bool) -> Dict[int, List[int]]:
     """graph-launch call index -> its device events' indices, in start order (step 2)."""
-    launches = {i for i, r in enumerate(trace.runtime) if r.name in GRAPH_LAUNCH_CALLS}
+    launches = set(calls_named(trace.runtime, GRAPH_LAUNCH_CALLS))
     out: Dict[int, List[int]] = {}
     for g in trace.gpu:
         if g.launch in launches and not (only_unmatched and g.graph_launch is not None):
             out.setdefault(g.launch, []).append(g.index)
     for idx in out.values():
         idx.sort(key=lambda i: trace.gpu[i].ts_us)
-    return dict(sorted(out.items(), key=lambda kv: trace.runtime[kv[0]].ts_us))
+    return dict(sorted(out.items(), key=lambda kv: call_ts_of(trace.runtime, kv[0])))
 
 
 def _divergence(kinds: Tuple[bool, ...], graphs: Sequence[CapturedGraph]) -> str:
@@ -193,7 +201,7 @@ def _match(trace: Trace, graphs: Sequence[CapturedGraph], replays: Mapping[int, 
     for li, idx in replays.items():
         kinds = tuple(gpu[i].kind == "kernel" for i in idx)
         fits = by_shape.get(kinds)
-        t = trace.runtime[li].ts_us
+        t = call_ts_of(trace.runtime, li)
         if fits:
             after = [n for n in fits if n > last]
             number = after[0] if after else fits[0]
@@ -321,7 +329,7 @@ def incomplete_replays(trace: Trace, graphs: Sequence[CapturedGraph], which: Map
     the other replays say it ("other replays"): a replay that is the start of a longer one lost
     the rest; a launch with no device event lost as many as every other replay ran, when they
     all ran as many."""
-    launches = [i for i, r in enumerate(trace.runtime) if r.name in GRAPH_LAUNCH_CALLS]
+    launches = calls_named(trace.runtime, GRAPH_LAUNCH_CALLS)
     if not launches:
         return ()
     kernels: Dict[int, List[str]] = {li: [] for li in launches}
@@ -358,7 +366,7 @@ def incomplete_replays(trace: Trace, graphs: Sequence[CapturedGraph], which: Map
             continue
         if len(got) < want:
             missing = tuple(names[len(got):want]) if len(names) >= want else ("",) * (want - len(got))
-            out.append(IncompleteReplay(launch=li, ts_us=trace.runtime[li].ts_us, expected=want, recorded=len(got),
+            out.append(IncompleteReplay(launch=li, ts_us=call_ts_of(trace.runtime, li), expected=want, recorded=len(got),
                                         missing=missing, source=source))
     return tuple(out)
 
@@ -387,7 +395,7 @@ def _with_completeness(trace: Trace, graphs: Sequence[CapturedGraph], which: Map
                        name_of: Callable[[RuntimeCall], str]) -> Trace:
     """``trace`` with :attr:`Trace.incomplete_replays` and its ``partial`` saying what they lack
     (in place of what an earlier pass over the same trace said)."""
-    launches = sum(1 for r in trace.runtime if r.name in GRAPH_LAUNCH_CALLS)
+    launches = len(calls_named(trace.runtime, GRAPH_LAUNCH_CALLS))
     base = trace.partial
     if trace.incomplete_replays:
         old = incomplete_text(trace.incomplete_replays, launches, trace.steps)

@@ -39,7 +39,8 @@ from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
-from floorcalc.records import CpuOp, EventKind, GpuEvent, OpCall, RuntimeCall, Step, record_builder
+from floorcalc.records import CpuOp, EventKind, GpuEvent, OpCall, Step, record_builder
+from floorcalc.records.calltable import CallTable
 from floorcalc.records.optable import NO_EXTERNAL_ID, OpTable
 
 #: "No id" in an integer column.
@@ -68,13 +69,12 @@ class Joined:
     collective's args, over to the records); runtime calls keep the columns' order."""
 
     ops: OpTable
-    runtime: List[RuntimeCall]
+    runtime: CallTable
     gpu: List[GpuEvent]
     op_order: np.ndarray
     device_order: np.ndarray
 
 
-_new_call = record_builder(RuntimeCall, ("name", "ts_us", "duration_us", "tid", "correlation", "external_id", "op"))
 _new_event = record_builder(GpuEvent, ("index", "kind", "name", "ts_us", "duration_us", "device", "stream",
                                        "correlation", "external_id", "bytes", "launch", "op", "peer_device"))
 
@@ -83,15 +83,16 @@ def join(names: Sequence[str], ops: Columns, runtime: Columns, device: Columns, 
          steps: Sequence[Step], calls: Sequence[Optional[OpCall]]) -> Joined:
     """The records of the columns (steps 1-3 of the module notes). ``names``: the name of each
     name id; ``calls``: the :class:`OpCall` of each ``call`` id (None: none could be built).
-    Times are microseconds. The ops come as an :class:`~floorcalc.records.optable.OpTable` (their
-    columns, records made when asked for). Raises nothing for columns of the documented types."""
+    Times are microseconds. The ops come as an :class:`~floorcalc.records.optable.OpTable` and
+    the runtime calls as a :class:`~floorcalc.records.calltable.CallTable` (their columns,
+    records made when asked for). Raises nothing for columns of the documented types."""
     op_list, rt_list, op_order, rt_op = _host(names, ops, runtime, modules, steps, calls)
     gpu, device_order = _device(names, device, op_list, runtime["corr"], rt_op)
     return Joined(op_list, rt_list, gpu, op_order, device_order)
 
 
 def _host(names: Sequence[str], op: Columns, rt: Columns, modules: Sequence[ModuleRange], steps: Sequence[Step],
-          calls: Sequence[Optional[OpCall]]) -> Tuple[OpTable, List[RuntimeCall], np.ndarray, np.ndarray]:
+          calls: Sequence[Optional[OpCall]]) -> Tuple[OpTable, CallTable, np.ndarray, np.ndarray]:
     """Nest ops, runtime calls and module ranges per thread, number the ops (steps 1 and 2):
     the ops, the runtime calls, each op's row in ``op``, and each call's op (-1: none)."""
     op_ts, op_dur, rt_ts, rt_dur = op["ts"], op["dur"], rt["ts"], rt["dur"]
@@ -139,11 +140,9 @@ def _host(names: Sequence[str], op: Columns, rt: Columns, modules: Sequence[Modu
                   step=step_code[order])
     del parent_new, op_module
     rt_op_new = np.where(rt_op >= 0, new_index[np.maximum(rt_op, 0)], -1) if n_ops else np.full(n_rt, -1)
-    runtime: List[RuntimeCall] = list(map(
-        _new_call, map(names.__getitem__, rt["name"].tolist()), rt_ts.tolist(), rt_dur.tolist(), _shared(rt["tid"]),
-        [None if c == NO_ID else c for c in rt["corr"].tolist()],
-        [None if e == NO_ID else e for e in rt["ext"].tolist()],
-        [None if o < 0 else o for o in rt_op_new.tolist()]))
+    tid_values, tid_code = _codes(rt["tid"])
+    runtime = CallTable(names=names, name=rt["name"], ts_us=rt_ts, duration_us=rt_dur, tids=tid_values,
+                        tid=tid_code, correlation=rt["corr"], external_id=rt["ext"], op=rt_op_new)
     return ops, runtime, op_order, rt_op_new
 
 

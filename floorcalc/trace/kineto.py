@@ -859,7 +859,7 @@ class _Acc:
         comms = collectives.build(ops, gpu, self._final_comm(self._op_comm), self._final_comm(self._dev_comm), dist,
                                   ranges=ranges, range_args=self._range_args(range_rows))
         return attribute_graph_replays(Trace(
-            path=path, ops=ops, runtime=tuple(runtime), gpu=tuple(gpu), steps=tuple(steps), devices=devices,
+            path=path, ops=ops, runtime=runtime, gpu=tuple(gpu), steps=tuple(steps), devices=devices,
             has_shapes=has_shapes, metadata=metadata, ranges=ranges, memory=memory, overhead=overhead,
             device_syncs=syncs, notes=tuple(notes), partial=partial, capture=capture,
             collectives=comms, distributed=dist))

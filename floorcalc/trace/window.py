@@ -14,6 +14,7 @@ from typing import AbstractSet, Any, FrozenSet, Iterable, Iterator, List, Option
 import numpy as np
 
 from floorcalc.records import GpuEvent, Trace, Window
+from floorcalc.records.calltable import NO_CALL_ID, call_columns, call_ts_of
 from floorcalc.records.optable import NO_STEP, op_columns
 
 __all__ = ["IndexSet", "Window", "window", "union_us", "busy_us", "idle_gaps", "launched_before_trace"]
@@ -142,9 +143,11 @@ def launched_before_trace(trace: Trace) -> Tuple[int, ...]:
     the tail of the work queued before the profiler started (the previous step's kernels, which
     a step's opening synchronize waits for), not the work of the window's passes.
     Indices into ``trace.gpu``."""
-    first = min((r.correlation for r in trace.runtime if r.correlation is not None), default=None)
-    if first is None:
+    corr = call_columns(trace.runtime).correlation
+    corr = corr[corr != NO_CALL_ID]
+    if not len(corr):
         return ()
+    first = int(corr.min())
     return tuple(g.index for g in trace.gpu
                  if g.op is None and g.launch is None and g.correlation is not None and g.correlation < first)
 
@@ -177,7 +180,7 @@ def window(trace: Trace, passes: Optional[int] = None) -> Window:
     def replayed_inside(launch: int) -> bool:
         """A graph-replayed event is in the window when its cudaGraphLaunch call is (its op,
         the captured one, ran at capture time, outside the passes)."""
-        t = trace.runtime[launch].ts_us
+        t = call_ts_of(trace.runtime, launch)
         return not trace.steps or any(s.ts_us <= t <= s.end_us for s in trace.steps)
 
     inside = op_ids.mask   # g.op, an index into trace.ops, is below its length
