@@ -19,6 +19,7 @@ The modules, each importing only those above it:
   module: not a document record; numpy imported only there);
 * ``calltable``: ``CallTable``, a trace's runtime calls as columns (the reader's
   ``Trace.runtime``), and ``call_columns`` (``CallColumns``, imported from its module);
+* ``columns``: ``ColumnTable``, what the two tables share (imported from its module);
 * ``floor``: ``Floor``, ``EventFloor``;
 * ``classify``: ``WorkUnit``, ``OpRow``, ``KernelRow``, ``Summary``, ``OpGroup``, ``Grouping``;
 * ``timeline``: ``Gap``, ``Decomposition``, ``CollectiveTiming``, ``Timeline``...;

@@ -13,12 +13,12 @@ any sequence of records behave as on the tuple of records it replaces; two reads
 
 from __future__ import annotations
 
-from array import array
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Container, Dict, Iterator, List, Optional, Sequence, Tuple, Union, overload
+from typing import TYPE_CHECKING, Any, Container, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from floorcalc.records.builder import record_builder
-from floorcalc.records.optable import NO_EXTERNAL_ID, float_array, int_array
+from floorcalc.records.columns import ColumnTable, column_view, float_array, int_array
+from floorcalc.records.optable import NO_EXTERNAL_ID
 from floorcalc.records.trace import RuntimeCall
 
 if TYPE_CHECKING:  # numpy is imported where columns are asked for, not with the records
@@ -29,8 +29,6 @@ if TYPE_CHECKING:  # numpy is imported where columns are asked for, not with the
 NO_CALL_ID = NO_EXTERNAL_ID
 
 _make = record_builder(RuntimeCall, ("name", "ts_us", "duration_us", "tid", "correlation", "external_id", "op"))
-#: records made per slice when a CallTable is iterated (bounds the argument lists alive at once)
-_SLICE = 1 << 16
 
 
 @dataclass(frozen=True)
@@ -55,7 +53,7 @@ class CallColumns:
     names: Sequence[str]
 
 
-class CallTable(Sequence[RuntimeCall]):
+class CallTable(ColumnTable[RuntimeCall]):
     """The runtime calls of a trace, stored as columns (see the module notes); ``calls[i]`` is
     the :class:`RuntimeCall` at index ``i`` of :attr:`Trace.runtime`.
 
@@ -69,6 +67,7 @@ class CallTable(Sequence[RuntimeCall]):
     """
 
     __slots__ = ("_n", "_names", "_name", "_ts", "_dur", "_tids", "_tid", "_corr", "_ext", "_op", "_np")
+    _what = "runtime call"
 
     def __init__(self, *, names: Sequence[str], name: Any, ts_us: Any, duration_us: Any, tids: Sequence[int],
                  tid: Any, correlation: Any, external_id: Any, op: Any) -> None:
@@ -92,38 +91,12 @@ class CallTable(Sequence[RuntimeCall]):
         return cls(names=c.names, name=c.name, ts_us=c.ts_us, duration_us=c.duration_us, tids=tids.tolist(),
                    tid=tid.reshape(-1), correlation=c.correlation, external_id=c.external_id, op=c.op)
 
-    # -- Sequence -------------------------------------------------------------------------------
+    # -- records (the Sequence itself: floorcalc.records.columns.ColumnTable) ----------------------
 
-    def __len__(self) -> int:
-        return self._n
-
-    @overload
-    def __getitem__(self, i: int) -> RuntimeCall: ...
-
-    @overload
-    def __getitem__(self, i: slice) -> List[RuntimeCall]: ...
-
-    def __getitem__(self, i: Union[int, slice]) -> Union[RuntimeCall, List[RuntimeCall]]:
-        if isinstance(i, slice):
-            a, b, step = i.indices(self._n)
-            if step == 1:
-                return list(self._records(a, b)) if a < b else []
-            return [self[j] for j in range(a, b, step)]
-        if i < 0:
-            i += self._n
-        if not 0 <= i < self._n:
-            raise IndexError(f"runtime call index {i} out of range (0..{self._n - 1})")
+    def _one(self, i: int) -> RuntimeCall:
         c, e, o = self._corr[i], self._ext[i], self._op[i]
         return _make(self._names[self._name[i]], self._ts[i], self._dur[i], self._tids[self._tid[i]],
                      None if c == NO_CALL_ID else c, None if e == NO_CALL_ID else e, None if o < 0 else o)
-
-    def __iter__(self) -> Iterator[RuntimeCall]:
-        for a in range(0, self._n, _SLICE):
-            yield from self._records(a, min(self._n, a + _SLICE))
-
-    def __reversed__(self) -> Iterator[RuntimeCall]:
-        for b in range(self._n, 0, -_SLICE):
-            yield from reversed(list(self._records(max(0, b - _SLICE), b)))
 
     def _records(self, a: int, b: int) -> Iterator[RuntimeCall]:
         """The records of calls ``a`` to ``b - 1``, made by one map over the columns' slices."""
@@ -132,16 +105,6 @@ class CallTable(Sequence[RuntimeCall]):
                    [None if c == NO_CALL_ID else c for c in self._corr[a:b]],
                    [None if e == NO_CALL_ID else e for e in self._ext[a:b]],
                    [None if o < 0 else o for o in self._op[a:b]])
-
-    def __eq__(self, other: object) -> bool:
-        if other is self:
-            return True
-        if not isinstance(other, (CallTable, list, tuple)):
-            return NotImplemented
-        return len(self) == len(other) and all(a == b for a, b in zip(self, other))
-
-    def __hash__(self) -> int:
-        return hash(tuple(self))
 
     def __repr__(self) -> str:
         return f"CallTable({self._n:,} calls)"
@@ -171,11 +134,7 @@ class CallTable(Sequence[RuntimeCall]):
         if self._np is None:
             import numpy as np
 
-            def view(a: "array[Any]", dtype: Any) -> np.ndarray:
-                v = np.frombuffer(a, dtype=dtype) if len(a) else np.zeros(0, dtype=dtype)
-                v.flags.writeable = False
-                return v
-
+            view = column_view
             tids = np.array(self._tids, dtype=np.int64)
             tid = tids[view(self._tid, np.int32)] if len(tids) else np.zeros(0, np.int64)
             tid.flags.writeable = False

@@ -16,11 +16,11 @@ equal records, not the same object.
 
 from __future__ import annotations
 
-from array import array
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union, overload
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from floorcalc.records.builder import record_builder
+from floorcalc.records.columns import ColumnTable, column_view, float_array, int_array
 from floorcalc.records.counting import OpCall
 from floorcalc.records.trace import CpuOp
 
@@ -34,8 +34,6 @@ NO_STEP = -(1 << 62)
 
 _make = record_builder(CpuOp, ("index", "name", "ts_us", "duration_us", "pid", "tid", "external_id", "parent",
                                "call", "module", "step"))
-#: records made per slice when an OpTable is iterated (bounds the argument lists alive at once)
-_SLICE = 1 << 16
 
 
 @dataclass(frozen=True)
@@ -66,7 +64,7 @@ class OpColumns:
     modules: Sequence[str]
 
 
-class OpTable(Sequence[CpuOp]):
+class OpTable(ColumnTable[CpuOp]):
     """The host ops of a trace, stored as columns (see the module notes); ``ops[i]`` is the
     :class:`CpuOp` of index ``i``.
 
@@ -83,6 +81,7 @@ class OpTable(Sequence[CpuOp]):
 
     __slots__ = ("_n", "_names", "_name", "_ts", "_dur", "_pids", "_pid", "_tids", "_tid", "_ext", "_parent",
                  "_calls", "_call", "_modules", "_module", "_steps", "_step", "_np")
+    _what = "op"
 
     def __init__(self, *, names: Sequence[str], name: Any, ts_us: Any, duration_us: Any, pids: Sequence[int],
                  pid: Any, tids: Sequence[int], tid: Any, external_id: Any, parent: Any,
@@ -124,39 +123,13 @@ class OpTable(Sequence[CpuOp]):
                    parent=c.parent, calls=c.calls, call=c.call, modules=[*c.modules, ""], module=c.module,
                    steps=[*numbers.tolist(), None], step=step)
 
-    # -- Sequence -------------------------------------------------------------------------------
+    # -- records (the Sequence itself: floorcalc.records.columns.ColumnTable) ----------------------
 
-    def __len__(self) -> int:
-        return self._n
-
-    @overload
-    def __getitem__(self, i: int) -> CpuOp: ...
-
-    @overload
-    def __getitem__(self, i: slice) -> List[CpuOp]: ...
-
-    def __getitem__(self, i: Union[int, slice]) -> Union[CpuOp, List[CpuOp]]:
-        if isinstance(i, slice):
-            a, b, step = i.indices(self._n)
-            if step == 1:
-                return list(self._records(a, b)) if a < b else []
-            return [self[j] for j in range(a, b, step)]
-        if i < 0:
-            i += self._n
-        if not 0 <= i < self._n:
-            raise IndexError(f"op index {i} out of range (0..{self._n - 1})")
+    def _one(self, i: int) -> CpuOp:
         e, p = self._ext[i], self._parent[i]
         return _make(i, self._names[self._name[i]], self._ts[i], self._dur[i], self._pids[self._pid[i]],
                      self._tids[self._tid[i]], None if e == NO_EXTERNAL_ID else e, None if p < 0 else p,
                      self._calls[self._call[i]], self._modules[self._module[i]], self._steps[self._step[i]])
-
-    def __iter__(self) -> Iterator[CpuOp]:
-        for a in range(0, self._n, _SLICE):
-            yield from self._records(a, min(self._n, a + _SLICE))
-
-    def __reversed__(self) -> Iterator[CpuOp]:
-        for b in range(self._n, 0, -_SLICE):
-            yield from reversed(list(self._records(max(0, b - _SLICE), b)))
 
     def _records(self, a: int, b: int) -> Iterator[CpuOp]:
         """The records of ops ``a`` to ``b - 1``, made by one map over the columns' slices."""
@@ -166,16 +139,6 @@ class OpTable(Sequence[CpuOp]):
                    [None if p < 0 else p for p in self._parent[a:b]],
                    map(self._calls.__getitem__, self._call[a:b]), map(self._modules.__getitem__, self._module[a:b]),
                    map(self._steps.__getitem__, self._step[a:b]))
-
-    def __eq__(self, other: object) -> bool:
-        if other is self:
-            return True
-        if not isinstance(other, (OpTable, list, tuple)):
-            return NotImplemented
-        return len(self) == len(other) and all(a == b for a, b in zip(self, other))
-
-    def __hash__(self) -> int:
-        return hash(tuple(self))
 
     def __repr__(self) -> str:
         return f"OpTable({self._n:,} ops)"
@@ -215,11 +178,7 @@ class OpTable(Sequence[CpuOp]):
         if self._np is None:
             import numpy as np
 
-            def view(a: "array[Any]", dtype: Any) -> np.ndarray:
-                v = np.frombuffer(a, dtype=dtype) if len(a) else np.zeros(0, dtype=dtype)
-                v.flags.writeable = False
-                return v
-
+            view = column_view
             pids, tids = np.array(self._pids, dtype=np.int64), np.array(self._tids, dtype=np.int64)
             steps = np.array([NO_STEP if s is None else s for s in self._steps], dtype=np.int64)
             code_pid, code_tid, code_step = view(self._pid, np.int32), view(self._tid, np.int32), view(self._step, np.int32)
@@ -240,28 +199,6 @@ def _rebuild(names: Sequence[str], name: Any, ts: Any, dur: Any, pids: Sequence[
     return OpTable(names=names, name=name, ts_us=ts, duration_us=dur, pids=pids, pid=pid, tids=tids, tid=tid,
                    external_id=ext, parent=parent, calls=calls, call=call, modules=modules, module=module, steps=steps,
                    step=step)
-
-
-def int_array(code: str, values: Any) -> "array[int]":
-    """``values`` (a numpy array, an ``array.array``, any sequence of ints) as a new
-    ``array.array`` of typecode ``code`` (``"i"``: int32, ``"q"``: int64): a column of a
-    table. A numpy array is copied once, through its bytes at the column's width."""
-    if isinstance(values, array) and values.typecode == code:
-        return array(code, values)
-    if hasattr(values, "astype"):  # a numpy array: one copy of its bytes at the column's width
-        import numpy as np
-
-        return array(code, np.ascontiguousarray(values, dtype=np.int32 if code == "i" else np.int64).tobytes())
-    return array(code, values)
-
-
-def float_array(values: Any) -> "array[float]":
-    """``values`` (a numpy array or any sequence of numbers) as a new float64 ``array.array``."""
-    if hasattr(values, "astype"):
-        import numpy as np
-
-        return array("d", np.ascontiguousarray(values, dtype=np.float64).tobytes())
-    return array("d", values)
 
 
 def op_columns(ops: Sequence[CpuOp]) -> OpColumns:
