@@ -123,13 +123,16 @@ def console() -> "NoReturn":
     daemon still runs (it would be waited for), the process exits the ordinary way.
 
     The methods ``dataclasses`` writes for floorcalc's records come from the code kept by an
-    earlier run (:mod:`floorcalc.util.methodcache`, 0.06-0.08 CPU s of each run).
+    earlier run (:mod:`floorcalc.util.methodcache`, 0.06-0.08 CPU s of each run), and the C
+    heap keeps the memory it frees (:mod:`floorcalc.util.heap`: 0.25-0.4 s of system time of a
+    1M-event ``analyze``).
     """
     import atexit
     import threading
 
-    from floorcalc.util import methodcache
+    from floorcalc.util import heap, methodcache
 
+    heap.keep_freed_memory()  # freed C memory kept for the next batch (floorcalc.util.heap)
     _one_blas_thread(sys.argv[1:])
     methodcache.install()  # the records' dataclass methods compiled once, kept between runs
     code = main()
