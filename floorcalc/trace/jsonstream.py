@@ -402,9 +402,12 @@ class EventStream:
     # -----------------------------------------------------------------------------------------
     # batches (reading steps 2 and 3)
 
-    def _decode(self, text: "bytes | bytearray") -> Optional[Tuple[list, bool]]:
-        """``[text]`` decoded typed, else as plain JSON; None if it is not a JSON array."""
-        raw = b"[" + text + b"]"
+    def _decode(self, start: int, end: int) -> Optional[Tuple[list, bool]]:
+        """``[buf[start:end]]`` decoded typed, else as plain JSON; None if it is not a JSON array.
+        The text is copied once, into the bracketed bytes (a view of the buffer, released before
+        the buffer can grow or shrink)."""
+        with memoryview(self.buf) as view:
+            raw = b"".join((b"[", view[start:end], b"]"))
         try:
             return self.typed.decode(raw), True
         except msgspec.ValidationError:
@@ -429,7 +432,7 @@ class EventStream:
             k = buf.rfind(b"}", pos, k)
         else:
             return None
-        out = self._decode(buf[pos:k + 1])
+        out = self._decode(pos, k + 1)
         if out is None:
             return None
         return out[0], out[1], m.end() - 1       # the next element starts at the "{"
@@ -478,18 +481,17 @@ class EventStream:
     def _decode_walked(self, pos: int, ends: List[int]) -> Tuple[List[Tuple[list, bool]], bool]:
         """The walked elements decoded like the fast path's; and whether msgspec refused one
         (the damage: the elements before it are returned)."""
-        buf = self.buf
-        out = self._decode(buf[pos:pos + ends[-1]])
+        out = self._decode(pos, pos + ends[-1])
         if out is not None:
             return [out], False
         lo, hi = 0, len(ends) - 1        # the first element msgspec refuses
         while lo < hi:
             mid = (lo + hi) // 2
-            if self._decode(buf[pos:pos + ends[mid]]) is None:
+            if self._decode(pos, pos + ends[mid]) is None:
                 hi = mid
             else:
                 lo = mid + 1
-        good = self._decode(buf[pos:pos + ends[lo - 1]]) if lo else None
+        good = self._decode(pos, pos + ends[lo - 1]) if lo else None
         return ([good] if good else []), True
 
 
