@@ -23,7 +23,6 @@ not glibc (musl, macOS, Windows) or ``mallopt`` refuses.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import sys
 
 __all__ = ["keep_freed_memory", "MMAP_THRESHOLD_BYTES", "TRIM_THRESHOLD_BYTES"]
@@ -44,9 +43,10 @@ def keep_freed_memory() -> bool:
     if not sys.platform.startswith("linux"):
         return False
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        mallopt = libc.mallopt
-    except (OSError, AttributeError):  # not glibc (musl has no mallopt), or no C library found
+        # the process's own symbols, the C library's among them (ctypes.util.find_library would
+        # run ldconfig in a child process: 10 ms of each command)
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):  # not glibc (musl has no mallopt)
         return False
     mallopt.argtypes = (ctypes.c_int, ctypes.c_int)
     mallopt.restype = ctypes.c_int
